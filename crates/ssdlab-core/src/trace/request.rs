@@ -1,0 +1,69 @@
+//! The host request: what every workload (trace reader or synthetic generator) yields, in
+//! arrival order, and the trait through which the simulation pulls them one at a time.
+
+use crate::error::Result;
+
+/// What a host request does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    Read,
+    Write,
+    /// TRIM / discard / unmap: invalidates the pages it covers.
+    Trim,
+}
+
+impl OpKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Write => "write",
+            OpKind::Trim => "trim",
+        }
+    }
+}
+
+/// One host request. Times are nanoseconds from the trace's own origin (the simulation rebases
+/// them to the first request); addresses and sizes are bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    pub arrival_ns: u64,
+    pub op: OpKind,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+}
+
+/// A stream of requests in arrival order. Readers never load a whole file; generators are
+/// seeded. `Ok(None)` ends the stream; an `Err` names the file and line.
+pub trait RequestSource: Send {
+    fn next_request(&mut self) -> Result<Option<Request>>;
+    /// Human-readable description (file name and format, or generator parameters).
+    fn describe(&self) -> String;
+    /// Where the last returned request came from (file, line or record number), for errors
+    /// raised downstream (e.g. an address beyond the logical capacity). `None` for generators.
+    fn location(&self) -> Option<(String, u64)> {
+        None
+    }
+}
+
+/// A source over an in-memory list, for tests and for the Python API.
+pub struct VecSource {
+    requests: Vec<Request>,
+    next: usize,
+}
+
+impl VecSource {
+    pub fn new(requests: Vec<Request>) -> Self {
+        VecSource { requests, next: 0 }
+    }
+}
+
+impl RequestSource for VecSource {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        let r = self.requests.get(self.next).copied();
+        self.next += 1;
+        Ok(r)
+    }
+    fn describe(&self) -> String {
+        format!("{} in-memory requests", self.requests.len())
+    }
+}
