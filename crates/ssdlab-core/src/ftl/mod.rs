@@ -1,1 +1,332 @@
-//! ftl
+//! The page-mapped FTL: L2P and P2L maps, per-block valid bitmaps and counts, per-plane free
+//! pools and write frontiers (one per stream), TRIM, and the mechanics of GC unit steps
+//! (`gc_ops`). It knows nothing of time, traces or scheduling.
+//!
+//! Memory per physical page: 4 B of P2L + 4 B of L2P per logical page (< 4 B per physical page)
+//! + 1 bit of valid bitmap; per block ~24 B of metadata.
+
+mod gc_ops;
+mod invariants;
+
+pub use gc_ops::{GcJob, GcStep};
+
+use std::collections::VecDeque;
+
+use crate::config::{Allocation, DeviceConfig, Placement};
+use crate::error::{Result, SsdError};
+use crate::gc::{VictimIndex, VictimPolicy};
+
+/// Marks an unmapped logical page or an invalid physical page.
+pub const UNMAPPED: u32 = u32::MAX;
+
+/// Where a block is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    /// A write frontier is programming it.
+    Open,
+    /// Fully programmed, indexed as a GC candidate.
+    Full,
+    /// Chosen by GC, being collected.
+    Victim,
+}
+
+/// Counters the FTL keeps (all since the last `reset_counters`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FtlCounters {
+    pub host_pages_written: u64,
+    pub gc_pages_copied: u64,
+    pub erases: u64,
+    pub gc_victims: u64,
+    pub trimmed_pages: u64,
+    pub host_pages_read: u64,
+    pub unmapped_reads: u64,
+}
+
+/// Result of placing one host page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed {
+    pub plane: u32,
+    pub ppn: u32,
+}
+
+/// The FTL state. A value: several can live side by side.
+#[derive(Debug, Clone)]
+pub struct Ftl {
+    pub(crate) planes: u32,
+    pub(crate) blocks_per_plane: u32,
+    pub(crate) pages_per_block: u32,
+    logical_pages: u32,
+    gc_threshold: u32,
+    allocation: Allocation,
+    placement: Placement,
+    pub(crate) l2p: Vec<u32>,
+    pub(crate) p2l: Vec<u32>,
+    pub(crate) valid_bits: Vec<u64>,
+    pub(crate) valid: Vec<u32>,
+    pub(crate) next_page: Vec<u32>,
+    pub(crate) state: Vec<BlockState>,
+    pub(crate) erase_count: Vec<u32>,
+    /// Device page-write counter value when the block was closed (the age clock).
+    pub(crate) closed_at: Vec<u64>,
+    pub(crate) free: Vec<VecDeque<u32>>,
+    /// frontier[plane * streams + stream] = open block or UNMAPPED.
+    pub(crate) frontier: Vec<u32>,
+    streams: usize,
+    pub(crate) victims: VictimIndex,
+    pub(crate) jobs: Vec<Option<GcJob>>,
+    stripe_order: Vec<u32>,
+    rr_cursor: usize,
+    /// Page writes (host + GC) so far: the clock of block ages.
+    pub(crate) write_clock: u64,
+    pub counters: FtlCounters,
+    /// When enabled (tests), marks programmed pages to prove none is programmed twice.
+    program_marks: Option<Vec<bool>>,
+}
+
+impl Ftl {
+    pub fn new(cfg: &DeviceConfig) -> Result<Self> {
+        cfg.validate(&cfg.name)?;
+        let g = &cfg.geometry;
+        let planes = g.planes();
+        let total_blocks = g.total_blocks() as usize;
+        let phys = g.physical_pages() as usize;
+        let policy = VictimPolicy::parse(&cfg.gc.victim).map_err(|m| SsdError::config(&cfg.name, format!("gc.victim: {m}")))?;
+        let streams = cfg.ftl.placement.streams();
+        let mut free = Vec::with_capacity(planes as usize);
+        for p in 0..planes {
+            free.push((p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane).collect::<VecDeque<u32>>());
+        }
+        Ok(Ftl {
+            planes,
+            blocks_per_plane: g.blocks_per_plane,
+            pages_per_block: g.pages_per_block,
+            logical_pages: g.logical_pages() as u32,
+            gc_threshold: cfg.gc.threshold_blocks,
+            allocation: cfg.ftl.allocation,
+            placement: cfg.ftl.placement,
+            l2p: vec![UNMAPPED; g.logical_pages() as usize],
+            p2l: vec![UNMAPPED; phys],
+            valid_bits: vec![0; phys.div_ceil(64)],
+            valid: vec![0; total_blocks],
+            next_page: vec![0; total_blocks],
+            state: vec![BlockState::Free; total_blocks],
+            erase_count: vec![0; total_blocks],
+            closed_at: vec![0; total_blocks],
+            free,
+            frontier: vec![UNMAPPED; planes as usize * streams],
+            streams,
+            victims: VictimIndex::new(policy, planes, g.blocks_per_plane, g.pages_per_block),
+            jobs: vec![None; planes as usize],
+            stripe_order: stripe_order(g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die),
+            rr_cursor: 0,
+            write_clock: 0,
+            counters: FtlCounters::default(),
+            program_marks: None,
+        })
+    }
+
+    /// Turn on the double-program detector (tests; costs one byte per page).
+    pub fn enable_program_checks(&mut self) {
+        self.program_marks = Some(vec![false; self.p2l.len()]);
+    }
+
+    pub fn logical_pages(&self) -> u32 {
+        self.logical_pages
+    }
+    pub fn planes(&self) -> u32 {
+        self.planes
+    }
+    pub fn pages_per_block(&self) -> u32 {
+        self.pages_per_block
+    }
+    pub fn blocks_per_plane(&self) -> u32 {
+        self.blocks_per_plane
+    }
+    pub fn gc_threshold(&self) -> u32 {
+        self.gc_threshold
+    }
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.free[plane as usize].len() as u32
+    }
+    pub fn total_free_blocks(&self) -> u64 {
+        self.free.iter().map(|f| f.len() as u64).sum()
+    }
+    /// Free blocks plus the unwritten pages of open frontiers, in pages.
+    pub fn plane_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_plane
+    }
+    pub fn plane_of_ppn(&self, ppn: u32) -> u32 {
+        ppn / self.pages_per_block / self.blocks_per_plane
+    }
+    pub fn lookup(&self, lpn: u32) -> Option<u32> {
+        let p = self.l2p[lpn as usize];
+        (p != UNMAPPED).then_some(p)
+    }
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+    pub fn block_valid(&self, block: u32) -> u32 {
+        self.valid[block as usize]
+    }
+    /// A plane needs GC when its free pool is below the threshold.
+    #[inline]
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        (self.free[plane as usize].len() as u32) < self.gc_threshold
+    }
+    /// Live logical pages.
+    pub fn live_pages(&self) -> u64 {
+        self.valid.iter().map(|v| u64::from(*v)).sum()
+    }
+
+    pub fn reset_counters(&mut self) {
+        self.counters = FtlCounters::default();
+    }
+
+    /// The plane a new host page for `lpn` goes to.
+    #[inline]
+    pub fn next_host_plane(&mut self, lpn: u32) -> u32 {
+        match self.allocation {
+            Allocation::Static => lpn % self.planes,
+            Allocation::RoundRobin => {
+                let p = self.stripe_order[self.rr_cursor];
+                self.rr_cursor += 1;
+                if self.rr_cursor == self.stripe_order.len() {
+                    self.rr_cursor = 0;
+                }
+                p
+            }
+        }
+    }
+
+    /// Can `plane` take a host page without GC first? (The last free block is kept for GC.)
+    #[inline]
+    pub fn host_can_write(&self, plane: u32) -> bool {
+        let f = self.frontier[plane as usize * self.streams];
+        (f != UNMAPPED && self.next_page[f as usize] < self.pages_per_block) || self.free[plane as usize].len() > 1
+    }
+
+    /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
+    #[inline]
+    pub fn write_host(&mut self, lpn: u32, plane: u32) -> Result<u32> {
+        let stream = 0;
+        let ppn = self.program(lpn, plane, stream)?;
+        self.counters.host_pages_written += 1;
+        Ok(ppn)
+    }
+
+    /// Invalidate whatever `lpn` maps to, map it to a freshly programmed page of `plane`'s
+    /// frontier for `stream`, and return that page.
+    #[inline]
+    pub(crate) fn program(&mut self, lpn: u32, plane: u32, stream: usize) -> Result<u32> {
+        let fi = plane as usize * self.streams + stream;
+        let mut blk = self.frontier[fi];
+        if blk == UNMAPPED || self.next_page[blk as usize] == self.pages_per_block {
+            if blk != UNMAPPED {
+                self.close_block(blk);
+            }
+            blk = self.free[plane as usize].pop_front().ok_or_else(|| {
+                SsdError::DeviceFull(format!("plane {plane} has no free block for its write frontier"))
+            })?;
+            self.state[blk as usize] = BlockState::Open;
+            self.frontier[fi] = blk;
+        }
+        let old = self.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+        }
+        let page = self.next_page[blk as usize];
+        let ppn = blk * self.pages_per_block + page;
+        if let Some(marks) = &mut self.program_marks {
+            if marks[ppn as usize] {
+                return Err(SsdError::Invalid(format!("FTL bug: page {ppn} programmed twice without an erase")));
+            }
+            marks[ppn as usize] = true;
+        }
+        self.next_page[blk as usize] = page + 1;
+        self.p2l[ppn as usize] = lpn;
+        self.valid_bits[ppn as usize >> 6] |= 1u64 << (ppn & 63);
+        self.valid[blk as usize] += 1;
+        self.l2p[lpn as usize] = ppn;
+        self.write_clock += 1;
+        Ok(ppn)
+    }
+
+    fn close_block(&mut self, blk: u32) {
+        self.state[blk as usize] = BlockState::Full;
+        self.closed_at[blk as usize] = self.write_clock;
+        self.victims.insert(blk, self.valid[blk as usize]);
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: u32) {
+        let blk = ppn / self.pages_per_block;
+        self.p2l[ppn as usize] = UNMAPPED;
+        self.valid_bits[ppn as usize >> 6] &= !(1u64 << (ppn & 63));
+        let v = self.valid[blk as usize];
+        self.valid[blk as usize] = v - 1;
+        if self.state[blk as usize] == BlockState::Full {
+            self.victims.on_invalidate(blk, v);
+        }
+    }
+
+    /// TRIM one logical page. Returns whether it was mapped.
+    pub fn trim(&mut self, lpn: u32) -> bool {
+        let old = self.l2p[lpn as usize];
+        if old == UNMAPPED {
+            return false;
+        }
+        self.invalidate(old);
+        self.l2p[lpn as usize] = UNMAPPED;
+        self.counters.trimmed_pages += 1;
+        true
+    }
+
+    /// Host read of one page: its physical page if mapped.
+    #[inline]
+    pub fn read(&mut self, lpn: u32) -> Option<u32> {
+        self.counters.host_pages_read += 1;
+        let p = self.l2p[lpn as usize];
+        if p == UNMAPPED {
+            self.counters.unmapped_reads += 1;
+            None
+        } else {
+            Some(p)
+        }
+    }
+
+    /// The stream GC copies of `plane` go to.
+    pub(crate) fn gc_stream(&self) -> usize {
+        match self.placement {
+            Placement::Single => 0,
+            Placement::DualFrontier => 1,
+        }
+    }
+
+    /// Per-block erase count statistics: (min, mean, max).
+    pub fn erase_stats(&self) -> (u32, f64, u32) {
+        let n = self.erase_count.len().max(1) as f64;
+        let min = self.erase_count.iter().copied().min().unwrap_or(0);
+        let max = self.erase_count.iter().copied().max().unwrap_or(0);
+        let mean = self.erase_count.iter().map(|e| f64::from(*e)).sum::<f64>() / n;
+        (min, mean, max)
+    }
+}
+
+/// Planes in channel-first order: consecutive entries sit on different channels, then chips,
+/// dies and planes, so round-robin allocation spreads consecutive pages over all channels.
+/// Plane numbering is canonical: ((channel · chips + chip) · dies + die) · planes + plane.
+fn stripe_order(channels: u32, chips: u32, dies: u32, planes: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity((channels * chips * dies * planes) as usize);
+    for pl in 0..planes {
+        for d in 0..dies {
+            for c in 0..chips {
+                for ch in 0..channels {
+                    out.push(((ch * chips + c) * dies + d) * planes + pl);
+                }
+            }
+        }
+    }
+    out
+}
+

@@ -1,1 +1,192 @@
-//! sim
+//! The replay loop: a request becomes page operations, the FTL maps and places them, the NAND
+//! time lines time them, statistics record the completion, and the GC scheduler is called at
+//! its decision points. A [`Simulation`] is a value; it owns its FTL, time lines, scheduler,
+//! random streams, statistics and workload.
+
+mod gc_driver;
+mod options;
+mod precondition;
+mod replay;
+mod sampling;
+
+pub use gc_driver::{build_scheduler, BlockingGc, GcContext, GcScheduler, RequestInfo};
+pub use options::{Precondition, Replay, SimOptions};
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::config::DeviceConfig;
+use crate::error::Result;
+use crate::ftl::Ftl;
+use crate::gc::SchedulerKind;
+use crate::nand::Resources;
+use crate::rng::{self, SimRng};
+use crate::stats::{EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries};
+use crate::trace::RequestSource;
+
+/// One simulation: device state, workload and statistics.
+pub struct Simulation {
+    cfg: DeviceConfig,
+    opts: SimOptions,
+    pub(crate) ftl: Ftl,
+    pub(crate) res: Resources,
+    pub(crate) scheduler: Box<dyn GcScheduler>,
+    pub(crate) gc_rng: SimRng,
+    source: Box<dyn RequestSource>,
+    pub(crate) page_size: u64,
+    pub(crate) logical_pages: u64,
+    pub(crate) latency: LatencyRecorder,
+    pub(crate) counts: RequestCounts,
+    pub(crate) blocked: u64,
+    /// Completion times of outstanding requests (closed loop).
+    pub(crate) inflight: BinaryHeap<Reverse<u64>>,
+    pub(crate) origin_ns: Option<u64>,
+    pub(crate) last_arrival: u64,
+    pub(crate) last_completion: u64,
+    pub(crate) series: TimeSeries,
+    pub(crate) cursor: SampleCursor,
+    pub(crate) next_sample: u64,
+    precondition_pages: u64,
+    finished: bool,
+}
+
+impl Simulation {
+    /// Build a simulation; preconditions the device if the options ask for it.
+    pub fn new(cfg: DeviceConfig, opts: SimOptions, source: Box<dyn RequestSource>) -> Result<Self> {
+        opts.validate()?;
+        let mut ftl = Ftl::new(&cfg)?;
+        if opts.check_every > 0 {
+            ftl.enable_program_checks();
+        }
+        let kind = SchedulerKind::parse(&cfg.gc.scheduler).map_err(|m| crate::SsdError::config(&cfg.name, format!("gc.scheduler: {m}")))?;
+        let res = Resources::new(&cfg);
+        let page_size = u64::from(cfg.geometry.page_size);
+        let logical_pages = cfg.geometry.logical_pages();
+        let mut sim = Simulation {
+            gc_rng: rng::stream(opts.seed, "gc"),
+            scheduler: build_scheduler(kind),
+            ftl,
+            res,
+            source,
+            page_size,
+            logical_pages,
+            latency: LatencyRecorder::default(),
+            counts: RequestCounts::default(),
+            blocked: 0,
+            inflight: BinaryHeap::new(),
+            origin_ns: None,
+            last_arrival: 0,
+            last_completion: 0,
+            series: TimeSeries::default(),
+            cursor: SampleCursor::default(),
+            next_sample: 0,
+            precondition_pages: 0,
+            finished: false,
+            cfg,
+            opts,
+        };
+        if let Some(p) = sim.opts.precondition {
+            sim.precondition_pages = precondition::run(&mut sim.ftl, &p, sim.opts.seed)?;
+            sim.ftl.reset_counters();
+        }
+        Ok(sim)
+    }
+
+    pub fn device(&self) -> &DeviceConfig {
+        &self.cfg
+    }
+    pub fn options(&self) -> &SimOptions {
+        &self.opts
+    }
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+    pub fn requests_done(&self) -> u64 {
+        self.counts.total
+    }
+
+    /// Replace the GC scheduler (for schedulers built outside the registry, e.g. with options).
+    pub fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) {
+        self.scheduler = s;
+    }
+
+    /// Serve up to `budget` more requests. Returns true when the workload is exhausted (or the
+    /// request limit reached).
+    pub fn advance(&mut self, budget: u64) -> Result<bool> {
+        let limit = self.opts.max_requests.unwrap_or(u64::MAX);
+        let mut served = 0;
+        while served < budget && !self.finished {
+            if self.counts.total >= limit {
+                self.finish();
+                break;
+            }
+            match self.source.next_request()? {
+                None => self.finish(),
+                Some(req) => {
+                    self.serve(req)?;
+                    served += 1;
+                    if self.opts.check_every > 0 && self.counts.total % self.opts.check_every == 0 {
+                        self.ftl.check_invariants().map_err(|m| crate::SsdError::Invalid(format!("FTL invariant broken after request {}: {m}", self.counts.total)))?;
+                    }
+                }
+            }
+        }
+        Ok(self.finished)
+    }
+
+    /// Run the whole workload.
+    pub fn run(&mut self) -> Result<SimResult> {
+        while !self.advance(1 << 20)? {}
+        Ok(self.result())
+    }
+
+    fn finish(&mut self) {
+        if !self.finished {
+            self.finished = true;
+            self.sample_now(true);
+        }
+    }
+
+    /// The results so far.
+    pub fn result(&self) -> SimResult {
+        let c = self.ftl.counters;
+        let (min, mean, max) = self.ftl.erase_stats();
+        let host = c.host_pages_written;
+        let origin = 0;
+        SimResult {
+            device: self.cfg.name.clone(),
+            workload: self.source.describe(),
+            seed: self.opts.seed,
+            timing: self.opts.timing,
+            waf: if host == 0 { 0.0 } else { (host + c.gc_pages_copied) as f64 / host as f64 },
+            host_pages_written: host,
+            host_pages_read: c.host_pages_read,
+            gc_pages_copied: c.gc_pages_copied,
+            erases: c.erases,
+            erase_per_block: EraseStats { min, mean, max },
+            gc_invocations: c.gc_victims,
+            trimmed_pages: c.trimmed_pages,
+            unmapped_reads: c.unmapped_reads,
+            requests: self.counts,
+            blocked_requests: self.blocked,
+            sim_time_s: (self.last_completion.max(self.last_arrival) - origin) as f64 / 1e9,
+            gc_busy_s: self.res.gc_busy_ns as f64 / 1e9,
+            latency_us: self.latency.report(),
+            precondition_pages: self.precondition_pages,
+            series: self.series.clone(),
+        }
+    }
+
+    pub(crate) fn source_location(&self) -> Option<(String, u64)> {
+        self.source.location()
+    }
+
+    /// The latency distribution (value µs, count) of one type (`None` = all), for CDF plots.
+    pub fn latency_distribution(&self, op: Option<crate::trace::OpKind>) -> Vec<(f64, u64)> {
+        self.latency.distribution(op)
+    }
+}
+

@@ -1,1 +1,9 @@
-//! stats
+//! Statistics: HDR latency histograms, counters and the result of a run, and sampled time series.
+
+mod latency;
+mod result;
+mod series;
+
+pub use latency::{LatencyRecorder, LatencyReport, LatencySummary};
+pub use result::{EraseStats, RequestCounts, SimResult};
+pub use series::{SampleCursor, TimeSeries};

@@ -1,2 +1,3 @@
 //! Shared helpers for integration tests.
 pub mod analytic;
+pub mod workloads;

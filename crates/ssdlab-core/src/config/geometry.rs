@@ -1,0 +1,105 @@
+//! Device geometry: channels × chips × dies × planes × blocks × pages, page size, spare factor,
+//! and the derived counts (physical and logical pages) everything else indexes by.
+
+use serde::{Deserialize, Serialize};
+
+use super::CellMode;
+
+/// `[geometry]` section. Units in the field comments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Geometry {
+    /// Independent flash channels (buses).
+    pub channels: u32,
+    /// Chips (packages / chip enables) per channel.
+    pub chips_per_channel: u32,
+    /// Dies per chip.
+    pub dies_per_chip: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Erase blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// Page size in bytes.
+    pub page_size: u32,
+    /// Over-provisioning as a fraction of physical capacity: logical = physical × (1 − spare).
+    pub spare_factor: f64,
+    /// The cell mode the device's blocks operate in (selects the timing row).
+    #[serde(default = "default_cell_mode")]
+    pub cell_mode: CellMode,
+}
+
+fn default_cell_mode() -> CellMode {
+    CellMode::Tlc
+}
+
+impl Geometry {
+    pub fn planes(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip * self.planes_per_die
+    }
+    pub fn dies(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip
+    }
+    pub fn total_blocks(&self) -> u64 {
+        u64::from(self.planes()) * u64::from(self.blocks_per_plane)
+    }
+    pub fn physical_pages(&self) -> u64 {
+        self.total_blocks() * u64::from(self.pages_per_block)
+    }
+    /// Logical pages exported to the host: ⌊physical × (1 − spare_factor)⌋.
+    pub fn logical_pages(&self) -> u64 {
+        (self.physical_pages() as f64 * (1.0 - self.spare_factor)).floor() as u64
+    }
+    pub fn logical_bytes(&self) -> u64 {
+        self.logical_pages() * u64::from(self.page_size)
+    }
+    pub fn physical_bytes(&self) -> u64 {
+        self.physical_pages() * u64::from(self.page_size)
+    }
+
+    /// Field-level and cross-field checks; returns the first violation as (field, message).
+    pub fn check(&self, gc_reserve_blocks: u32) -> Result<(), (String, String)> {
+        let positive = [
+            ("channels", self.channels),
+            ("chips_per_channel", self.chips_per_channel),
+            ("dies_per_chip", self.dies_per_chip),
+            ("planes_per_die", self.planes_per_die),
+            ("blocks_per_plane", self.blocks_per_plane),
+            ("pages_per_block", self.pages_per_block),
+            ("page_size", self.page_size),
+        ];
+        for (name, v) in positive {
+            if v == 0 {
+                return Err((format!("geometry.{name}"), "expected a positive integer, got 0".into()));
+            }
+        }
+        if !(self.page_size >= 512 && self.page_size.is_power_of_two()) {
+            return Err(("geometry.page_size".into(), format!("expected a power of two ≥ 512 bytes, got {}", self.page_size)));
+        }
+        if !(self.spare_factor > 0.0 && self.spare_factor < 1.0) {
+            return Err(("geometry.spare_factor".into(), format!("expected a fraction in (0, 1), got {}", self.spare_factor)));
+        }
+        if self.pages_per_block > 65_535 {
+            return Err(("geometry.pages_per_block".into(), format!("expected at most 65535, got {}", self.pages_per_block)));
+        }
+        // Physical page numbers are u32 in the FTL (4 bytes of L2P and P2L per page).
+        if self.physical_pages() >= u64::from(u32::MAX) {
+            return Err(("geometry".into(), format!("{} physical pages exceed the 2^32-1 the FTL addresses", self.physical_pages())));
+        }
+        // Each plane must keep, beyond its share of logical data, the GC reserve plus one block
+        // per write frontier; otherwise GC can never make progress.
+        let spare_blocks_per_plane = f64::from(self.blocks_per_plane) * self.spare_factor;
+        let needed = f64::from(gc_reserve_blocks + 2);
+        if spare_blocks_per_plane < needed {
+            return Err((
+                "geometry.spare_factor".into(),
+                format!(
+                    "{:.1} spare blocks per plane (blocks_per_plane × spare_factor) cannot hold the GC reserve and frontiers: need at least {needed}",
+                    spare_blocks_per_plane
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,18 @@
+//! Named device presets shipped inside the crate (TOML files under `presets/`).
+
+/// (name, TOML text) of every shipped preset.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("kang-128gb", include_str!("../../presets/kang-128gb.toml")),
+    ("kang-512gb", include_str!("../../presets/kang-512gb.toml")),
+    ("mqsim-small", include_str!("../../presets/mqsim-small.toml")),
+    ("tiny", include_str!("../../presets/tiny.toml")),
+    ("ttflash", include_str!("../../presets/ttflash.toml")),
+];
+
+pub fn preset(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|(n, _)| *n).collect()
+}

@@ -1,0 +1,131 @@
+//! NAND timing per cell mode (SLC/MLC/TLC/QLC), channel transfer rate and controller overhead.
+//! All four rows always exist, so hybrid SLC/QLC devices can switch modes per block.
+
+use serde::{Deserialize, Serialize};
+
+/// Cell mode of a block: bits per cell 1–4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellMode {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellMode {
+    pub fn bits_per_cell(self) -> u32 {
+        match self {
+            CellMode::Slc => 1,
+            CellMode::Mlc => 2,
+            CellMode::Tlc => 3,
+            CellMode::Qlc => 4,
+        }
+    }
+}
+
+/// Array operation latencies of one cell mode, in microseconds (fractions allowed).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModeTiming {
+    /// Page read (array to page register), µs.
+    pub read_us: f64,
+    /// Page program (page register to array), µs.
+    pub program_us: f64,
+    /// Block erase, µs.
+    pub erase_us: f64,
+}
+
+/// `[timing]` section. Defaults are representative datasheet values; presets override the row of
+/// the mode they use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// Channel (bus) bandwidth in megabytes per second (10^6 B/s). A NAND interface quoted as
+    /// "533 Mbps" on an 8-bit bus moves one byte per transfer, i.e. 533 MB/s.
+    pub channel_mb_per_s: f64,
+    /// Fixed controller/firmware time added to every host request, ns.
+    #[serde(default)]
+    pub controller_overhead_ns: u64,
+    /// Planes of a die run array operations concurrently (multi-plane commands). When false, the
+    /// die is one resource and its planes take turns.
+    #[serde(default = "yes")]
+    pub multiplane: bool,
+    /// GC copies use copy-back inside the plane (no channel transfer). When false, each copied
+    /// page crosses the channel twice (out and back in).
+    #[serde(default = "yes")]
+    pub copyback: bool,
+    #[serde(default = "default_slc")]
+    pub slc: ModeTiming,
+    #[serde(default = "default_mlc")]
+    pub mlc: ModeTiming,
+    #[serde(default = "default_tlc")]
+    pub tlc: ModeTiming,
+    #[serde(default = "default_qlc")]
+    pub qlc: ModeTiming,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_slc() -> ModeTiming {
+    ModeTiming { read_us: 25.0, program_us: 200.0, erase_us: 1500.0 }
+}
+fn default_mlc() -> ModeTiming {
+    ModeTiming { read_us: 50.0, program_us: 600.0, erase_us: 3000.0 }
+}
+fn default_tlc() -> ModeTiming {
+    ModeTiming { read_us: 75.0, program_us: 1000.0, erase_us: 3500.0 }
+}
+fn default_qlc() -> ModeTiming {
+    ModeTiming { read_us: 140.0, program_us: 2500.0, erase_us: 5000.0 }
+}
+
+impl Timing {
+    pub fn mode(&self, mode: CellMode) -> &ModeTiming {
+        match mode {
+            CellMode::Slc => &self.slc,
+            CellMode::Mlc => &self.mlc,
+            CellMode::Tlc => &self.tlc,
+            CellMode::Qlc => &self.qlc,
+        }
+    }
+
+    pub fn check(&self) -> Result<(), (String, String)> {
+        if !(self.channel_mb_per_s.is_finite() && self.channel_mb_per_s > 0.0) {
+            return Err(("timing.channel_mb_per_s".into(), format!("expected a positive rate, got {}", self.channel_mb_per_s)));
+        }
+        for (name, m) in [("slc", &self.slc), ("mlc", &self.mlc), ("tlc", &self.tlc), ("qlc", &self.qlc)] {
+            for (field, v) in [("read_us", m.read_us), ("program_us", m.program_us), ("erase_us", m.erase_us)] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err((format!("timing.{name}.{field}"), format!("expected a non-negative time in µs, got {v}")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Timing of the modes converted to integer nanoseconds, as the engine uses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpTimes {
+    pub read_ns: u64,
+    pub program_ns: u64,
+    pub erase_ns: u64,
+    /// One page over the channel.
+    pub transfer_ns: u64,
+}
+
+impl OpTimes {
+    pub fn new(t: &Timing, mode: CellMode, page_size: u32) -> Self {
+        let m = t.mode(mode);
+        let us = |v: f64| (v * 1000.0).round() as u64;
+        OpTimes {
+            read_ns: us(m.read_us),
+            program_ns: us(m.program_us),
+            erase_ns: us(m.erase_us),
+            // bytes / (MB/s) = µs; ×1000 → ns.
+            transfer_ns: (f64::from(page_size) / t.channel_mb_per_s * 1000.0).round() as u64,
+        }
+    }
+}

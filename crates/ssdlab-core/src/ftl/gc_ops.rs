@@ -1,0 +1,146 @@
+//! The mechanics of GC unit steps on the FTL: choose a victim, copy its next valid page, erase
+//! it. Schedulers (in `gc`) decide when these run; the engine gives them time.
+
+use super::{BlockState, Ftl, UNMAPPED};
+use crate::error::Result;
+use crate::rng::SimRng;
+
+/// GC in progress on one plane: the victim and how far its pages have been scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcJob {
+    pub victim: u32,
+    pub cursor: u32,
+}
+
+/// One unit of GC work, as executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcStep {
+    /// A valid page moved from `from` to `to` (same plane).
+    Copy { from: u32, to: u32 },
+    /// The victim was erased and returned to the free pool; the job is over.
+    Erase { block: u32 },
+    /// Nothing to collect on this plane (no closed block).
+    Idle,
+}
+
+impl Ftl {
+    /// The GC job in progress on `plane`, if any.
+    pub fn gc_job(&self, plane: u32) -> Option<GcJob> {
+        self.jobs[plane as usize]
+    }
+
+    /// Start a job on `plane` if none is running: pick a victim. Returns false when there is no
+    /// candidate.
+    pub fn gc_begin(&mut self, plane: u32, rng: &mut SimRng) -> bool {
+        if self.jobs[plane as usize].is_some() {
+            return true;
+        }
+        match self.victims.select(plane, &self.valid, &self.closed_at, self.write_clock, rng) {
+            Some(v) => {
+                self.state[v as usize] = BlockState::Victim;
+                self.jobs[plane as usize] = Some(GcJob { victim: v, cursor: 0 });
+                self.counters.gc_victims += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Valid pages left to copy in the job on `plane` (0 when none or ready to erase).
+    pub fn gc_remaining_copies(&self, plane: u32) -> u32 {
+        self.jobs[plane as usize].map_or(0, |j| self.valid[j.victim as usize])
+    }
+
+    /// Run one unit step of the job on `plane` (starting one if needed).
+    pub fn gc_step(&mut self, plane: u32, rng: &mut SimRng) -> Result<GcStep> {
+        if !self.gc_begin(plane, rng) {
+            return Ok(GcStep::Idle);
+        }
+        let Some(job) = self.jobs[plane as usize] else { return Ok(GcStep::Idle) };
+        let ppb = self.pages_per_block;
+        let base = job.victim * ppb;
+        if self.valid[job.victim as usize] > 0 {
+            if let Some(off) = self.next_valid(base + job.cursor, base + ppb) {
+                let from = off;
+                let lpn = self.p2l[from as usize];
+                let stream = self.gc_stream();
+                let to = self.program(lpn, plane, stream)?;
+                self.counters.gc_pages_copied += 1;
+                self.jobs[plane as usize] = Some(GcJob { victim: job.victim, cursor: from - base + 1 });
+                return Ok(GcStep::Copy { from, to });
+            }
+        }
+        self.erase(job.victim);
+        self.jobs[plane as usize] = None;
+        Ok(GcStep::Erase { block: job.victim })
+    }
+
+    /// First valid physical page in [from, to), scanning the bitmap a word at a time.
+    fn next_valid(&self, from: u32, to: u32) -> Option<u32> {
+        let mut i = from as usize;
+        let end = to as usize;
+        while i < end {
+            let word = self.valid_bits[i >> 6] >> (i & 63);
+            if word != 0 {
+                let j = i + word.trailing_zeros() as usize;
+                return (j < end).then_some(j as u32);
+            }
+            i = (i | 63) + 1;
+        }
+        None
+    }
+
+    fn erase(&mut self, blk: u32) {
+        let ppb = self.pages_per_block as usize;
+        let base = blk as usize * ppb;
+        debug_assert_eq!(self.valid[blk as usize], 0);
+        for p in &mut self.p2l[base..base + ppb] {
+            *p = UNMAPPED;
+        }
+        if let Some(marks) = &mut self.program_marks {
+            for m in &mut marks[base..base + ppb] {
+                *m = false;
+            }
+        }
+        self.next_page[blk as usize] = 0;
+        self.state[blk as usize] = BlockState::Free;
+        self.erase_count[blk as usize] += 1;
+        self.counters.erases += 1;
+        let plane = self.plane_of_block(blk);
+        self.free[plane as usize].push_back(blk);
+    }
+
+    /// Collect whole victims on `plane` until its free pool is back at the threshold, or no
+    /// progress is possible. Returns the steps in order through `on_step`.
+    pub fn gc_until_threshold(&mut self, plane: u32, rng: &mut SimRng, on_step: impl FnMut(GcStep)) -> Result<()> {
+        self.gc_while(plane, rng, |f| f.needs_gc(plane), on_step)
+    }
+
+    /// Collect whole victims on `plane` while `more(self)` holds (and finish a started victim).
+    pub fn gc_while(&mut self, plane: u32, rng: &mut SimRng, more: impl Fn(&Ftl) -> bool, mut on_step: impl FnMut(GcStep)) -> Result<()> {
+        // Bound: a victim whose every page was valid frees nothing; after as many fruitless
+        // victims as the plane has blocks, stop rather than spin (the caller then reports the
+        // plane full instead of hanging).
+        let mut fruitless = 0u32;
+        let mut copies = 0u32;
+        while more(self) || self.jobs[plane as usize].is_some() {
+            let step = self.gc_step(plane, rng)?;
+            match step {
+                GcStep::Idle => break,
+                GcStep::Copy { .. } => copies += 1,
+                GcStep::Erase { .. } => {
+                    if copies >= self.pages_per_block {
+                        fruitless += 1;
+                        if fruitless > self.blocks_per_plane {
+                            on_step(step);
+                            break;
+                        }
+                    }
+                    copies = 0;
+                }
+            }
+            on_step(step);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,96 @@
+//! Consistency checks of the whole FTL state, for tests and `--check` runs (O(pages)).
+
+use super::{BlockState, Ftl, UNMAPPED};
+
+impl Ftl {
+    /// Verify every invariant; the first violation is returned as a message.
+    /// - every mapped LPN points at a valid page whose P2L points back, and vice versa;
+    /// - per-block valid counts equal the bitmap and the P2L;
+    /// - pages at or beyond a block's write pointer are unprogrammed; free blocks are empty;
+    /// - every block is in exactly one place: a free pool, a frontier, the victim index or a GC
+    ///   job; free + open + full + victim = total;
+    /// - greedy's buckets hold each full block under its true valid count.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let ppb = self.pages_per_block;
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn != UNMAPPED {
+                if self.p2l[ppn as usize] != lpn as u32 {
+                    return Err(format!("L2P[{lpn}] = {ppn} but P2L[{ppn}] = {}", self.p2l[ppn as usize]));
+                }
+                if !self.bit(ppn) {
+                    return Err(format!("L2P[{lpn}] = {ppn} but the page's valid bit is clear"));
+                }
+            }
+        }
+        let total_blocks = self.valid.len() as u32;
+        for b in 0..total_blocks {
+            let base = b * ppb;
+            let mut count = 0;
+            for p in base..base + ppb {
+                let lpn = self.p2l[p as usize];
+                let bit = self.bit(p);
+                if (lpn != UNMAPPED) != bit {
+                    return Err(format!("page {p}: P2L {lpn} disagrees with valid bit {bit}"));
+                }
+                if lpn != UNMAPPED {
+                    count += 1;
+                    if self.l2p[lpn as usize] != p {
+                        return Err(format!("P2L[{p}] = {lpn} but L2P[{lpn}] = {}", self.l2p[lpn as usize]));
+                    }
+                    if p - base >= self.next_page[b as usize] {
+                        return Err(format!("block {b}: valid page {p} beyond the write pointer"));
+                    }
+                }
+            }
+            if count != self.valid[b as usize] {
+                return Err(format!("block {b}: valid count {} but bitmap has {count}", self.valid[b as usize]));
+            }
+            if self.state[b as usize] == BlockState::Free && (self.next_page[b as usize] != 0 || count != 0) {
+                return Err(format!("free block {b} is not empty"));
+            }
+        }
+        // Every block in exactly one place.
+        let mut seen = vec![0u8; total_blocks as usize];
+        let mut mark = |b: u32, what: &str, want: BlockState| -> Result<(), String> {
+            seen[b as usize] += 1;
+            if self.state[b as usize] != want {
+                return Err(format!("block {b} is in the {what} but its state is {:?}", self.state[b as usize]));
+            }
+            Ok(())
+        };
+        for plane in 0..self.planes {
+            for &b in &self.free[plane as usize] {
+                mark(b, "free pool", BlockState::Free)?;
+            }
+            for s in 0..self.streams {
+                let f = self.frontier[plane as usize * self.streams + s];
+                if f != UNMAPPED {
+                    mark(f, "frontier", BlockState::Open)?;
+                }
+            }
+            for b in self.victims.members(plane) {
+                mark(b, "victim index", BlockState::Full)?;
+                if self.victims.policy() == crate::gc::VictimPolicy::Greedy {
+                    let bucket = self.victims.bucket_of(plane, b);
+                    if bucket != Some(self.valid[b as usize]) {
+                        return Err(format!("block {b} sits in bucket {bucket:?} but has {} valid pages", self.valid[b as usize]));
+                    }
+                }
+            }
+            if let Some(j) = self.jobs[plane as usize] {
+                mark(j.victim, "GC job", BlockState::Victim)?;
+            }
+            if self.victims.len(plane) as usize != self.victims.members(plane).len() {
+                return Err(format!("plane {plane}: victim index count disagrees with its members"));
+            }
+        }
+        if let Some(b) = seen.iter().position(|n| *n != 1) {
+            return Err(format!("block {b} is in {} places (expected exactly one)", seen[b]));
+        }
+        Ok(())
+    }
+
+    fn bit(&self, ppn: u32) -> bool {
+        self.valid_bits[ppn as usize >> 6] >> (ppn & 63) & 1 == 1
+    }
+}

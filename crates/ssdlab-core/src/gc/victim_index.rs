@@ -1,0 +1,247 @@
+//! Per-plane indexes of full (closed) blocks, one shape per victim policy, so that selection is
+//! cheap: greedy keeps intrusive doubly-linked buckets by valid count (O(1) amortised: a page
+//! invalidation moves a block one bucket down, selection scans up from a per-plane low-water
+//! hint); FIFO keeps the fill order; random, d-choices and cost-benefit keep an indexable set.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use super::VictimPolicy;
+use crate::rng::SimRng;
+
+const NIL: u32 = u32::MAX;
+
+/// The index of closed blocks that are candidates for cleaning.
+#[derive(Debug, Clone)]
+pub struct VictimIndex {
+    policy: VictimPolicy,
+    blocks_per_plane: u32,
+    pages_per_block: u32,
+    kind: Kind,
+    counts: Vec<u32>,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Buckets { heads: Vec<u32>, next: Vec<u32>, prev: Vec<u32>, low: Vec<u32> },
+    Fifo { queues: Vec<VecDeque<u32>> },
+    Set { members: Vec<Vec<u32>>, pos: Vec<u32> },
+}
+
+impl VictimIndex {
+    pub fn new(policy: VictimPolicy, planes: u32, blocks_per_plane: u32, pages_per_block: u32) -> Self {
+        let total = (planes * blocks_per_plane) as usize;
+        let kind = match policy {
+            VictimPolicy::Greedy => Kind::Buckets {
+                heads: vec![NIL; planes as usize * (pages_per_block as usize + 1)],
+                next: vec![NIL; total],
+                prev: vec![NIL; total],
+                low: vec![0; planes as usize],
+            },
+            VictimPolicy::Fifo => Kind::Fifo { queues: vec![VecDeque::new(); planes as usize] },
+            _ => Kind::Set { members: vec![Vec::new(); planes as usize], pos: vec![NIL; total] },
+        };
+        VictimIndex { policy, blocks_per_plane, pages_per_block, kind, counts: vec![0; planes as usize] }
+    }
+
+    pub fn policy(&self) -> VictimPolicy {
+        self.policy
+    }
+
+    /// Closed blocks indexed in `plane`.
+    pub fn len(&self, plane: u32) -> u32 {
+        self.counts[plane as usize]
+    }
+
+    #[inline]
+    fn plane_of(&self, block: u32) -> usize {
+        (block / self.blocks_per_plane) as usize
+    }
+
+    /// A block was filled (closed) with `valid` valid pages.
+    pub fn insert(&mut self, block: u32, valid: u32) {
+        let plane = self.plane_of(block);
+        self.counts[plane] += 1;
+        let stride = self.pages_per_block as usize + 1;
+        match &mut self.kind {
+            Kind::Buckets { heads, next, prev, low } => {
+                let h = plane * stride + valid as usize;
+                link(heads, next, prev, h, block);
+                if valid < low[plane] {
+                    low[plane] = valid;
+                }
+            }
+            Kind::Fifo { queues } => queues[plane].push_back(block),
+            Kind::Set { members, pos } => {
+                pos[block as usize] = members[plane].len() as u32;
+                members[plane].push(block);
+            }
+        }
+    }
+
+    /// A page of an indexed block was invalidated; its valid count went from `old_valid` down by
+    /// one. Only greedy's buckets care.
+    #[inline]
+    pub fn on_invalidate(&mut self, block: u32, old_valid: u32) {
+        if let Kind::Buckets { heads, next, prev, low } = &mut self.kind {
+            let plane = (block / self.blocks_per_plane) as usize;
+            let stride = self.pages_per_block as usize + 1;
+            unlink(heads, next, prev, plane * stride + old_valid as usize, block);
+            let nv = old_valid - 1;
+            link(heads, next, prev, plane * stride + nv as usize, block);
+            if nv < low[plane] {
+                low[plane] = nv;
+            }
+        }
+    }
+
+    /// Remove a specific block (e.g. one re-opened by a placement policy). `valid` is its count.
+    pub fn remove(&mut self, block: u32, valid: u32) {
+        let plane = self.plane_of(block);
+        let stride = self.pages_per_block as usize + 1;
+        match &mut self.kind {
+            Kind::Buckets { heads, next, prev, .. } => unlink(heads, next, prev, plane * stride + valid as usize, block),
+            Kind::Fifo { queues } => {
+                if let Some(i) = queues[plane].iter().position(|b| *b == block) {
+                    queues[plane].remove(i);
+                }
+            }
+            Kind::Set { members, pos } => set_remove(members, pos, plane, block),
+        }
+        self.counts[plane] -= 1;
+    }
+
+    /// Choose and remove the victim of `plane`. `valid` and `closed_at` are indexed by global
+    /// block number; `now` is the device's page-write counter (the age clock of cost-benefit).
+    pub fn select(&mut self, plane: u32, valid: &[u32], closed_at: &[u64], now: u64, rng: &mut SimRng) -> Option<u32> {
+        let p = plane as usize;
+        if self.counts[p] == 0 {
+            return None;
+        }
+        let stride = self.pages_per_block as usize + 1;
+        let ppb = f64::from(self.pages_per_block);
+        let chosen = match (&mut self.kind, self.policy) {
+            (Kind::Buckets { heads, next, prev, low }, _) => {
+                let mut v = low[p] as usize;
+                while heads[p * stride + v] == NIL {
+                    v += 1; // counts[p] > 0 guarantees a non-empty bucket ≤ pages_per_block
+                }
+                low[p] = v as u32;
+                let b = heads[p * stride + v];
+                unlink(heads, next, prev, p * stride + v, b);
+                b
+            }
+            (Kind::Fifo { queues }, _) => queues[p].pop_front()?,
+            (Kind::Set { members, pos }, policy) => {
+                let m = &members[p];
+                let b = match policy {
+                    VictimPolicy::Random => m[rng.gen_range(0..m.len())],
+                    VictimPolicy::DChoices { d } => {
+                        let mut best = m[rng.gen_range(0..m.len())];
+                        for _ in 1..d {
+                            let c = m[rng.gen_range(0..m.len())];
+                            if valid[c as usize] < valid[best as usize] {
+                                best = c;
+                            }
+                        }
+                        best
+                    }
+                    _ => {
+                        // Cost-benefit: maximise age·(1−u)/(2u); u = 0 is free space at no cost.
+                        let mut best = m[0];
+                        let mut best_score = f64::NEG_INFINITY;
+                        for &c in m {
+                            let u = f64::from(valid[c as usize]) / ppb;
+                            let age = (now - closed_at[c as usize]) as f64 + 1.0;
+                            let score = if u == 0.0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
+                            if score > best_score {
+                                best_score = score;
+                                best = c;
+                            }
+                        }
+                        best
+                    }
+                };
+                set_remove(members, pos, p, b);
+                b
+            }
+        };
+        self.counts[p] -= 1;
+        Some(chosen)
+    }
+
+    /// Every indexed block of `plane` (for invariant checks; not on hot paths).
+    pub fn members(&self, plane: u32) -> Vec<u32> {
+        let p = plane as usize;
+        match &self.kind {
+            Kind::Buckets { heads, next, .. } => {
+                let stride = self.pages_per_block as usize + 1;
+                let mut out = Vec::new();
+                for v in 0..stride {
+                    let mut b = heads[p * stride + v];
+                    while b != NIL {
+                        out.push(b);
+                        b = next[b as usize];
+                    }
+                }
+                out
+            }
+            Kind::Fifo { queues } => queues[p].iter().copied().collect(),
+            Kind::Set { members, .. } => members[p].clone(),
+        }
+    }
+
+    /// For greedy: the bucket (valid count) each indexed block sits in, for invariant checks.
+    pub fn bucket_of(&self, plane: u32, block: u32) -> Option<u32> {
+        if let Kind::Buckets { heads, next, .. } = &self.kind {
+            let stride = self.pages_per_block as usize + 1;
+            for v in 0..stride {
+                let mut b = heads[plane as usize * stride + v];
+                while b != NIL {
+                    if b == block {
+                        return Some(v as u32);
+                    }
+                    b = next[b as usize];
+                }
+            }
+        }
+        None
+    }
+}
+
+#[inline]
+fn link(heads: &mut [u32], next: &mut [u32], prev: &mut [u32], h: usize, b: u32) {
+    let old = heads[h];
+    next[b as usize] = old;
+    prev[b as usize] = NIL;
+    if old != NIL {
+        prev[old as usize] = b;
+    }
+    heads[h] = b;
+}
+
+#[inline]
+fn unlink(heads: &mut [u32], next: &mut [u32], prev: &mut [u32], h: usize, b: u32) {
+    let (n, p) = (next[b as usize], prev[b as usize]);
+    if p != NIL {
+        next[p as usize] = n;
+    } else {
+        heads[h] = n;
+    }
+    if n != NIL {
+        prev[n as usize] = p;
+    }
+    next[b as usize] = NIL;
+    prev[b as usize] = NIL;
+}
+
+fn set_remove(members: &mut [Vec<u32>], pos: &mut [u32], plane: usize, b: u32) {
+    let i = pos[b as usize] as usize;
+    let m = &mut members[plane];
+    let last = m.len() - 1;
+    m.swap(i, last);
+    pos[m[i] as usize] = i as u32;
+    m.pop();
+    pos[b as usize] = NIL;
+}

@@ -1,0 +1,112 @@
+//! The interface between the engine and GC schedulers. The engine calls a scheduler at named
+//! decision points (after each host page write, after each request, when the device is idle);
+//! the scheduler decides which unit steps to run and the [`GcContext`] executes them — on the
+//! FTL always, and on the NAND time lines when timing is on.
+
+use crate::error::Result;
+use crate::ftl::{Ftl, GcStep};
+use crate::gc::SchedulerKind;
+use crate::nand::Resources;
+use crate::rng::SimRng;
+
+/// What the engine tells a scheduler about the request just served.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestInfo {
+    pub is_write: bool,
+    pub arrival_ns: u64,
+    pub completion_ns: u64,
+    pub pages: u32,
+}
+
+/// Execution of GC unit steps for a scheduler.
+pub struct GcContext<'a> {
+    pub ftl: &'a mut Ftl,
+    /// `None` in timing-free mode.
+    pub res: Option<&'a mut Resources>,
+    pub rng: &'a mut SimRng,
+}
+
+impl GcContext<'_> {
+    /// Run one unit step on `plane`, starting no earlier than `not_before`; returns the step and
+    /// when it finishes (equal to `not_before` without timing or when there was nothing to do).
+    pub fn step(&mut self, plane: u32, not_before: u64) -> Result<(GcStep, u64)> {
+        let step = self.ftl.gc_step(plane, self.rng)?;
+        let done = match (&mut self.res, step) {
+            (Some(r), GcStep::Copy { .. }) => r.gc_copy(plane, not_before),
+            (Some(r), GcStep::Erase { .. }) => r.gc_erase(plane, not_before),
+            _ => not_before,
+        };
+        Ok((step, done))
+    }
+
+    /// Collect whole victims on `plane` until its free pool is back at the threshold (and any
+    /// started victim is finished). Returns when the last step finishes.
+    pub fn collect_until_threshold(&mut self, plane: u32, not_before: u64) -> Result<u64> {
+        self.collect_while(plane, not_before, move |f| f.needs_gc(plane))
+    }
+
+    /// Collect whole victims on `plane` until the host can write there again (forced GC).
+    pub fn collect_for_host(&mut self, plane: u32, not_before: u64) -> Result<u64> {
+        self.collect_while(plane, not_before, move |f| !f.host_can_write(plane))
+    }
+
+    fn collect_while(&mut self, plane: u32, not_before: u64, more: impl Fn(&Ftl) -> bool) -> Result<u64> {
+        let mut done = not_before;
+        let res = &mut self.res;
+        self.ftl.gc_while(plane, self.rng, more, |step| {
+            if let Some(r) = res.as_deref_mut() {
+                done = match step {
+                    GcStep::Copy { .. } => r.gc_copy(plane, not_before),
+                    GcStep::Erase { .. } => r.gc_erase(plane, not_before),
+                    GcStep::Idle => done,
+                };
+            }
+        })?;
+        Ok(done)
+    }
+}
+
+/// A GC scheduler: decides when GC unit steps run. One file per scheduler, one registry line in
+/// [`build_scheduler`].
+pub trait GcScheduler: Send {
+    fn name(&self) -> &'static str;
+    /// Whether the engine should compute idle gaps and call [`GcScheduler::on_idle`].
+    fn wants_idle(&self) -> bool {
+        false
+    }
+    /// A host page was just programmed on `plane`; `now` is the request's ready time.
+    fn after_page_write(&mut self, plane: u32, now: u64, gc: &mut GcContext) -> Result<()>;
+    /// A whole request has been served.
+    fn after_request(&mut self, _info: &RequestInfo, _gc: &mut GcContext) -> Result<()> {
+        Ok(())
+    }
+    /// No request is outstanding from `from` until the next arrival at `until`.
+    fn on_idle(&mut self, _from: u64, _until: u64, _gc: &mut GcContext) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// On-demand blocking GC (Kang et al. TECS 2017 §2, the "page-level" baseline): when a plane's
+/// free pool falls below the threshold, collect whole victims until it is restored. The plane is
+/// busy for every copy and erase, so requests queued behind it wait.
+#[derive(Debug, Default)]
+pub struct BlockingGc;
+
+impl GcScheduler for BlockingGc {
+    fn name(&self) -> &'static str {
+        "blocking"
+    }
+    fn after_page_write(&mut self, plane: u32, now: u64, gc: &mut GcContext) -> Result<()> {
+        if gc.ftl.needs_gc(plane) {
+            gc.collect_until_threshold(plane, now)?;
+        }
+        Ok(())
+    }
+}
+
+/// The scheduler registry: name → implementation.
+pub fn build_scheduler(kind: SchedulerKind) -> Box<dyn GcScheduler> {
+    match kind {
+        SchedulerKind::Blocking => Box::new(BlockingGc),
+    }
+}

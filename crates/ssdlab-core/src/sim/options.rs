@@ -1,0 +1,122 @@
+//! Run options: replay mode, timing on/off, preconditioning, sampling, seed.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, SsdError};
+
+/// How request arrival times are decided.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Replay {
+    /// Requests arrive at their trace timestamps (rebased to the first), multiplied by
+    /// `time_scale` (0.5 replays twice as fast).
+    OpenLoop {
+        #[serde(default = "one")]
+        time_scale: f64,
+    },
+    /// `queue_depth` requests are outstanding at all times; each completion admits the next.
+    ClosedLoop { queue_depth: u32 },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Fill the device before measuring: every logical page written once in order, then
+/// `random_passes × logical pages` uniformly random page writes, timing off. Statistics cover
+/// only what follows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precondition {
+    #[serde(default = "yes")]
+    pub sequential: bool,
+    #[serde(default = "two")]
+    pub random_passes: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+fn two() -> f64 {
+    2.0
+}
+
+impl Default for Precondition {
+    fn default() -> Self {
+        Precondition { sequential: true, random_passes: 2.0 }
+    }
+}
+
+/// Options of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimOptions {
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Model time (plane/die/channel time lines, latencies). Off: FTL only (WAF studies).
+    #[serde(default = "yes")]
+    pub timing: bool,
+    #[serde(default = "default_replay")]
+    pub replay: Replay,
+    #[serde(default)]
+    pub precondition: Option<Precondition>,
+    /// Sampling period of the time series in simulated µs (timed runs).
+    #[serde(default = "default_sample_us")]
+    pub sample_interval_us: f64,
+    /// Sampling period in host page writes (timing-free runs); 0 = logical pages / 20.
+    #[serde(default)]
+    pub sample_every_pages: u64,
+    /// Stop after this many measured requests.
+    #[serde(default)]
+    pub max_requests: Option<u64>,
+    /// Verify the FTL invariants every this many requests (0 = never; tests).
+    #[serde(default)]
+    pub check_every: u64,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_replay() -> Replay {
+    Replay::OpenLoop { time_scale: 1.0 }
+}
+fn default_sample_us() -> f64 {
+    100_000.0
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            seed: default_seed(),
+            timing: true,
+            replay: default_replay(),
+            precondition: None,
+            sample_interval_us: default_sample_us(),
+            sample_every_pages: 0,
+            max_requests: None,
+            check_every: 0,
+        }
+    }
+}
+
+impl SimOptions {
+    pub fn validate(&self) -> Result<()> {
+        let bad = |f: &str, m: String| Err(SsdError::config("options", format!("{f}: {m}")));
+        match self.replay {
+            Replay::OpenLoop { time_scale } if !(time_scale.is_finite() && time_scale > 0.0) => {
+                return bad("time_scale", format!("expected a positive factor, got {time_scale}"))
+            }
+            Replay::ClosedLoop { queue_depth: 0 } => return bad("queue_depth", "expected at least 1".into()),
+            _ => {}
+        }
+        if let Some(p) = self.precondition {
+            if !(p.random_passes.is_finite() && p.random_passes >= 0.0) {
+                return bad("precondition.random_passes", format!("expected a non-negative number, got {}", p.random_passes));
+            }
+        }
+        if !(self.sample_interval_us.is_finite() && self.sample_interval_us > 0.0) {
+            return bad("sample_interval_us", format!("expected a positive period, got {}", self.sample_interval_us));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,178 @@
+//! Serving one request: arrival time by replay mode, page operations through the FTL and the
+//! NAND time lines, GC decision points, latency and counters.
+
+use std::cmp::Reverse;
+
+use super::gc_driver::{GcContext, RequestInfo};
+use super::precondition::first_writable;
+use super::{Replay, Simulation};
+use crate::error::{Result, SsdError};
+use crate::trace::{OpKind, Request};
+
+impl Simulation {
+    /// The page range [first, first + pages) of a request, checked against the logical space.
+    fn page_range(&self, req: &Request) -> Result<(u64, u64)> {
+        if req.size_bytes == 0 {
+            return Ok((req.offset_bytes / self.page_size, 0));
+        }
+        let first = req.offset_bytes / self.page_size;
+        let last = (req.offset_bytes + (req.size_bytes - 1)) / self.page_size;
+        if last >= self.logical_pages {
+            let at = match self.source_location() {
+                Some((f, l)) => format!("{f}:{l}: "),
+                None => String::new(),
+            };
+            return Err(SsdError::Invalid(format!(
+                "{at}request at byte offset {} size {} ends beyond the logical capacity ({} bytes); use --lba-map dense|modulo to compact or wrap the footprint",
+                req.offset_bytes,
+                req.size_bytes,
+                self.logical_pages * self.page_size
+            )));
+        }
+        Ok((first, last - first + 1))
+    }
+
+    /// Arrival time of the next request under the replay mode.
+    fn arrival_of(&mut self, req: &Request) -> u64 {
+        match self.options().replay {
+            Replay::OpenLoop { time_scale } => {
+                let origin = *self.origin_ns.get_or_insert(req.arrival_ns);
+                let rel = req.arrival_ns.saturating_sub(origin);
+                let t = if time_scale == 1.0 { rel } else { (rel as f64 * time_scale) as u64 };
+                t.max(self.last_arrival)
+            }
+            Replay::ClosedLoop { queue_depth } => {
+                if self.inflight.len() >= queue_depth as usize {
+                    let Reverse(t) = self.inflight.pop().unwrap_or(Reverse(self.last_arrival));
+                    t.max(self.last_arrival)
+                } else {
+                    self.last_arrival
+                }
+            }
+        }
+    }
+
+    pub(crate) fn serve(&mut self, req: Request) -> Result<()> {
+        let (first, pages) = self.page_range(&req)?;
+        if !self.options().timing {
+            return self.serve_untimed(&req, first, pages);
+        }
+        let arrival = self.arrival_of(&req);
+        if self.scheduler.wants_idle() && arrival > self.last_arrival {
+            let from = self.res.horizon();
+            if arrival > from {
+                let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
+                self.scheduler.on_idle(from, arrival, &mut ctx)?;
+            }
+        }
+        self.res.advance(arrival);
+        let ready = arrival + self.device().timing.controller_overhead_ns;
+        let mut completion = ready;
+        let mut blocked = false;
+        match req.op {
+            OpKind::Read => {
+                for lpn in first..first + pages {
+                    if let Some(ppn) = self.ftl.read(lpn as u32) {
+                        let plane = self.ftl.plane_of_ppn(ppn);
+                        let d = self.res.read(plane, ready);
+                        completion = completion.max(d.done);
+                        blocked |= d.blocked_by_gc;
+                    }
+                }
+            }
+            OpKind::Write => {
+                for lpn in first..first + pages {
+                    let plane = self.writable_plane(lpn as u32, ready)?;
+                    self.ftl.write_host(lpn as u32, plane)?;
+                    let d = self.res.write(plane, ready);
+                    completion = completion.max(d.done);
+                    blocked |= d.blocked_by_gc;
+                    let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
+                    self.scheduler.after_page_write(plane, ready, &mut ctx)?;
+                }
+            }
+            OpKind::Trim => {
+                for lpn in first..first + pages {
+                    self.ftl.trim(lpn as u32);
+                }
+            }
+        }
+        self.latency.record(req.op, completion - arrival);
+        self.count(req.op);
+        if blocked {
+            self.blocked += 1;
+        }
+        let info = RequestInfo { is_write: req.op == OpKind::Write, arrival_ns: arrival, completion_ns: completion, pages: pages as u32 };
+        let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
+        self.scheduler.after_request(&info, &mut ctx)?;
+        if let Replay::ClosedLoop { .. } = self.options().replay {
+            self.inflight.push(Reverse(completion));
+        }
+        self.last_arrival = arrival;
+        self.last_completion = self.last_completion.max(completion);
+        self.sample_timed(arrival);
+        Ok(())
+    }
+
+    /// The plane for the next host page of `lpn`, running forced GC when the chosen plane is out
+    /// of space (whatever the scheduler: a write cannot wait forever).
+    fn writable_plane(&mut self, lpn: u32, ready: u64) -> Result<u32> {
+        let plane = self.ftl.next_host_plane(lpn);
+        if self.ftl.host_can_write(plane) {
+            return Ok(plane);
+        }
+        let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
+        ctx.collect_for_host(plane, ready)?;
+        if self.ftl.host_can_write(plane) {
+            return Ok(plane);
+        }
+        first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))
+    }
+
+    /// Timing-free service: the FTL and GC only, as fast as the machine allows.
+    fn serve_untimed(&mut self, req: &Request, first: u64, pages: u64) -> Result<()> {
+        match req.op {
+            OpKind::Read => {
+                for lpn in first..first + pages {
+                    self.ftl.read(lpn as u32);
+                }
+            }
+            OpKind::Write => {
+                for lpn in first..first + pages {
+                    let lpn = lpn as u32;
+                    let mut plane = self.ftl.next_host_plane(lpn);
+                    if !self.ftl.host_can_write(plane) {
+                        let mut ctx = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng };
+                        ctx.collect_for_host(plane, 0)?;
+                        if !self.ftl.host_can_write(plane) {
+                            plane = first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))?;
+                        }
+                    }
+                    self.ftl.write_host(lpn, plane)?;
+                    if self.ftl.needs_gc(plane) {
+                        let mut ctx = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng };
+                        self.scheduler.after_page_write(plane, 0, &mut ctx)?;
+                    }
+                }
+            }
+            OpKind::Trim => {
+                for lpn in first..first + pages {
+                    self.ftl.trim(lpn as u32);
+                }
+            }
+        }
+        self.count(req.op);
+        self.sample_untimed();
+        Ok(())
+    }
+
+    #[inline]
+    fn count(&mut self, op: OpKind) {
+        match op {
+            OpKind::Read => self.counts.read += 1,
+            OpKind::Write => self.counts.write += 1,
+            OpKind::Trim => self.counts.trim += 1,
+        }
+        self.counts.total += 1;
+    }
+}

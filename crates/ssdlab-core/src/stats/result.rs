@@ -1,0 +1,54 @@
+//! The result of a simulation: what `ssdlab run --json` writes and `ssdlab.simulate` returns.
+
+use serde::Serialize;
+
+use super::{LatencyReport, TimeSeries};
+
+/// Requests by type (measured phase only).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RequestCounts {
+    pub read: u64,
+    pub write: u64,
+    pub trim: u64,
+    pub total: u64,
+}
+
+/// Erase counts per block over the whole device life (including preconditioning).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct EraseStats {
+    pub min: u32,
+    pub mean: f64,
+    pub max: u32,
+}
+
+/// Everything a run measured. Counters cover the measured phase only (after preconditioning).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SimResult {
+    pub device: String,
+    pub workload: String,
+    pub seed: u64,
+    pub timing: bool,
+    /// (host pages written + GC pages copied) / host pages written.
+    pub waf: f64,
+    pub host_pages_written: u64,
+    pub host_pages_read: u64,
+    pub gc_pages_copied: u64,
+    pub erases: u64,
+    pub erase_per_block: EraseStats,
+    /// Victims collected (GC invocations at block granularity).
+    pub gc_invocations: u64,
+    pub trimmed_pages: u64,
+    pub unmapped_reads: u64,
+    pub requests: RequestCounts,
+    /// Requests at least one of whose page operations waited behind GC on its plane.
+    pub blocked_requests: u64,
+    /// Simulated time from the first arrival to the last completion, seconds.
+    pub sim_time_s: f64,
+    /// Time planes spent on GC (copies and erases), summed over planes, seconds.
+    pub gc_busy_s: f64,
+    pub latency_us: LatencyReport,
+    /// Host page writes done by preconditioning (not in the counters above).
+    pub precondition_pages: u64,
+    #[serde(skip)]
+    pub series: TimeSeries,
+}
