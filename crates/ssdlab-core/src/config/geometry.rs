@@ -90,7 +90,7 @@ impl Geometry {
         // Each plane must keep, beyond its share of logical data, the GC reserve plus one block
         // per write frontier; otherwise GC can never make progress.
         let spare_blocks_per_plane = f64::from(self.blocks_per_plane) * self.spare_factor;
-        let needed = f64::from(gc_reserve_blocks + 2);
+        let needed = f64::from(gc_reserve_blocks + 1);
         if spare_blocks_per_plane < needed {
             return Err((
                 "geometry.spare_factor".into(),

@@ -7,13 +7,38 @@ use serde::Serialize;
 
 use crate::trace::OpKind;
 
+/// An HDR histogram plus exact count, sum and max (the histogram's own max and mean are
+/// rounded to its bucket; the exact ones make idle-device latencies compare exactly).
+#[derive(Debug, Clone)]
+struct Track {
+    hist: Histogram<u64>,
+    sum: u128,
+    max: u64,
+}
+
+impl Track {
+    fn new() -> Self {
+        // 3 significant digits, auto-resizing range.
+        let mut hist = Histogram::new(3).expect("3 significant figures is a valid HDR precision");
+        hist.auto(true);
+        Track { hist, sum: 0, max: 0 }
+    }
+    #[inline]
+    fn record(&mut self, v: u64) {
+        // With auto-resize, recording cannot fail for u64 values.
+        let _ = self.hist.record(v);
+        self.sum += u128::from(v);
+        self.max = self.max.max(v);
+    }
+}
+
 /// One histogram per operation type plus one over all requests.
 #[derive(Debug, Clone)]
 pub struct LatencyRecorder {
-    read: Histogram<u64>,
-    write: Histogram<u64>,
-    trim: Histogram<u64>,
-    all: Histogram<u64>,
+    read: Track,
+    write: Track,
+    trim: Track,
+    all: Track,
 }
 
 /// The percentiles every result reports, in microseconds.
@@ -39,16 +64,9 @@ pub struct LatencyReport {
     pub all: LatencySummary,
 }
 
-fn new_hist() -> Histogram<u64> {
-    // 3 significant digits, auto-resizing range.
-    let mut h = Histogram::new(3).expect("3 significant figures is a valid HDR precision");
-    h.auto(true);
-    h
-}
-
 impl Default for LatencyRecorder {
     fn default() -> Self {
-        LatencyRecorder { read: new_hist(), write: new_hist(), trim: new_hist(), all: new_hist() }
+        LatencyRecorder { read: Track::new(), write: Track::new(), trim: Track::new(), all: Track::new() }
     }
 }
 
@@ -61,9 +79,8 @@ impl LatencyRecorder {
             OpKind::Write => &mut self.write,
             OpKind::Trim => &mut self.trim,
         };
-        // With auto-resize, recording cannot fail for u64 values.
-        let _ = h.record(v);
-        let _ = self.all.record(v);
+        h.record(v);
+        self.all.record(v);
     }
 
     pub fn report(&self) -> LatencyReport {
@@ -78,18 +95,21 @@ impl LatencyRecorder {
             Some(OpKind::Trim) => &self.trim,
             None => &self.all,
         };
-        h.iter_recorded().map(|v| (v.value_iterated_to() as f64 / 1000.0, v.count_at_value())).collect()
+        h.hist.iter_recorded().map(|v| (v.value_iterated_to() as f64 / 1000.0, v.count_at_value())).collect()
     }
 }
 
-fn summarize(h: &Histogram<u64>) -> LatencySummary {
+/// Percentiles are the HDR histogram's (the highest value equivalent to the quantile's bucket,
+/// within 0.1 %); count, mean and max are exact.
+fn summarize(t: &Track) -> LatencySummary {
+    let h = &t.hist;
     if h.is_empty() {
         return LatencySummary::default();
     }
-    let q = |x: f64| h.value_at_quantile(x) as f64 / 1000.0;
+    let q = |x: f64| (h.value_at_quantile(x).min(t.max)) as f64 / 1000.0;
     LatencySummary {
         count: h.len(),
-        mean: h.mean() / 1000.0,
+        mean: (t.sum as f64 / h.len() as f64) / 1000.0,
         p50: q(0.5),
         p90: q(0.9),
         p99: q(0.99),
@@ -97,7 +117,7 @@ fn summarize(h: &Histogram<u64>) -> LatencySummary {
         p99_99: q(0.9999),
         p99_999: q(0.99999),
         p99_9999: q(0.999999),
-        max: h.max() as f64 / 1000.0,
+        max: t.max as f64 / 1000.0,
     }
 }
 
