@@ -1,6 +1,19 @@
 //! Workloads: streaming trace readers (one file per format), synthetic generators, and the
 //! mapping of trace addresses onto the device's logical space.
 
+mod blkparse;
+mod csv;
+mod disksim;
+mod fields;
+mod fiu;
+mod format;
+mod input;
+mod msr;
 pub mod request;
+mod spc;
+mod vscsi;
+mod vscsi_csv;
 
+pub use blkparse::BlkAction;
+pub use format::{detect_format, open_format, TraceFormat};
 pub use request::{OpKind, Request, RequestSource, VecSource};
