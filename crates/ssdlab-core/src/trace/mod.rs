@@ -1,6 +1,7 @@
 //! Workloads: streaming trace readers (one file per format), synthetic generators, and the
 //! mapping of trace addresses onto the device's logical space.
 
+mod arrival;
 mod blkparse;
 mod csv;
 mod disksim;
@@ -12,6 +13,8 @@ pub mod lba_map;
 mod msr;
 pub mod request;
 mod spc;
+pub mod spec;
+pub mod synthetic;
 mod vscsi;
 mod vscsi_csv;
 
@@ -19,3 +22,5 @@ pub use blkparse::BlkAction;
 pub use format::{detect_format, open_format, TraceFormat};
 pub use request::{OpKind, Request, RequestSource, VecSource};
 pub use lba_map::{LbaMapMode, LbaMapped};
+pub use spec::{open_trace, open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, TraceSpec, WorkloadSpec};
+pub use synthetic::Synthetic;
