@@ -314,6 +314,35 @@ mod tests {
     }
 
     #[test]
+    fn open_workload_maps_traces_and_seeds_generators() {
+        let p = super::super::input::testutil::fixture("ow.csv", b"0,W,1099511627776,4096\n1,W,4096,4096\n2,R,1099511627776,4096\n", false);
+        let spec: WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "kind": "trace", "path": p, "lba_map": "dense", "max_requests": 2
+        }))
+        .unwrap();
+        let mut src = open_workload(&spec, 1 << 20, 4096, 0).unwrap();
+        let a = src.next_request().unwrap().unwrap();
+        let b = src.next_request().unwrap().unwrap();
+        assert_eq!((a.offset_bytes, b.offset_bytes), (0, 4096));
+        assert_eq!(src.next_request().unwrap(), None);
+        assert_eq!(src.location().unwrap().1, 2);
+        let WorkloadSpec::Trace(mut t) = spec else { panic!("not a trace") };
+        t.lba_map = LbaMapMode::None;
+        t.max_requests = None;
+        let mut src = open_workload(&WorkloadSpec::Trace(t), 1 << 20, 4096, 0).unwrap();
+        let e = src.next_request().unwrap_err().to_string();
+        assert!(e.contains("ow.csv:1: ") && e.contains("--lba-map dense|modulo"), "{e}");
+
+        let s = WorkloadSpec::Synthetic(SyntheticSpec::new(Pattern::Zipf, 100));
+        let draw = |seed| {
+            let mut g = open_workload(&s, 1 << 30, 4096, seed).unwrap();
+            (0..100).map(|_| g.next_request().unwrap().unwrap().offset_bytes).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(5), draw(5));
+        assert_ne!(draw(5), draw(6));
+    }
+
+    #[test]
     fn validation_names_the_field() {
         let mut s = SyntheticSpec::new(Pattern::Uniform, 10);
         s.read_fraction = 1.5;
