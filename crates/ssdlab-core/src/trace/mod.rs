@@ -1,6 +1,28 @@
 //! Workloads: streaming trace readers (one file per format), synthetic generators, and the
 //! mapping of trace addresses onto the device's logical space.
 
+mod arrival;
+mod blkparse;
+mod csv;
+mod disksim;
+mod fields;
+mod fiu;
+mod info;
+mod format;
+mod input;
+pub mod lba_map;
+mod msr;
 pub mod request;
+mod spc;
+pub mod spec;
+pub mod synthetic;
+mod vscsi;
+mod vscsi_csv;
 
+pub use blkparse::BlkAction;
+pub use format::{detect_format, open_format, TraceFormat};
 pub use request::{OpKind, Request, RequestSource, VecSource};
+pub use lba_map::{LbaMapMode, LbaMapped};
+pub use spec::{open_trace, open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, TraceSpec, WorkloadSpec};
+pub use synthetic::Synthetic;
+pub use info::{trace_info, TraceInfo};

@@ -43,6 +43,11 @@ pub trait RequestSource: Send {
     fn location(&self) -> Option<(String, u64)> {
         None
     }
+    /// How many well-formed records were read but yielded no request so far (another device,
+    /// another blktrace action, a non-data SCSI opcode). Generators skip nothing.
+    fn skipped(&self) -> u64 {
+        0
+    }
 }
 
 /// A source over an in-memory list, for tests and for the Python API.

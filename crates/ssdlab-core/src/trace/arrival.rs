@@ -1,0 +1,166 @@
+//! Arrival-time processes of synthetic workloads: closed (all 0), fixed interval, Poisson and
+//! on-off bursty (the ON/OFF source model of e.g. Willinger et al., "Self-similarity through
+//! high-variability", SIGCOMM'95: heavy-tailed OFF periods give bursty, self-similar traffic).
+
+use rand_distr::{Distribution, Exp, Geometric, LogNormal, Pareto};
+
+use super::spec::{ArrivalSpec, IdleDist};
+use crate::error::{Result, SsdError};
+use crate::rng::SimRng;
+
+enum Idle {
+    Exp(Exp<f64>),
+    Pareto(Pareto<f64>),
+    LogNormal(LogNormal<f64>),
+    Fixed(f64),
+}
+
+enum Kind {
+    Closed,
+    Fixed(f64),
+    Poisson(Exp<f64>),
+    OnOff { burst_len: Geometric, gap: Option<Exp<f64>>, idle: Idle },
+}
+
+/// Yields arrival times in nanoseconds, starting at 0.
+pub(crate) struct ArrivalProcess {
+    kind: Kind,
+    now_ns: f64,
+    started: bool,
+    left_in_burst: u64,
+}
+
+fn dist_err(what: &str, e: impl std::fmt::Display) -> SsdError {
+    SsdError::Workload(format!("arrival.{what}: {e}"))
+}
+
+impl ArrivalProcess {
+    /// Builds the process of a validated spec.
+    pub(crate) fn new(spec: &ArrivalSpec) -> Result<Self> {
+        spec.validate()?;
+        let kind = match *spec {
+            ArrivalSpec::Closed => Kind::Closed,
+            ArrivalSpec::Fixed { interval_us } => Kind::Fixed(interval_us * 1e3),
+            ArrivalSpec::Poisson { iops } => Kind::Poisson(Exp::new(iops / 1e9).map_err(|e| dist_err("iops", e))?),
+            ArrivalSpec::OnOff { burst_requests, burst_interval_us, idle_mean_us, idle } => {
+                let mean = idle_mean_us * 1e3;
+                let idle = match idle {
+                    IdleDist::Exponential => Idle::Exp(Exp::new(1.0 / mean).map_err(|e| dist_err("idle_mean_us", e))?),
+                    IdleDist::Pareto { shape } => Idle::Pareto(
+                        Pareto::new(mean * (shape - 1.0) / shape, shape).map_err(|e| dist_err("idle.shape", e))?,
+                    ),
+                    IdleDist::Lognormal { sigma } => Idle::LogNormal(
+                        LogNormal::new(mean.ln() - sigma * sigma / 2.0, sigma).map_err(|e| dist_err("idle.sigma", e))?,
+                    ),
+                    IdleDist::Fixed => Idle::Fixed(mean),
+                };
+                // Requests per burst N = 1 + Geometric(p) (failures before success), mean 1/p.
+                let burst_len = Geometric::new(1.0 / burst_requests).map_err(|e| dist_err("burst_requests", e))?;
+                let gap = if burst_interval_us > 0.0 {
+                    Some(Exp::new(1.0 / (burst_interval_us * 1e3)).map_err(|e| dist_err("burst_interval_us", e))?)
+                } else {
+                    None
+                };
+                Kind::OnOff { burst_len, gap, idle }
+            }
+        };
+        Ok(ArrivalProcess { kind, now_ns: 0.0, started: false, left_in_burst: 0 })
+    }
+
+    /// The gap before the next request in ns, and whether it is an idle (OFF) period.
+    pub(crate) fn next_gap(&mut self, rng: &mut SimRng) -> (f64, bool) {
+        match &self.kind {
+            Kind::Closed => (0.0, false),
+            Kind::Fixed(g) => (*g, false),
+            Kind::Poisson(e) => (e.sample(rng), false),
+            Kind::OnOff { burst_len, gap, idle } => {
+                if self.left_in_burst > 0 {
+                    self.left_in_burst -= 1;
+                    (gap.as_ref().map_or(0.0, |g| g.sample(rng)), false)
+                } else {
+                    self.left_in_burst = burst_len.sample(rng); // the rest of this new burst
+                    let d = match idle {
+                        Idle::Exp(d) => d.sample(rng),
+                        Idle::Pareto(d) => d.sample(rng),
+                        Idle::LogNormal(d) => d.sample(rng),
+                        Idle::Fixed(m) => *m,
+                    };
+                    (d, true)
+                }
+            }
+        }
+    }
+
+    /// The next arrival time (ns). The first request arrives at 0 and opens the first burst.
+    pub(crate) fn next_arrival(&mut self, rng: &mut SimRng) -> u64 {
+        if !self.started {
+            self.started = true;
+            if let Kind::OnOff { burst_len, .. } = &self.kind {
+                self.left_in_burst = burst_len.sample(rng);
+            }
+            return 0;
+        }
+        let (g, _) = self.next_gap(rng);
+        self.now_ns += g;
+        if self.now_ns >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            self.now_ns.round() as u64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    fn idle_and_burst_stats(idle: IdleDist, n: usize) -> (f64, f64, f64) {
+        let spec = ArrivalSpec::OnOff { burst_requests: 8.0, burst_interval_us: 5.0, idle_mean_us: 1000.0, idle };
+        let mut p = ArrivalProcess::new(&spec).unwrap();
+        let mut rng = stream(3, "workload/arrival");
+        p.next_arrival(&mut rng);
+        let (mut idle_sum, mut idles, mut gap_sum, mut gaps) = (0.0, 0usize, 0.0, 0usize);
+        let mut reqs = 1usize;
+        while idles < n {
+            let (g, is_idle) = p.next_gap(&mut rng);
+            reqs += 1;
+            if is_idle {
+                idle_sum += g;
+                idles += 1;
+            } else {
+                gap_sum += g;
+                gaps += 1;
+            }
+        }
+        (idle_sum / idles as f64 / 1e3, gap_sum / gaps as f64 / 1e3, reqs as f64 / (idles + 1) as f64)
+    }
+
+    #[test]
+    fn on_off_idle_gaps_have_the_configured_mean() {
+        // 20,000 idle periods: the standard error of the mean is < 1 % for exponential and
+        // lognormal(σ=1); Pareto α=3 has finite variance (sd/mean = 0.58), so < 0.5 %.
+        for (idle, tol) in [
+            (IdleDist::Exponential, 0.03),
+            (IdleDist::Lognormal { sigma: 1.0 }, 0.05),
+            (IdleDist::Pareto { shape: 3.0 }, 0.05),
+            (IdleDist::Fixed, 1e-9),
+        ] {
+            let (idle_mean, gap_mean, burst) = idle_and_burst_stats(idle, 20_000);
+            assert!((idle_mean / 1000.0 - 1.0).abs() < tol, "{idle:?}: idle mean {idle_mean}");
+            assert!((gap_mean / 5.0 - 1.0).abs() < 0.05, "{idle:?}: gap mean {gap_mean}");
+            assert!((burst / 8.0 - 1.0).abs() < 0.05, "{idle:?}: burst mean {burst}");
+        }
+    }
+
+    #[test]
+    fn poisson_and_fixed_rates() {
+        let mut rng = stream(1, "workload/arrival");
+        let mut p = ArrivalProcess::new(&ArrivalSpec::Poisson { iops: 10_000.0 }).unwrap();
+        let last = (0..100_000).map(|_| p.next_arrival(&mut rng)).last().unwrap();
+        assert!((last as f64 / 1e9 - 10.0).abs() < 0.2, "{last}");
+        let mut p = ArrivalProcess::new(&ArrivalSpec::Fixed { interval_us: 2.5 }).unwrap();
+        let v: Vec<u64> = (0..3).map(|_| p.next_arrival(&mut rng)).collect();
+        assert_eq!(v, [0, 2500, 5000]);
+    }
+}

@@ -1,0 +1,234 @@
+//! Fitting trace addresses into the device's logical space: `none` (out-of-range is an error),
+//! `dense` (first-come compaction of the page footprint) or `modulo` (wrap page numbers).
+//!
+//! Conventions. A request covering bytes `[o, o + s)` touches pages `o / P ..= (o + s - 1) / P`
+//! (a size-0 request touches the page of `o`). `dense` maps each trace page to its own logical
+//! page, in order of first appearance, and keeps the in-page offset; a request whose pages map
+//! to non-consecutive logical pages is split into one request per consecutive run (same arrival
+//! and operation), so the bytes and page count are preserved. `modulo` maps byte address `a` to
+//! `a mod (N·P)` (page number modulo N, in-page offset kept); a request that straddles the end
+//! of the logical space is split in two, the remainder wrapping to address 0. A request larger
+//! than the whole logical space is an error in every mode.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use super::request::{Request, RequestSource};
+use crate::error::{Result, SsdError};
+
+/// How trace addresses are fitted into the logical space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LbaMapMode {
+    /// Addresses are used as they are; one at or beyond the capacity is an error.
+    #[default]
+    None,
+    /// Distinct pages are packed first-come into logical pages 0, 1, 2, …
+    Dense,
+    /// Page numbers wrap modulo the logical page count.
+    Modulo,
+}
+
+/// A source whose addresses are fitted into `logical_bytes` by a [`LbaMapMode`].
+pub struct LbaMapped {
+    inner: Box<dyn RequestSource>,
+    mode: LbaMapMode,
+    logical_bytes: u64,
+    page_size: u64,
+    logical_pages: u64,
+    dense: HashMap<u64, u64>,
+    pending: VecDeque<Request>,
+}
+
+impl LbaMapped {
+    /// Wraps `inner`. `page_size` must be positive and `logical_bytes` at least one page.
+    pub fn new(inner: Box<dyn RequestSource>, mode: LbaMapMode, logical_bytes: u64, page_size: u64) -> Result<Self> {
+        if page_size == 0 || logical_bytes < page_size {
+            return Err(SsdError::Invalid(format!(
+                "lba map: need page_size > 0 and logical_bytes >= page_size, got {page_size} and {logical_bytes}"
+            )));
+        }
+        Ok(LbaMapped {
+            inner,
+            mode,
+            logical_bytes,
+            page_size,
+            logical_pages: logical_bytes / page_size,
+            dense: HashMap::new(),
+            pending: VecDeque::new(),
+        })
+    }
+
+    /// Distinct pages mapped so far by `dense` (0 for the other modes).
+    pub fn dense_pages(&self) -> u64 {
+        self.dense.len() as u64
+    }
+
+    fn err(&self, message: String) -> SsdError {
+        match self.inner.location() {
+            Some((file, line)) => SsdError::trace(file, line, message),
+            None => SsdError::Workload(message),
+        }
+    }
+
+    fn map(&mut self, r: Request) -> Result<()> {
+        let end = r.offset_bytes.checked_add(r.size_bytes).ok_or_else(|| {
+            self.err(format!("request at byte {} of {} bytes overflows the address range", r.offset_bytes, r.size_bytes))
+        })?;
+        let space = match self.mode {
+            LbaMapMode::None => self.logical_bytes,
+            _ => self.logical_pages * self.page_size,
+        };
+        if r.size_bytes > space {
+            return Err(self.err(format!(
+                "request of {} bytes is larger than the logical space of {space} bytes", r.size_bytes)));
+        }
+        match self.mode {
+            LbaMapMode::None => {
+                let beyond = if r.size_bytes == 0 { r.offset_bytes >= space } else { end > space };
+                if beyond {
+                    return Err(self.err(format!(
+                        "address range {}..{end} reaches beyond the logical capacity of {space} bytes; \
+                         use --lba-map dense|modulo (lba_map = \"dense\" or \"modulo\") to fit the trace",
+                        r.offset_bytes
+                    )));
+                }
+                self.pending.push_back(r);
+            }
+            LbaMapMode::Modulo => {
+                let start = r.offset_bytes % space;
+                let first = r.size_bytes.min(space - start);
+                self.pending.push_back(Request { offset_bytes: start, size_bytes: first, ..r });
+                if first < r.size_bytes {
+                    self.pending.push_back(Request { offset_bytes: 0, size_bytes: r.size_bytes - first, ..r });
+                }
+            }
+            LbaMapMode::Dense => {
+                let p = self.page_size;
+                let first_page = r.offset_bytes / p;
+                let last_page = if r.size_bytes == 0 { first_page } else { (end - 1) / p };
+                let mut run: Option<Request> = None;
+                for page in first_page..=last_page {
+                    let lp = self.dense_page(page)?;
+                    let lo = r.offset_bytes.max(page * p);
+                    let hi = if r.size_bytes == 0 { lo } else { end.min((page + 1) * p) };
+                    let piece = Request { offset_bytes: lp * p + (lo - page * p), size_bytes: hi - lo, ..r };
+                    run = match run {
+                        Some(mut cur) if cur.offset_bytes + cur.size_bytes == piece.offset_bytes => {
+                            cur.size_bytes += piece.size_bytes;
+                            Some(cur)
+                        }
+                        Some(cur) => {
+                            self.pending.push_back(cur);
+                            Some(piece)
+                        }
+                        None => Some(piece),
+                    };
+                }
+                if let Some(cur) = run {
+                    self.pending.push_back(cur);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn dense_page(&mut self, page: u64) -> Result<u64> {
+        if let Some(&lp) = self.dense.get(&page) {
+            return Ok(lp);
+        }
+        let next = self.dense.len() as u64;
+        if next >= self.logical_pages {
+            return Err(self.err(format!(
+                "the trace touches more than {} distinct pages of {} bytes, the whole logical space; \
+                 use a larger device or --lba-map modulo",
+                self.logical_pages, self.page_size
+            )));
+        }
+        self.dense.insert(page, next);
+        Ok(next)
+    }
+}
+
+impl RequestSource for LbaMapped {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        loop {
+            if let Some(r) = self.pending.pop_front() {
+                return Ok(Some(r));
+            }
+            match self.inner.next_request()? {
+                Some(r) => self.map(r)?,
+                None => return Ok(None),
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        let mode = match self.mode {
+            LbaMapMode::None => "none",
+            LbaMapMode::Dense => "dense",
+            LbaMapMode::Modulo => "modulo",
+        };
+        format!("{} [lba map {mode}, {} bytes]", self.inner.describe(), self.logical_bytes)
+    }
+
+    fn location(&self) -> Option<(String, u64)> {
+        self.inner.location()
+    }
+
+    fn skipped(&self) -> u64 {
+        self.inner.skipped()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::input::testutil::fixture;
+    use super::super::input::TextSource;
+    use super::super::csv::PlainCsv;
+    use super::super::request::{OpKind, VecSource};
+    use super::*;
+
+    fn w(offset_bytes: u64, size_bytes: u64) -> Request {
+        Request { arrival_ns: 0, op: OpKind::Write, offset_bytes, size_bytes }
+    }
+
+    fn run(reqs: Vec<Request>, mode: LbaMapMode, logical: u64) -> Result<Vec<Request>> {
+        let mut m = LbaMapped::new(Box::new(VecSource::new(reqs)), mode, logical, 4096)?;
+        let mut v = Vec::new();
+        while let Some(r) = m.next_request()? {
+            v.push(r);
+        }
+        Ok(v)
+    }
+
+    #[test]
+    fn none_errors_with_file_and_line() {
+        let p = fixture("big.csv", b"0,W,0,4096\n1,W,40960,4096\n", false);
+        let src = TextSource::open(&p, PlainCsv, None).unwrap();
+        let mut m = LbaMapped::new(Box::new(src), LbaMapMode::None, 10 * 4096, 4096).unwrap();
+        assert!(m.next_request().unwrap().is_some());
+        let e = m.next_request().unwrap_err().to_string();
+        assert!(e.contains("big.csv:2: ") && e.contains("--lba-map dense|modulo"), "{e}");
+        assert_eq!(run(vec![w(36864, 4096)], LbaMapMode::None, 40960).unwrap(), vec![w(36864, 4096)]);
+        assert!(matches!(run(vec![w(40000, 4096)], LbaMapMode::None, 40960), Err(SsdError::Workload(_))));
+    }
+
+    #[test]
+    fn dense_compacts_first_come_and_splits_runs() {
+        let reqs = vec![w(1 << 40, 8192), w(7 << 30, 4096), w(1 << 40, 4096), w((1 << 40) + 100, 8192)];
+        let got = run(reqs, LbaMapMode::Dense, 4 * 4096).unwrap();
+        // pages: 2^28 → 0, 2^28+1 → 1, 7·2^18 → 2; then 2^28 again → 0; then 2^28..2^28+2 → 0,1,3
+        assert_eq!(got, vec![w(0, 8192), w(8192, 4096), w(0, 4096), w(100, 8092), w(3 * 4096, 100)]);
+        let e = run(vec![w(0, 4096), w(1 << 20, 4096)], LbaMapMode::Dense, 4096).unwrap_err().to_string();
+        assert!(e.contains("more than 1 distinct pages"), "{e}");
+    }
+
+    #[test]
+    fn modulo_wraps_and_splits_at_the_end() {
+        let got = run(vec![w(10 * 4096 + 5, 100), w(9 * 4096, 8192)], LbaMapMode::Modulo, 10 * 4096).unwrap();
+        assert_eq!(got, vec![w(5, 100), w(9 * 4096, 4096), w(0, 4096)]);
+        assert!(run(vec![w(0, 11 * 4096)], LbaMapMode::Modulo, 10 * 4096).is_err());
+    }
+}

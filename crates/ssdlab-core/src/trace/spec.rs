@@ -1,0 +1,361 @@
+//! Workload specifications (serde, from JSON or TOML) with range validation, and the entry
+//! points that turn one into a request source: [`open_workload`] and [`open_trace`].
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::blkparse::BlkAction;
+use super::format::{open_format, TraceFormat};
+use super::lba_map::{LbaMapMode, LbaMapped};
+use super::request::{Request, RequestSource};
+use super::synthetic::Synthetic;
+use crate::error::{Result, SsdError};
+
+/// A workload: a trace file or a synthetic generator, tagged by `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    Trace(TraceSpec),
+    Synthetic(SyntheticSpec),
+}
+
+/// A trace file to replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    pub path: PathBuf,
+    #[serde(default)]
+    pub format: TraceFormat,
+    /// Keep only requests of this device (disk number, ASU, minor); formats with one only.
+    #[serde(default)]
+    pub device: Option<u32>,
+    #[serde(default, alias = "lba-map")]
+    pub lba_map: LbaMapMode,
+    /// Stop after this many requests (counted before LBA mapping splits any).
+    #[serde(default, alias = "max-requests")]
+    pub max_requests: Option<u64>,
+    /// blkparse only: which action to take requests from.
+    #[serde(default, alias = "blkparse-action")]
+    pub blkparse_action: BlkAction,
+}
+
+impl TraceSpec {
+    /// A spec for `path` with every other field at its default.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        TraceSpec {
+            path: path.into(),
+            format: TraceFormat::Auto,
+            device: None,
+            lba_map: LbaMapMode::None,
+            max_requests: None,
+            blkparse_action: BlkAction::Dispatch,
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.max_requests == Some(0) {
+            return Err(SsdError::Workload("max_requests: must be > 0 when given".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Address pattern of a synthetic workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    #[default]
+    Uniform,
+    #[serde(alias = "hot-cold", alias = "hot_cold")]
+    Hotcold,
+    Zipf,
+    Sequential,
+}
+
+/// A synthetic workload. Addresses are `request_pages`-aligned slots within the first
+/// `footprint_fraction` of the logical space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyntheticSpec {
+    #[serde(default)]
+    pub pattern: Pattern,
+    pub requests: u64,
+    /// Fraction of requests that are reads (the rest are writes).
+    #[serde(default, alias = "read-fraction")]
+    pub read_fraction: f64,
+    /// Request size in device pages; requests are aligned to it.
+    #[serde(default = "one", alias = "request-pages")]
+    pub request_pages: u64,
+    /// Only the first this fraction of the logical space is addressed.
+    #[serde(default = "one_f", alias = "footprint-fraction")]
+    pub footprint_fraction: f64,
+    /// hotcold: fraction r of requests that go to the hot space.
+    #[serde(default = "hot_w", alias = "hot-write-fraction")]
+    pub hot_write_fraction: f64,
+    /// hotcold: fraction f of the footprint that is hot.
+    #[serde(default = "hot_s", alias = "hot-space-fraction")]
+    pub hot_space_fraction: f64,
+    /// zipf: exponent θ ≥ 0 (0 is uniform).
+    #[serde(default = "theta", alias = "zipf-theta")]
+    pub zipf_theta: f64,
+    #[serde(default)]
+    pub arrival: ArrivalSpec,
+}
+
+fn one() -> u64 {
+    1
+}
+fn one_f() -> f64 {
+    1.0
+}
+fn hot_w() -> f64 {
+    0.8
+}
+fn hot_s() -> f64 {
+    0.2
+}
+fn theta() -> f64 {
+    0.99
+}
+
+impl SyntheticSpec {
+    /// A spec with every field but `pattern` and `requests` at its default.
+    pub fn new(pattern: Pattern, requests: u64) -> Self {
+        SyntheticSpec {
+            pattern,
+            requests,
+            read_fraction: 0.0,
+            request_pages: 1,
+            footprint_fraction: 1.0,
+            hot_write_fraction: hot_w(),
+            hot_space_fraction: hot_s(),
+            zipf_theta: theta(),
+            arrival: ArrivalSpec::Closed,
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(SsdError::Workload(m));
+        let unit = |name: &str, v: f64| -> Result<()> {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(SsdError::Workload(format!("{name}: must be in [0, 1], got {v}")))
+            }
+        };
+        if self.requests == 0 {
+            return bad("requests: must be > 0".into());
+        }
+        if self.request_pages == 0 {
+            return bad("request_pages: must be > 0".into());
+        }
+        unit("read_fraction", self.read_fraction)?;
+        unit("footprint_fraction", self.footprint_fraction)?;
+        if self.footprint_fraction == 0.0 {
+            return bad("footprint_fraction: must be > 0".into());
+        }
+        unit("hot_write_fraction", self.hot_write_fraction)?;
+        unit("hot_space_fraction", self.hot_space_fraction)?;
+        if !(self.zipf_theta.is_finite() && self.zipf_theta >= 0.0) {
+            return bad(format!("zipf_theta: must be a finite number >= 0, got {}", self.zipf_theta));
+        }
+        self.arrival.validate()
+    }
+}
+
+/// When requests arrive.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ArrivalSpec {
+    /// All arrivals at 0: replayed closed-loop or timing-free by the caller.
+    #[default]
+    Closed,
+    /// One request every `interval_us`.
+    Fixed { interval_us: f64 },
+    /// Poisson arrivals at `iops` requests per second.
+    Poisson { iops: f64 },
+    /// Bursty on-off arrivals: bursts of a geometric number of requests (mean
+    /// `burst_requests`) with exponential gaps (mean `burst_interval_us`), separated by idle
+    /// periods of mean `idle_mean_us` drawn from `idle`.
+    #[serde(alias = "on_off", alias = "onoff")]
+    OnOff {
+        burst_requests: f64,
+        burst_interval_us: f64,
+        idle_mean_us: f64,
+        #[serde(default)]
+        idle: IdleDist,
+    },
+}
+
+/// The distribution of idle periods of on-off arrivals (its mean is `idle_mean_us`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum IdleDist {
+    #[default]
+    Exponential,
+    /// Pareto with this shape α (> 1 for a finite mean); scale = mean·(α−1)/α.
+    Pareto { shape: f64 },
+    /// Log-normal with this σ; μ = ln(mean) − σ²/2.
+    Lognormal { sigma: f64 },
+    /// Every idle period lasts exactly the mean.
+    Fixed,
+}
+
+impl ArrivalSpec {
+    pub fn validate(&self) -> Result<()> {
+        let pos = |name: &str, v: f64, min_ok: f64, strict: bool| -> Result<()> {
+            let ok = v.is_finite() && if strict { v > min_ok } else { v >= min_ok };
+            if ok {
+                Ok(())
+            } else {
+                let rel = if strict { ">" } else { ">=" };
+                Err(SsdError::Workload(format!("arrival.{name}: must be a finite number {rel} {min_ok}, got {v}")))
+            }
+        };
+        match *self {
+            ArrivalSpec::Closed => Ok(()),
+            ArrivalSpec::Fixed { interval_us } => pos("interval_us", interval_us, 0.0, false),
+            ArrivalSpec::Poisson { iops } => pos("iops", iops, 0.0, true),
+            ArrivalSpec::OnOff { burst_requests, burst_interval_us, idle_mean_us, idle } => {
+                pos("burst_requests", burst_requests, 1.0, false)?;
+                pos("burst_interval_us", burst_interval_us, 0.0, false)?;
+                pos("idle_mean_us", idle_mean_us, 0.0, true)?;
+                match idle {
+                    IdleDist::Pareto { shape } => pos("idle.shape", shape, 1.0, true),
+                    IdleDist::Lognormal { sigma } => pos("idle.sigma", sigma, 0.0, true),
+                    IdleDist::Exponential | IdleDist::Fixed => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// Stops a source after `limit` requests.
+struct Take {
+    inner: Box<dyn RequestSource>,
+    left: u64,
+}
+
+impl RequestSource for Take {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        self.inner.next_request()
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn location(&self) -> Option<(String, u64)> {
+        self.inner.location()
+    }
+    fn skipped(&self) -> u64 {
+        self.inner.skipped()
+    }
+}
+
+/// The raw reader of a trace spec: format (auto-detected if `auto`), device filter, blkparse
+/// action and `max_requests` applied; addresses as in the file (no LBA mapping).
+pub fn open_trace(spec: &TraceSpec) -> Result<Box<dyn RequestSource>> {
+    spec.validate()?;
+    let src = open_format(&spec.path, spec.format, spec.device, spec.blkparse_action)?;
+    Ok(match spec.max_requests {
+        Some(left) => Box::new(Take { inner: src, left }),
+        None => src,
+    })
+}
+
+/// The request source of a workload on a device of `logical_bytes` with pages of `page_size`:
+/// a trace reader wrapped in its LBA map, or a generator (whose addresses are in range by
+/// construction), seeded from `seed` through [`crate::rng::stream`]`(seed, "workload")`.
+pub fn open_workload(spec: &WorkloadSpec, logical_bytes: u64, page_size: u64, seed: u64) -> Result<Box<dyn RequestSource>> {
+    match spec {
+        WorkloadSpec::Trace(t) => Ok(Box::new(LbaMapped::new(open_trace(t)?, t.lba_map, logical_bytes, page_size)?)),
+        WorkloadSpec::Synthetic(s) => Ok(Box::new(Synthetic::new(s, logical_bytes, page_size, seed)?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_and_toml_with_defaults() {
+        let w: WorkloadSpec = serde_json::from_str(r#"{"kind": "trace", "path": "x.csv", "lba_map": "dense"}"#).unwrap();
+        let WorkloadSpec::Trace(t) = w else { panic!("not a trace") };
+        assert_eq!((t.format, t.lba_map, t.blkparse_action), (TraceFormat::Auto, LbaMapMode::Dense, BlkAction::Dispatch));
+        let w: WorkloadSpec = toml::from_str(
+            "kind = \"synthetic\"\npattern = \"hotcold\"\nrequests = 10\n[arrival]\nkind = \"on-off\"\nburst_requests = 8\nburst_interval_us = 5\nidle_mean_us = 1000\nidle = { dist = \"pareto\", shape = 1.5 }\n",
+        )
+        .unwrap();
+        let WorkloadSpec::Synthetic(s) = w else { panic!("not synthetic") };
+        assert_eq!((s.pattern, s.request_pages, s.footprint_fraction), (Pattern::Hotcold, 1, 1.0));
+        assert!(matches!(s.arrival, ArrivalSpec::OnOff { idle: IdleDist::Pareto { shape }, .. } if shape == 1.5));
+        s.validate().unwrap();
+        let t: TraceSpec = toml::from_str("path = \"a\"\nformat = \"vscsi-csv\"\nblkparse_action = \"Q\"\n").unwrap();
+        assert_eq!((t.format, t.blkparse_action), (TraceFormat::VscsiCsv, BlkAction::Queue));
+    }
+
+    #[test]
+    fn unknown_fields_and_names_are_errors() {
+        for bad in [
+            r#"{"kind": "trace", "path": "x", "colour": 1}"#,
+            r#"{"kind": "trace", "path": "x", "format": "tarball"}"#,
+            r#"{"kind": "synthetic", "requests": 1, "pattern": "spiral"}"#,
+            r#"{"kind": "synthetic", "requests": 1, "arrival": {"kind": "poisson", "iops": 1, "x": 2}}"#,
+            r#"{"kind": "tape"}"#,
+        ] {
+            assert!(serde_json::from_str::<WorkloadSpec>(bad).is_err(), "{bad}");
+        }
+        let e = serde_json::from_str::<WorkloadSpec>(r#"{"kind": "trace", "path": "x", "format": "tarball"}"#).unwrap_err().to_string();
+        assert!(e.contains("msr, fiu"), "{e}");
+    }
+
+    #[test]
+    fn open_workload_maps_traces_and_seeds_generators() {
+        let p = super::super::input::testutil::fixture("ow.csv", b"0,W,1099511627776,4096\n1,W,4096,4096\n2,R,1099511627776,4096\n", false);
+        let spec: WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "kind": "trace", "path": p, "lba_map": "dense", "max_requests": 2
+        }))
+        .unwrap();
+        let mut src = open_workload(&spec, 1 << 20, 4096, 0).unwrap();
+        let a = src.next_request().unwrap().unwrap();
+        let b = src.next_request().unwrap().unwrap();
+        assert_eq!((a.offset_bytes, b.offset_bytes), (0, 4096));
+        assert_eq!(src.next_request().unwrap(), None);
+        assert_eq!(src.location().unwrap().1, 2);
+        let WorkloadSpec::Trace(mut t) = spec else { panic!("not a trace") };
+        t.lba_map = LbaMapMode::None;
+        t.max_requests = None;
+        let mut src = open_workload(&WorkloadSpec::Trace(t), 1 << 20, 4096, 0).unwrap();
+        let e = src.next_request().unwrap_err().to_string();
+        assert!(e.contains("ow.csv:1: ") && e.contains("--lba-map dense|modulo"), "{e}");
+
+        let s = WorkloadSpec::Synthetic(SyntheticSpec::new(Pattern::Zipf, 100));
+        let draw = |seed| {
+            let mut g = open_workload(&s, 1 << 30, 4096, seed).unwrap();
+            (0..100).map(|_| g.next_request().unwrap().unwrap().offset_bytes).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(5), draw(5));
+        assert_ne!(draw(5), draw(6));
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let mut s = SyntheticSpec::new(Pattern::Uniform, 10);
+        s.read_fraction = 1.5;
+        assert!(s.validate().unwrap_err().to_string().contains("read_fraction: must be in [0, 1], got 1.5"));
+        let mut s = SyntheticSpec::new(Pattern::Uniform, 0);
+        assert!(s.validate().unwrap_err().to_string().contains("requests"));
+        s.requests = 1;
+        s.arrival = ArrivalSpec::OnOff { burst_requests: 4.0, burst_interval_us: 1.0, idle_mean_us: 10.0, idle: IdleDist::Pareto { shape: 0.9 } };
+        assert!(s.validate().unwrap_err().to_string().contains("arrival.idle.shape"));
+        s.arrival = ArrivalSpec::Poisson { iops: 0.0 };
+        assert!(s.validate().unwrap_err().to_string().contains("arrival.iops"));
+        let mut t = TraceSpec::new("x");
+        t.max_requests = Some(0);
+        assert!(open_trace(&t).err().unwrap().to_string().contains("max_requests"));
+    }
+}
