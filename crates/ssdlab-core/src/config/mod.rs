@@ -2,11 +2,13 @@
 //! every field validated, named presets shipped in the crate, and `section.key=value` overrides.
 
 mod geometry;
+mod partial;
 mod policy;
 mod presets;
 mod timing;
 
 pub use geometry::Geometry;
+pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing};
@@ -69,6 +71,8 @@ impl DeviceConfig {
         self.timing.check().map_err(err)?;
         VictimPolicy::parse(&self.gc.victim).map_err(|m| err(("gc.victim".into(), m)))?;
         SchedulerKind::parse(&self.gc.scheduler).map_err(|m| err(("gc.scheduler".into(), m)))?;
+        self.gc.rl.check().map_err(err)?;
+        self.gc.partial.check().map_err(err)?;
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::partial::{PartialConfig, RlConfig};
+
 /// How host pages are spread over planes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -64,12 +66,20 @@ pub struct GcConfig {
     /// `fifo`, `random`, `d-choices:d=N`.
     #[serde(default = "default_victim")]
     pub victim: String,
-    /// GC scheduler by registry name: `blocking` (collect whole victims on demand).
+    /// GC scheduler by registry name (`gc::SCHEDULERS`): `blocking`, `lazyrtgc`, `rlgc`,
+    /// `rlgc-aggressive`, `idle-ma`, `idle-es`, `external`.
     #[serde(default = "default_scheduler")]
     pub scheduler: String,
-    /// GC runs on a plane while its free blocks are below this number (blocks per plane).
+    /// GC runs on a plane while its free blocks are below this number (blocks per plane). The
+    /// partial schedulers use it as the seed's T_GC (decide when free blocks ≤ T_GC, per plane).
     #[serde(default = "default_threshold")]
     pub threshold_blocks: u32,
+    /// `[gc.rl]`: the RL-assisted schedulers (`rlgc`, `rlgc-aggressive`, `external`).
+    #[serde(default)]
+    pub rl: RlConfig,
+    /// `[gc.partial]`: intensive GC, LazyRTGC and the idle-time predictors.
+    #[serde(default)]
+    pub partial: PartialConfig,
 }
 
 fn default_victim() -> String {
@@ -84,6 +94,12 @@ fn default_threshold() -> u32 {
 
 impl Default for GcConfig {
     fn default() -> Self {
-        GcConfig { victim: default_victim(), scheduler: default_scheduler(), threshold_blocks: default_threshold() }
+        GcConfig {
+            victim: default_victim(),
+            scheduler: default_scheduler(),
+            threshold_blocks: default_threshold(),
+            rl: RlConfig::default(),
+            partial: PartialConfig::default(),
+        }
     }
 }

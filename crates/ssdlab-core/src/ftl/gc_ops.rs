@@ -46,6 +46,34 @@ impl Ftl {
         }
     }
 
+    /// Start a job on `plane` only if the victim the policy picks has at most `max_valid` valid
+    /// pages; otherwise the block goes back to the index (for FIFO, at the back of the queue).
+    /// Returns whether a job is running. (Kang et al. TECS 2017 §5.3: take a victim early only if
+    /// enough of it is invalid.)
+    pub fn gc_begin_if(&mut self, plane: u32, rng: &mut SimRng, max_valid: u32) -> bool {
+        if self.jobs[plane as usize].is_some() {
+            return true;
+        }
+        match self.victims.select(plane, &self.valid, &self.closed_at, self.write_clock, rng) {
+            Some(v) if self.valid[v as usize] <= max_valid => {
+                self.state[v as usize] = BlockState::Victim;
+                self.jobs[plane as usize] = Some(GcJob { victim: v, cursor: 0 });
+                self.counters.gc_victims += 1;
+                true
+            }
+            Some(v) => {
+                self.victims.insert(v, self.valid[v as usize]);
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// Is the job on `plane` ready for its erase (every valid page copied)?
+    pub fn gc_victim_ready(&self, plane: u32) -> bool {
+        self.jobs[plane as usize].is_some_and(|j| self.valid[j.victim as usize] == 0)
+    }
+
     /// Valid pages left to copy in the job on `plane` (0 when none or ready to erase).
     pub fn gc_remaining_copies(&self, plane: u32) -> u32 {
         self.jobs[plane as usize].map_or(0, |j| self.valid[j.victim as usize])

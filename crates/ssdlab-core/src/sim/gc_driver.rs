@@ -5,7 +5,8 @@
 
 use crate::error::Result;
 use crate::ftl::{Ftl, GcStep};
-use crate::gc::SchedulerKind;
+use crate::config::DeviceConfig;
+use crate::gc::{IdlePredict, LazyRtgc, RlGc, SchedulerKind};
 use crate::nand::Resources;
 use crate::rng::SimRng;
 
@@ -13,6 +14,10 @@ use crate::rng::SimRng;
 #[derive(Debug, Clone, Copy)]
 pub struct RequestInfo {
     pub is_write: bool,
+    pub is_read: bool,
+    /// Arrival minus the previous request's arrival (0 for the first): the seed's
+    /// inter-request interval (Kang et al. TECS 2017 §5.2).
+    pub interval_ns: u64,
     pub arrival_ns: u64,
     pub completion_ns: u64,
     pub pages: u32,
@@ -84,6 +89,14 @@ pub trait GcScheduler: Send {
     fn on_idle(&mut self, _from: u64, _until: u64, _gc: &mut GcContext) -> Result<()> {
         Ok(())
     }
+    /// The learned Q-table, for schedulers that learn one (to save and reuse).
+    fn q_table(&self) -> Option<&crate::rl::QTable> {
+        None
+    }
+    /// The external scheduler behind this one, if it is one (decision stepping).
+    fn external(&mut self) -> Option<&mut super::decision::ExternalScheduler> {
+        None
+    }
 }
 
 /// On-demand blocking GC (Kang et al. TECS 2017 §2, the "page-level" baseline): when a plane's
@@ -104,9 +117,16 @@ impl GcScheduler for BlockingGc {
     }
 }
 
-/// The scheduler registry: name → implementation.
-pub fn build_scheduler(kind: SchedulerKind) -> Box<dyn GcScheduler> {
-    match kind {
+/// The scheduler registry: name → implementation. `seed` is the simulation seed (the RL agent
+/// draws from `rng::stream(seed, "rl")`); errors come from loading `gc.rl.q_table`.
+pub fn build_scheduler(kind: SchedulerKind, cfg: &DeviceConfig, seed: u64) -> Result<Box<dyn GcScheduler>> {
+    Ok(match kind {
         SchedulerKind::Blocking => Box::new(BlockingGc),
-    }
+        SchedulerKind::LazyRtgc => Box::new(LazyRtgc::new(cfg)),
+        SchedulerKind::Rlgc => Box::new(RlGc::new(cfg, seed, false)?),
+        SchedulerKind::RlgcAggressive => Box::new(RlGc::new(cfg, seed, true)?),
+        SchedulerKind::IdleMa => Box::new(IdlePredict::new(cfg, false)),
+        SchedulerKind::IdleEs => Box::new(IdlePredict::new(cfg, true)),
+        SchedulerKind::External => Box::new(super::decision::ExternalScheduler::new(cfg)),
+    })
 }

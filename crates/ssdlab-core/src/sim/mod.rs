@@ -3,12 +3,14 @@
 //! its decision points. A [`Simulation`] is a value; it owns its FTL, time lines, scheduler,
 //! random streams, statistics and workload.
 
+mod decision;
 mod gc_driver;
 mod options;
 mod precondition;
 mod replay;
 mod sampling;
 
+pub use decision::{ExternalScheduler, Observation};
 pub use gc_driver::{build_scheduler, BlockingGc, GcContext, GcScheduler, RequestInfo};
 pub use options::{Precondition, Replay, SimOptions};
 
@@ -64,7 +66,7 @@ impl Simulation {
         let logical_pages = cfg.geometry.logical_pages();
         let mut sim = Simulation {
             gc_rng: rng::stream(opts.seed, "gc"),
-            scheduler: build_scheduler(kind),
+            scheduler: build_scheduler(kind, &cfg, opts.seed)?,
             ftl,
             res,
             source,
@@ -111,6 +113,24 @@ impl Simulation {
     /// Replace the GC scheduler (for schedulers built outside the registry, e.g. with options).
     pub fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) {
         self.scheduler = s;
+    }
+
+    /// The scheduler's name.
+    pub fn scheduler_name(&self) -> &'static str {
+        self.scheduler.name()
+    }
+
+    /// The scheduler's learned Q-table (`rlgc`, `rlgc-aggressive`), if it has one.
+    pub fn q_table(&self) -> Option<&crate::rl::QTable> {
+        self.scheduler.q_table()
+    }
+
+    /// Save the scheduler's Q-table as JSON (see `rl::QTable`); an error if it has none.
+    pub fn save_q_table(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+        match self.scheduler.q_table() {
+            Some(t) => t.save(path),
+            None => Err(crate::SsdError::Invalid(format!("scheduler '{}' has no Q-table to save", self.scheduler.name()))),
+        }
     }
 
     /// Serve up to `budget` more requests. Returns true when the workload is exhausted (or the

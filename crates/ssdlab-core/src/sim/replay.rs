@@ -102,7 +102,14 @@ impl Simulation {
         if blocked {
             self.blocked += 1;
         }
-        let info = RequestInfo { is_write: req.op == OpKind::Write, arrival_ns: arrival, completion_ns: completion, pages: pages as u32 };
+        let info = RequestInfo {
+            is_write: req.op == OpKind::Write,
+            is_read: req.op == OpKind::Read,
+            interval_ns: if self.counts.total > 1 { arrival - self.last_arrival } else { 0 },
+            arrival_ns: arrival,
+            completion_ns: completion,
+            pages: pages as u32,
+        };
         let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
         self.scheduler.after_request(&info, &mut ctx)?;
         if let Replay::ClosedLoop { .. } = self.options().replay {
