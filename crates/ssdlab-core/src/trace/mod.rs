@@ -12,6 +12,7 @@ mod format;
 mod input;
 pub mod lba_map;
 mod msr;
+pub mod presets;
 pub mod request;
 mod spc;
 pub mod spec;

@@ -18,6 +18,9 @@ use crate::error::{Result, SsdError};
 pub enum WorkloadSpec {
     Trace(TraceSpec),
     Synthetic(SyntheticSpec),
+    /// A named synthetic stand-in (`trace::presets`), e.g. `{"kind": "preset", "name": "home1",
+    /// "requests": 100000}`.
+    Preset { name: String, requests: u64 },
 }
 
 /// A trace file to replay.
@@ -101,6 +104,11 @@ pub struct SyntheticSpec {
     pub zipf_theta: f64,
     #[serde(default)]
     pub arrival: ArrivalSpec,
+    /// Variable request sizes: 4 KiB × (1 + Geometric), with this mean in KiB (≥ 4); `None` =
+    /// every request is `request_pages` pages. Offsets stay `request_pages`-aligned; a request
+    /// is cut at the end of the footprint.
+    #[serde(default, alias = "mean-request-kib")]
+    pub mean_request_kib: Option<f64>,
 }
 
 fn one() -> u64 {
@@ -132,6 +140,7 @@ impl SyntheticSpec {
             hot_space_fraction: hot_s(),
             zipf_theta: theta(),
             arrival: ArrivalSpec::Closed,
+            mean_request_kib: None,
         }
     }
 
@@ -149,6 +158,11 @@ impl SyntheticSpec {
         }
         if self.request_pages == 0 {
             return bad("request_pages: must be > 0".into());
+        }
+        if let Some(m) = self.mean_request_kib {
+            if !(m.is_finite() && m >= 4.0) {
+                return bad(format!("mean_request_kib: must be a finite number >= 4, got {m}"));
+            }
         }
         unit("read_fraction", self.read_fraction)?;
         unit("footprint_fraction", self.footprint_fraction)?;
@@ -274,6 +288,9 @@ pub fn open_workload(spec: &WorkloadSpec, logical_bytes: u64, page_size: u64, se
     match spec {
         WorkloadSpec::Trace(t) => Ok(Box::new(LbaMapped::new(open_trace(t)?, t.lba_map, logical_bytes, page_size)?)),
         WorkloadSpec::Synthetic(s) => Ok(Box::new(Synthetic::new(s, logical_bytes, page_size, seed)?)),
+        WorkloadSpec::Preset { name, requests } => {
+            Ok(Box::new(Synthetic::new(&super::presets::stand_in(name, *requests)?, logical_bytes, page_size, seed)?))
+        }
     }
 }
 

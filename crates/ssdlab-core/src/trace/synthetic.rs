@@ -5,7 +5,7 @@
 //! so changing the arrival process leaves the address sequence unchanged.
 
 use rand::Rng;
-use rand_distr::{Distribution, Zipf};
+use rand_distr::{Distribution, Geometric, Zipf};
 
 use super::arrival::ArrivalProcess;
 use super::request::{OpKind, Request, RequestSource};
@@ -28,6 +28,8 @@ pub struct Synthetic {
     add: u64,
     cursor: u64,
     produced: u64,
+    /// Variable sizes: extra 4 KiB units ~ Geometric, from `rng::stream(seed, "workload/size")`.
+    size: Option<(Geometric, SimRng)>,
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -75,6 +77,11 @@ impl Synthetic {
             add: slots / 3,
             cursor: 0,
             produced: 0,
+            size: match spec.mean_request_kib {
+                // 1 + Geometric(p) units has mean 1/p.
+                Some(m) => Some((Geometric::new(4.0 / m).map_err(|e| SsdError::Workload(format!("mean_request_kib: {e}")))?, stream(seed, "workload/size"))),
+                None => None,
+            },
         })
     }
 
@@ -123,7 +130,12 @@ impl RequestSource for Synthetic {
         let op = if self.rng.gen_bool(self.spec.read_fraction) { OpKind::Read } else { OpKind::Write };
         let slot = self.next_slot();
         let arrival_ns = self.arrival.next_arrival(&mut self.arrival_rng);
-        Ok(Some(Request { arrival_ns, op, offset_bytes: slot * self.slot_bytes, size_bytes: self.slot_bytes }))
+        let offset_bytes = slot * self.slot_bytes;
+        let size_bytes = match &mut self.size {
+            None => self.slot_bytes,
+            Some((g, rng)) => ((1 + g.sample(rng)) * 4096).min(self.slots * self.slot_bytes - offset_bytes),
+        };
+        Ok(Some(Request { arrival_ns, op, offset_bytes, size_bytes }))
     }
 
     fn describe(&self) -> String {
