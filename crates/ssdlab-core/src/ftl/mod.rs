@@ -199,11 +199,15 @@ impl Ftl {
         }
     }
 
-    /// Can `plane` take a host page without GC first? (The last free block is kept for GC.)
+    /// Can `plane` take a host page without GC first? The last free block is kept for GC, and
+    /// once GC has taken it (free pool empty, a victim partly copied — partial GC leaves jobs
+    /// open between requests) the host may not use the frontier pages the victim's remaining
+    /// copies need.
     #[inline]
     pub fn host_can_write(&self, plane: u32) -> bool {
         let f = self.frontier[plane as usize * self.streams];
-        (f != UNMAPPED && self.next_page[f as usize] < self.pages_per_block) || self.free[plane as usize].len() > 1
+        let free = self.free[plane as usize].len();
+        (free >= 1 && f != UNMAPPED && self.next_page[f as usize] < self.pages_per_block) || free > 1
     }
 
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
