@@ -26,6 +26,7 @@
 //! component's name. The core never reads the wall clock. Same configuration, same workload,
 //! same seed ⇒ bit-identical results.
 
+pub mod api;
 pub mod config;
 pub mod error;
 pub mod ftl;

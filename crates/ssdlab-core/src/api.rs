@@ -1,0 +1,50 @@
+//! A coarse facade for front ends (the PyO3 layer, tools): specifications in as JSON or TOML
+//! text, simulations and results out. Keeps the bindings free of logic.
+
+use crate::config::DeviceConfig;
+use crate::error::{Result, SsdError};
+use crate::sim::{SimOptions, Simulation};
+use crate::trace::{open_workload, trace_info, TraceInfo, TraceSpec, WorkloadSpec};
+
+/// A device from a preset name or TOML text (`origin` names the file), with overrides.
+pub fn load_device(preset_or_toml: &str, origin: &str, overrides: &[String]) -> Result<DeviceConfig> {
+    if crate::config::preset(preset_or_toml).is_some() {
+        DeviceConfig::from_preset(preset_or_toml, overrides)
+    } else {
+        let mut cfg = DeviceConfig::from_toml(preset_or_toml, origin, overrides)?;
+        if cfg.name.is_empty() {
+            cfg.name = origin.to_string();
+        }
+        Ok(cfg)
+    }
+}
+
+/// Parse a workload specification (JSON).
+pub fn parse_workload(json: &str) -> Result<WorkloadSpec> {
+    serde_json::from_str(json).map_err(|e| SsdError::Workload(e.to_string()))
+}
+
+/// Parse run options (JSON).
+pub fn parse_options(json: &str) -> Result<SimOptions> {
+    let o: SimOptions = serde_json::from_str(json).map_err(|e| SsdError::config("options", e.to_string()))?;
+    o.validate()?;
+    Ok(o)
+}
+
+/// Build a simulation of `device` running `workload` under `options`.
+pub fn build_simulation(device: DeviceConfig, workload: &WorkloadSpec, options: SimOptions) -> Result<Simulation> {
+    let g = &device.geometry;
+    let source = open_workload(workload, g.logical_bytes(), u64::from(g.page_size), options.seed)?;
+    Simulation::new(device, options, source)
+}
+
+/// `ssdlab trace info`: statistics of a trace file (JSON trace spec).
+pub fn trace_stats(spec_json: &str, page_size: u64) -> Result<TraceInfo> {
+    let spec: TraceSpec = serde_json::from_str(spec_json).map_err(|e| SsdError::Workload(e.to_string()))?;
+    trace_info(&spec, page_size)
+}
+
+/// Serialize anything serde can, as JSON (results, infos).
+pub fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| SsdError::Invalid(format!("cannot encode result as JSON: {e}")))
+}
