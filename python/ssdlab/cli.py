@@ -115,7 +115,7 @@ def run(
     replay: str = typer.Option("auto", "--replay", help="auto, open (trace timestamps) or closed (fixed queue depth)."),
     queue_depth: int = typer.Option(16, "--queue-depth", "-q"),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Open loop: multiply inter-arrival times (0.5 = twice as fast)."),
-    precondition: bool = typer.Option(False, "--precondition/--no-precondition", help="Fill the device (sequential, then random) before measuring."),
+    precondition: bool = typer.Option(True, "--precondition/--no-precondition", help="Fill the device (sequential, then random) before measuring, so GC is in steady state."),
     precondition_passes: float = typer.Option(2.0, "--precondition-passes", help="Random overwrite passes of preconditioning."),
     seed: int = typer.Option(1, "--seed"),
     max_requests: Optional[int] = typer.Option(None, "--max-requests"),

@@ -303,6 +303,22 @@ impl Ftl {
         }
     }
 
+    /// Heap bytes held by the FTL's tables (L2P, P2L, bitmap, per-block metadata, queues).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.l2p.capacity() * 4
+            + self.p2l.capacity() * 4
+            + self.valid_bits.capacity() * 8
+            + self.valid.capacity() * 4
+            + self.next_page.capacity() * 4
+            + self.state.capacity() * size_of::<BlockState>()
+            + self.erase_count.capacity() * 4
+            + self.closed_at.capacity() * 8
+            + self.free.iter().map(|f| f.capacity() * 4).sum::<usize>()
+            + self.victims.memory_bytes()
+            + self.program_marks.as_ref().map_or(0, |m| m.capacity())
+    }
+
     /// Per-block erase count statistics: (min, mean, max).
     pub fn erase_stats(&self) -> (u32, f64, u32) {
         let n = self.erase_count.len().max(1) as f64;
