@@ -219,6 +219,15 @@ impl Ftl {
     /// frontier for `stream`, and return that page.
     #[inline]
     pub(crate) fn program(&mut self, lpn: u32, plane: u32, stream: usize) -> Result<u32> {
+        let old = self.l2p[lpn as usize];
+        self.program_from(lpn, old, plane, stream)
+    }
+
+    /// `program` when the caller already knows the page `lpn` currently maps to (`old`, or
+    /// UNMAPPED): GC copies know it is the victim page, which saves a random L2P read — the
+    /// dominant cost of GC on large devices.
+    #[inline]
+    pub(crate) fn program_from(&mut self, lpn: u32, old: u32, plane: u32, stream: usize) -> Result<u32> {
         let fi = plane as usize * self.streams + stream;
         let mut blk = self.frontier[fi];
         if blk == UNMAPPED || self.next_page[blk as usize] == self.pages_per_block {
@@ -231,7 +240,6 @@ impl Ftl {
             self.state[blk as usize] = BlockState::Open;
             self.frontier[fi] = blk;
         }
-        let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
             self.invalidate(old);
         }
