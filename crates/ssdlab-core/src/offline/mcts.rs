@@ -4,8 +4,10 @@
 //!
 //! Parallelism is by batches: the main thread selects up to `workers` leaves one after another
 //! (each selection counts a visit on its path at once — a "virtual loss" — so the batch spreads
-//! out), the playouts run in parallel with rayon, each worker on its own copy of the root state
-//! that it rolls back through the undo log, and results are back-propagated in job order. The
+//! out), the playouts run in parallel with rayon, each worker restoring its own working copy
+//! from its copy of the root state (a greedy playout rewrites most of the state, so a
+//! no-allocation copy back is far cheaper than undoing millions of logged writes: 30 → 80
+//! playouts/s on the 650k-write benchmark, two threads), and results are back-propagated in job order. The
 //! result therefore depends only on the seed and `workers`, not on thread timing.
 
 use std::collections::BTreeSet;
@@ -75,6 +77,8 @@ struct JobResult {
 }
 
 struct Worker {
+    /// The root state, and a working copy restored from it before each playout.
+    base: Model,
     model: Model,
     scratch: PruneScratch,
 }
@@ -110,7 +114,7 @@ fn to_branch_point(m: &mut Model, fut: &FutureIndex, psi: u32, s: &mut PruneScra
 
 fn run_job(w: &mut Worker, fut: &FutureIndex, psi: u32, job: &Job) -> JobResult {
     let m = &mut w.model;
-    let base = m.mark();
+    m.restore_from(&w.base);
     let last = job.path.len().saturating_sub(1);
     for (action, forced) in &job.path[..last] {
         m.clean(*action);
@@ -128,7 +132,6 @@ fn run_job(w: &mut Worker, fut: &FutureIndex, psi: u32, job: &Job) -> JobResult 
     let cost = m.internal_writes();
     let schedule = (cost < job.win_at).then(|| m.schedule().to_vec());
     let better_hash = (cost < job.greedy).then(|| schedule_hash(m.schedule()));
-    m.undo_to(base);
     JobResult { forced, candidates, cost, schedule, better_hash }
 }
 
@@ -224,13 +227,14 @@ impl Tree {
 /// schedule), so the result is never worse than Greedy.
 pub fn mcts(root: &Model, fut: &FutureIndex, p: &MctsParams, seed: u64, greedy_internal: u64, incumbent: (u64, Vec<u32>)) -> MctsOutcome {
     let mut base = root.clone();
-    base.set_logging(true);
+    base.set_logging(false);
     let mut scratch = PruneScratch::default();
     let (_, root_cands) = to_branch_point(&mut base, fut, p.psi, &mut scratch);
-    base.clear_log();
     let workers = p.workers.max(1);
     let mut pool: Vec<Worker> =
-        (0..workers).map(|_| Worker { model: base.clone(), scratch: PruneScratch::default() }).collect();
+        (0..workers)
+            .map(|_| Worker { base: base.clone(), model: base.clone(), scratch: PruneScratch::default() })
+            .collect();
     let mut tree = Tree {
         nodes: vec![Node {
             parent: NONE,
@@ -278,11 +282,12 @@ pub fn mcts(root: &Model, fut: &FutureIndex, p: &MctsParams, seed: u64, greedy_i
                 better.insert(h);
             }
             tree.settle(job.node, r, win);
-        }
-        done += jobs.len() as u64;
-        while next_mark <= done {
-            convergence.push((next_mark, best));
-            next_mark *= 2;
+            // Results are merged in job order, so the curve is exact per playout.
+            done += 1;
+            if done == next_mark {
+                convergence.push((next_mark, best));
+                next_mark *= 2;
+            }
         }
     }
     if convergence.last().map_or(true, |&(n, _)| n != done) {

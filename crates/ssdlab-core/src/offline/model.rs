@@ -235,6 +235,30 @@ impl Model {
         true
     }
 
+    /// Become a copy of `other` (same geometry) without allocating: the "cheap snapshot" restore
+    /// used by MCTS playouts, which rewrite most of the state — undoing millions of logged
+    /// writes costs more than copying the few MB of mapping arrays back.
+    pub fn restore_from(&mut self, other: &Model) {
+        self.np = other.np;
+        self.blocks = other.blocks;
+        self.l2p.clone_from(&other.l2p);
+        self.p2l.clone_from(&other.p2l);
+        self.born.clone_from(&other.born);
+        self.valid.clone_from(&other.valid);
+        self.stamp.clone_from(&other.stamp);
+        self.level_bits.clone_from(&other.level_bits);
+        self.level_count.clone_from(&other.level_count);
+        self.words = other.words;
+        self.fb = other.fb;
+        self.fp = other.fp;
+        self.t = other.t;
+        self.internal = other.internal;
+        self.schedule.clone_from(&other.schedule);
+        self.logging = other.logging;
+        self.log.clone_from(&other.log);
+        self.saved.clone_from(&other.saved);
+    }
+
     /// Forget the undo history: the current state becomes the base the log rolls back to.
     pub fn clear_log(&mut self) {
         self.log.clear();

@@ -113,7 +113,7 @@ fn offline_toy_table_one_exhaustive_pruned_greedy() {
         let mut distinct = trace.clone();
         distinct.sort_unstable();
         distinct.dedup();
-        assert!((10..=29).contains(&distinct.len()), "{dist:?} footprint {}", distinct.len());
+        assert!((15..=29).contains(&distinct.len()), "{dist:?} footprint {}", distinct.len());
         let greedy = run_offline(&trace, &cfg, &OfflineMethod::Greedy, 0).unwrap();
         let ex = run_offline(&trace, &cfg, &OfflineMethod::Exhaustive { bound: true, limit: None }, 0).unwrap();
         let pr = run_offline(&trace, &cfg, &OfflineMethod::Pruned { psi: None, bound: false, limit: None }, 0).unwrap();

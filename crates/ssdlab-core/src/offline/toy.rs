@@ -23,9 +23,9 @@ pub enum ToyDistribution {
     Uniform,
     /// Normal, mean 14.5, standard deviation 4.5, rejected outside 0..29.
     Normal,
-    /// Exponential with mean 6, rejected at 29 and above.
+    /// Exponential with mean 8, rejected at 29 and above.
     Exponential,
-    /// Gamma with shape 2 and scale 4 (mean 8), rejected at 29 and above.
+    /// Gamma with shape 2 and scale 6 (mean 12), rejected at 29 and above.
     Gamma,
 }
 
@@ -51,11 +51,11 @@ pub fn toy_trace(dist: ToyDistribution, writes: usize, seed: u64) -> Result<Vec<
             Box::new(move |r| d.sample(r))
         }
         ToyDistribution::Exponential => {
-            let d = Exp::new(1.0 / 6.0).map_err(|e| bad(e.to_string()))?;
+            let d = Exp::new(1.0 / 8.0).map_err(|e| bad(e.to_string()))?;
             Box::new(move |r| d.sample(r))
         }
         ToyDistribution::Gamma => {
-            let d = Gamma::new(2.0, 4.0).map_err(|e| bad(e.to_string()))?;
+            let d = Gamma::new(2.0, 6.0).map_err(|e| bad(e.to_string()))?;
             Box::new(move |r| d.sample(r))
         }
     };
