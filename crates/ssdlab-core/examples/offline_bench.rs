@@ -13,7 +13,10 @@ use ssdlab_core::offline::{run_offline, OfflineConfig, OfflineMethod};
 use ssdlab_core::rng::{self, Rng};
 
 fn arg<T: std::str::FromStr>(i: usize, default: T) -> T {
-    std::env::args().nth(i).and_then(|s| s.parse().ok()).unwrap_or(default)
+    std::env::args()
+        .nth(i)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Page writes of a VSCSI binary trace: 32-byte little-endian records `u32 serial, u32 length
@@ -58,14 +61,26 @@ fn main() {
         // Hot/cold: 80% of writes to 20% of the pages.
         let mut r = rng::stream(42, "bench.hotcold");
         let hot = pages / 5;
-        let trace: Vec<u32> =
-            (0..writes).map(|_| if r.gen_bool(0.8) { r.gen_range(0..hot) } else { r.gen_range(hot..pages) }).collect();
+        let trace: Vec<u32> = (0..writes)
+            .map(|_| {
+                if r.gen_bool(0.8) {
+                    r.gen_range(0..hot)
+                } else {
+                    r.gen_range(hot..pages)
+                }
+            })
+            .collect();
         (trace, pages, playouts, arg(4, 7.0f64))
     };
     let writes = trace.len();
     let np = 128u32;
     let blocks = ((f64::from(pages) * (1.0 + spare_pct / 100.0)) / f64::from(np)).ceil() as u32 + 1;
-    let cfg = OfflineConfig { blocks, pages_per_block: np, logical_pages: pages, prefill: true };
+    let cfg = OfflineConfig {
+        blocks,
+        pages_per_block: np,
+        logical_pages: pages,
+        prefill: true,
+    };
     println!(
         "device: {blocks} blocks x {np} pages, {pages} logical pages (+prefill), trace {writes} writes, threads {}",
         rayon::current_num_threads()
@@ -82,7 +97,12 @@ fn main() {
         g.internal_writes, g.waf, g.cleanings, dt
     );
 
-    let method = OfflineMethod::Mcts { playouts, psi: None, exploration: 1.0, workers: None };
+    let method = OfflineMethod::Mcts {
+        playouts,
+        psi: None,
+        exploration: 1.0,
+        workers: None,
+    };
     let t0 = Instant::now();
     let m = match run_offline(&trace, &cfg, &method, 1) {
         Ok(m) => m,
@@ -98,8 +118,14 @@ fn main() {
         m.improvement_pct,
         m.better_than_greedy
     );
-    println!("projected time for 16384 playouts: {:.0} s", 16384.0 * dt / m.playouts.max(1) as f64);
+    println!(
+        "projected time for 16384 playouts: {:.0} s",
+        16384.0 * dt / m.playouts.max(1) as f64
+    );
     for c in &m.convergence {
-        println!("  {:>6} playouts: {:>8} internal writes, {:+.3}%", c.playouts, c.internal_writes, c.improvement_pct);
+        println!(
+            "  {:>6} playouts: {:>8} internal writes, {:+.3}%",
+            c.playouts, c.internal_writes, c.improvement_pct
+        );
     }
 }

@@ -32,7 +32,11 @@ impl FutureIndex {
             next_write[i] = last_seen[lpn];
             last_seen[lpn] = i as u32;
         }
-        FutureIndex { ops, next_write, prefill_len }
+        FutureIndex {
+            ops,
+            next_write,
+            prefill_len,
+        }
     }
 
     /// The full write sequence (prefill then trace).
@@ -80,7 +84,9 @@ mod tests {
         let trace = [1, 2, 3, 2, 4, 0, 3, 2, 1];
         let f = FutureIndex::new(&trace, 5, false);
         for i in 0..trace.len() {
-            let expect = (i + 1..trace.len()).find(|&j| trace[j] == trace[i]).map_or(NEVER, |j| j as u32);
+            let expect = (i + 1..trace.len())
+                .find(|&j| trace[j] == trace[i])
+                .map_or(NEVER, |j| j as u32);
             assert_eq!(f.death(i as u32), expect, "position {i}");
         }
         let g = FutureIndex::new(&trace, 5, true);

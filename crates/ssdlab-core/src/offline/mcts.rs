@@ -96,7 +96,12 @@ fn schedule_hash(s: &[u32]) -> u64 {
 
 /// Advance to the next decision with more than one candidate, applying single-candidate
 /// decisions; returns (forced victims, candidates) — candidates empty at the end of the trace.
-fn to_branch_point(m: &mut Model, fut: &FutureIndex, psi: u32, s: &mut PruneScratch) -> (Vec<u32>, Vec<u32>) {
+fn to_branch_point(
+    m: &mut Model,
+    fut: &FutureIndex,
+    psi: u32,
+    s: &mut PruneScratch,
+) -> (Vec<u32>, Vec<u32>) {
     let mut forced = Vec::new();
     let mut cands = Vec::new();
     while m.advance(fut) {
@@ -132,7 +137,13 @@ fn run_job(w: &mut Worker, fut: &FutureIndex, psi: u32, job: &Job) -> JobResult 
     let cost = m.internal_writes();
     let schedule = (cost < job.win_at).then(|| m.schedule().to_vec());
     let better_hash = (cost < job.greedy).then(|| schedule_hash(m.schedule()));
-    JobResult { forced, candidates, cost, schedule, better_hash }
+    JobResult {
+        forced,
+        candidates,
+        cost,
+        schedule,
+        better_hash,
+    }
 }
 
 struct Tree {
@@ -150,7 +161,11 @@ impl Tree {
             }
             if !n.untried.is_empty() {
                 // Greedy's choice (the first candidate) first, then the others in seeded order.
-                let i = if n.children.is_empty() { 0 } else { rng.gen_range(0..n.untried.len()) };
+                let i = if n.children.is_empty() {
+                    0
+                } else {
+                    rng.gen_range(0..n.untried.len())
+                };
                 let action = self.nodes[at as usize].untried.remove(i);
                 let id = self.nodes.len() as u32;
                 self.nodes.push(Node {
@@ -181,7 +196,7 @@ impl Tree {
                 }
                 let nj = f64::from(ch.visits);
                 let ucb = ch.wins / nj + self.exploration * (2.0 * ln_n / nj).sqrt();
-                if best.map_or(true, |(u, _)| ucb > u) {
+                if best.is_none_or(|(u, _)| ucb > u) {
                     best = Some((ucb, c));
                 }
             }
@@ -211,7 +226,8 @@ impl Tree {
         while at != NONE {
             if at != node {
                 let n = &self.nodes[at as usize];
-                let done = n.untried.is_empty() && n.children.iter().all(|&c| self.nodes[c as usize].exhausted);
+                let done = n.untried.is_empty()
+                    && n.children.iter().all(|&c| self.nodes[c as usize].exhausted);
                 self.nodes[at as usize].exhausted = done;
             }
             let n = &mut self.nodes[at as usize];
@@ -225,16 +241,26 @@ impl Tree {
 
 /// Run the MCTS from `root` (a fresh model), starting from `incumbent` (Greedy's cost and
 /// schedule), so the result is never worse than Greedy.
-pub fn mcts(root: &Model, fut: &FutureIndex, p: &MctsParams, seed: u64, greedy_internal: u64, incumbent: (u64, Vec<u32>)) -> MctsOutcome {
+pub fn mcts(
+    root: &Model,
+    fut: &FutureIndex,
+    p: &MctsParams,
+    seed: u64,
+    greedy_internal: u64,
+    incumbent: (u64, Vec<u32>),
+) -> MctsOutcome {
     let mut base = root.clone();
     base.set_logging(false);
     let mut scratch = PruneScratch::default();
     let (_, root_cands) = to_branch_point(&mut base, fut, p.psi, &mut scratch);
     let workers = p.workers.max(1);
-    let mut pool: Vec<Worker> =
-        (0..workers)
-            .map(|_| Worker { base: base.clone(), model: base.clone(), scratch: PruneScratch::default() })
-            .collect();
+    let mut pool: Vec<Worker> = (0..workers)
+        .map(|_| Worker {
+            base: base.clone(),
+            model: base.clone(),
+            scratch: PruneScratch::default(),
+        })
+        .collect();
     let mut tree = Tree {
         nodes: vec![Node {
             parent: NONE,
@@ -259,8 +285,15 @@ pub fn mcts(root: &Model, fut: &FutureIndex, p: &MctsParams, seed: u64, greedy_i
         let want = (p.playouts - done).min(workers as u64) as usize;
         let mut jobs = Vec::with_capacity(want);
         while jobs.len() < want {
-            let Some(node) = tree.select(&mut rng) else { break };
-            jobs.push(Job { path: tree.path(node), node, win_at: best, greedy: greedy_internal });
+            let Some(node) = tree.select(&mut rng) else {
+                break;
+            };
+            jobs.push(Job {
+                path: tree.path(node),
+                node,
+                win_at: best,
+                greedy: greedy_internal,
+            });
         }
         if jobs.is_empty() {
             break; // the whole pruned tree has been visited
@@ -290,7 +323,7 @@ pub fn mcts(root: &Model, fut: &FutureIndex, p: &MctsParams, seed: u64, greedy_i
             }
         }
     }
-    if convergence.last().map_or(true, |&(n, _)| n != done) {
+    if convergence.last().is_none_or(|&(n, _)| n != done) {
         convergence.push((done, best));
     }
     MctsOutcome {

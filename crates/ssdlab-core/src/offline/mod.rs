@@ -53,22 +53,34 @@ impl OfflineConfig {
     /// Check the geometry; an impossible one is a `SsdError::Config` naming the field.
     pub fn validate(&self) -> Result<()> {
         if self.blocks < 2 {
-            return Err(SsdError::config("offline.blocks", format!("need at least 2 blocks, got {}", self.blocks)));
+            return Err(SsdError::config(
+                "offline.blocks",
+                format!("need at least 2 blocks, got {}", self.blocks),
+            ));
         }
         if self.pages_per_block == 0 {
-            return Err(SsdError::config("offline.pages_per_block", "must be at least 1"));
+            return Err(SsdError::config(
+                "offline.pages_per_block",
+                "must be at least 1",
+            ));
         }
         let slots = u64::from(self.blocks) * u64::from(self.pages_per_block);
         if slots >= u64::from(u32::MAX) {
             return Err(SsdError::config(
                 "offline.blocks",
-                format!("blocks × pages_per_block = {slots} physical pages; at most {} supported", u32::MAX - 1),
+                format!(
+                    "blocks × pages_per_block = {slots} physical pages; at most {} supported",
+                    u32::MAX - 1
+                ),
             ));
         }
         if self.logical_pages == 0 || u64::from(self.logical_pages) >= slots {
             return Err(SsdError::config(
                 "offline.logical_pages",
-                format!("must be in 1..{slots} (fewer than blocks × pages_per_block), got {}", self.logical_pages),
+                format!(
+                    "must be in 1..{slots} (fewer than blocks × pages_per_block), got {}",
+                    self.logical_pages
+                ),
             ));
         }
         Ok(())
@@ -122,15 +134,27 @@ pub struct ReplayOutcome {
 }
 
 fn check_trace(trace: &[u32], cfg: &OfflineConfig) -> Result<()> {
-    if let Some((i, &l)) = trace.iter().enumerate().find(|(_, &l)| l >= cfg.logical_pages) {
+    if let Some((i, &l)) = trace
+        .iter()
+        .enumerate()
+        .find(|(_, &l)| l >= cfg.logical_pages)
+    {
         return Err(SsdError::Invalid(format!(
             "trace write {i}: logical page {l} is outside 0..{} (offline.logical_pages)",
             cfg.logical_pages
         )));
     }
-    let total = trace.len() as u64 + if cfg.prefill { u64::from(cfg.logical_pages) } else { 0 };
+    let total = trace.len() as u64
+        + if cfg.prefill {
+            u64::from(cfg.logical_pages)
+        } else {
+            0
+        };
     if total >= u64::from(u32::MAX) {
-        return Err(SsdError::Invalid(format!("trace of {total} writes is too long (limit {})", u32::MAX - 1)));
+        return Err(SsdError::Invalid(format!(
+            "trace of {total} writes is too long (limit {})",
+            u32::MAX - 1
+        )));
     }
     Ok(())
 }
@@ -139,22 +163,33 @@ fn prepare(trace: &[u32], cfg: &OfflineConfig) -> Result<(FutureIndex, Model)> {
     cfg.validate()?;
     check_trace(trace, cfg)?;
     let fut = FutureIndex::new(trace, cfg.logical_pages, cfg.prefill);
-    Ok((fut, Model::new(cfg.blocks, cfg.pages_per_block, cfg.logical_pages)))
+    Ok((
+        fut,
+        Model::new(cfg.blocks, cfg.pages_per_block, cfg.logical_pages),
+    ))
 }
 
 /// Replay `schedule` from an empty device through the model (the seed's §III witness check):
 /// victim i is cleaned at decision i. Errors if a victim is not cleanable at its decision, or the
 /// schedule is shorter or longer than the number of decisions.
-pub fn replay_schedule(trace: &[u32], cfg: &OfflineConfig, schedule: &[u32]) -> Result<ReplayOutcome> {
+pub fn replay_schedule(
+    trace: &[u32],
+    cfg: &OfflineConfig,
+    schedule: &[u32],
+) -> Result<ReplayOutcome> {
     let (fut, mut m) = prepare(trace, cfg)?;
     let mut next = schedule.iter();
     while m.advance(&fut) {
         let i = m.schedule().len();
         let Some(&victim) = next.next() else {
-            return Err(SsdError::Invalid(format!("schedule ends after {i} victims but the trace needs more")));
+            return Err(SsdError::Invalid(format!(
+                "schedule ends after {i} victims but the trace needs more"
+            )));
         };
         if !m.clean(victim) {
-            return Err(SsdError::Invalid(format!("schedule victim {i} (block {victim}) is not cleanable there")));
+            return Err(SsdError::Invalid(format!(
+                "schedule victim {i} (block {victim}) is not cleanable there"
+            )));
         }
     }
     if next.next().is_some() {
@@ -164,7 +199,10 @@ pub fn replay_schedule(trace: &[u32], cfg: &OfflineConfig, schedule: &[u32]) -> 
             m.schedule().len()
         )));
     }
-    Ok(ReplayOutcome { internal_writes: m.internal_writes(), cleanings: m.schedule().len() as u64 })
+    Ok(ReplayOutcome {
+        internal_writes: m.internal_writes(),
+        cleanings: m.schedule().len() as u64,
+    })
 }
 
 struct Found {
@@ -180,16 +218,31 @@ struct Found {
 fn run_online(fut: &FutureIndex, root: &Model, policy: &mut Online) -> Result<Found> {
     let mut m = root.clone();
     if !policies::run_to_end(&mut m, fut, policy) {
-        return Err(SsdError::DeviceFull("no cleanable block (geometry leaves no spare page)".into()));
+        return Err(SsdError::DeviceFull(
+            "no cleanable block (geometry leaves no spare page)".into(),
+        ));
     }
     let internal = m.internal_writes();
-    Ok(Found { internal, schedule: m.schedule().to_vec(), explored: 1, playouts: 0, better: 0, convergence: vec![], complete: true })
+    Ok(Found {
+        internal,
+        schedule: m.schedule().to_vec(),
+        explored: 1,
+        playouts: 0,
+        better: 0,
+        convergence: vec![],
+        complete: true,
+    })
 }
 
 /// Run `method` on `trace` over the device `cfg`. Every method's schedule is replayed from
 /// scratch and must reproduce the reported internal writes; the search methods start from
 /// Greedy's schedule as incumbent, so they never report worse than Greedy.
-pub fn run_offline(trace: &[u32], cfg: &OfflineConfig, method: &OfflineMethod, seed: u64) -> Result<OfflineReport> {
+pub fn run_offline(
+    trace: &[u32],
+    cfg: &OfflineConfig,
+    method: &OfflineMethod,
+    seed: u64,
+) -> Result<OfflineReport> {
     method.validate(cfg.pages_per_block)?;
     let (fut, root) = prepare(trace, cfg)?;
     let greedy = run_online(&fut, &root, &mut Online::Greedy)?;
@@ -199,16 +252,29 @@ pub fn run_offline(trace: &[u32], cfg: &OfflineConfig, method: &OfflineMethod, s
         OfflineMethod::Greedy => greedy,
         OfflineMethod::Fifo => run_online(&fut, &root, &mut Online::Fifo)?,
         OfflineMethod::CostBenefit => run_online(&fut, &root, &mut Online::CostBenefit)?,
-        OfflineMethod::DChoices { d } => {
-            run_online(&fut, &root, &mut Online::DChoices { d: *d, rng: rng::stream(seed, "offline.d-choices") })?
-        }
+        OfflineMethod::DChoices { d } => run_online(
+            &fut,
+            &root,
+            &mut Online::DChoices {
+                d: *d,
+                rng: rng::stream(seed, "offline.d-choices"),
+            },
+        )?,
         OfflineMethod::Exhaustive { bound, limit } | OfflineMethod::Pruned { bound, limit, .. } => {
             let branching = match method {
                 OfflineMethod::Pruned { psi, .. } => Branching::Pruned { psi: psi_of(psi) },
                 _ => Branching::All,
             };
             let mut m = root.clone();
-            let out = search::dfs(&mut m, &fut, branching, *bound, *limit, g, (g, greedy.schedule));
+            let out = search::dfs(
+                &mut m,
+                &fut,
+                branching,
+                *bound,
+                *limit,
+                g,
+                (g, greedy.schedule),
+            );
             Found {
                 internal: out.best_internal,
                 schedule: out.best_schedule,
@@ -219,7 +285,12 @@ pub fn run_offline(trace: &[u32], cfg: &OfflineConfig, method: &OfflineMethod, s
                 complete: out.complete,
             }
         }
-        OfflineMethod::Mcts { playouts, psi, exploration, workers } => {
+        OfflineMethod::Mcts {
+            playouts,
+            psi,
+            exploration,
+            workers,
+        } => {
             let params = mcts::MctsParams {
                 playouts: *playouts,
                 psi: psi_of(psi),
@@ -247,7 +318,13 @@ pub fn run_offline(trace: &[u32], cfg: &OfflineConfig, method: &OfflineMethod, s
             replay.internal_writes
         )));
     }
-    let pct = |x: u64| if g == 0 { 0.0 } else { (g as f64 - x as f64) / g as f64 * 100.0 };
+    let pct = |x: u64| {
+        if g == 0 {
+            0.0
+        } else {
+            (g as f64 - x as f64) / g as f64 * 100.0
+        }
+    };
     let host = trace.len() as u64;
     Ok(OfflineReport {
         method: method.name().to_string(),
@@ -256,7 +333,11 @@ pub fn run_offline(trace: &[u32], cfg: &OfflineConfig, method: &OfflineMethod, s
         host_writes: host,
         prefill_writes: u64::from(fut.prefill_len()),
         internal_writes: found.internal,
-        waf: if host == 0 { 1.0 } else { (host + found.internal) as f64 / host as f64 },
+        waf: if host == 0 {
+            1.0
+        } else {
+            (host + found.internal) as f64 / host as f64
+        },
         cleanings: found.schedule.len() as u64,
         schedules_explored: found.explored,
         playouts: found.playouts,
@@ -266,7 +347,11 @@ pub fn run_offline(trace: &[u32], cfg: &OfflineConfig, method: &OfflineMethod, s
         convergence: found
             .convergence
             .iter()
-            .map(|&(n, c)| ConvergencePoint { playouts: n, internal_writes: c, improvement_pct: pct(c) })
+            .map(|&(n, c)| ConvergencePoint {
+                playouts: n,
+                internal_writes: c,
+                improvement_pct: pct(c),
+            })
             .collect(),
         complete: found.complete,
         revalidated: true,

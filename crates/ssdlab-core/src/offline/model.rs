@@ -16,7 +16,12 @@ enum Undo {
     /// A host write of `lpn` that invalidated `old_slot` (or [`NONE`]).
     Write { lpn: u32, old_slot: u32 },
     /// A cleaning of `block`; its pre-cleaning slots are the last N_p entries of `saved`.
-    Clean { block: u32, prev_fb: u32, prev_fp: u32, prev_stamp: u32 },
+    Clean {
+        block: u32,
+        prev_fb: u32,
+        prev_fp: u32,
+        prev_stamp: u32,
+    },
 }
 
 /// The device state. Slot `s` is page `s % N_p` of block `s / N_p`.
@@ -122,7 +127,9 @@ impl Model {
     pub fn valid_births(&self, b: u32) -> impl Iterator<Item = u32> + '_ {
         let base = (b * self.np) as usize;
         let end = base + self.np as usize;
-        (base..end).filter(|&s| self.p2l[s] != NONE).map(|s| self.born[s])
+        (base..end)
+            .filter(|&s| self.p2l[s] != NONE)
+            .map(|s| self.born[s])
     }
 
     /// Whether `b` may be chosen: it exists and has fewer than N_p valid pages.
@@ -202,7 +209,8 @@ impl Model {
         let np = self.np as usize;
         let base = victim as usize * np;
         if self.logging {
-            self.saved.extend((base..base + np).map(|s| (self.p2l[s], self.born[s])));
+            self.saved
+                .extend((base..base + np).map(|s| (self.p2l[s], self.born[s])));
             self.log.push(Undo::Clean {
                 block: victim,
                 prev_fb: self.fb,
@@ -291,7 +299,12 @@ impl Model {
                         self.set_valid(ob, self.valid[ob as usize] + 1);
                     }
                 }
-                Undo::Clean { block, prev_fb, prev_fp, prev_stamp } => {
+                Undo::Clean {
+                    block,
+                    prev_fb,
+                    prev_fp,
+                    prev_stamp,
+                } => {
                     let np = self.np as usize;
                     let base = block as usize * np;
                     let from = self.saved.len() - np;

@@ -38,8 +38,12 @@ impl Online {
                 for b in (0..m.blocks()).filter(|&b| m.is_cleanable(b)) {
                     let v = f64::from(m.valid(b));
                     let age = f64::from(now - m.stamp(b)) + 1.0;
-                    let score = if v == 0.0 { f64::INFINITY } else { age * (np - v) / (2.0 * v) };
-                    if best.map_or(true, |(s, _)| score > s) {
+                    let score = if v == 0.0 {
+                        f64::INFINITY
+                    } else {
+                        age * (np - v) / (2.0 * v)
+                    };
+                    if best.is_none_or(|(s, _)| score > s) {
                         best = Some((score, b));
                     }
                 }
@@ -51,7 +55,7 @@ impl Online {
                     for _ in 0..(*d).max(1) {
                         let b = rng.gen_range(0..m.blocks());
                         if m.is_cleanable(b)
-                            && pick.map_or(true, |p| (m.valid(b), b) < (m.valid(p), p))
+                            && pick.is_none_or(|p| (m.valid(b), b) < (m.valid(p), p))
                         {
                             pick = Some(b);
                         }

@@ -74,7 +74,14 @@ fn metrics_for(m: &Model, fut: &FutureIndex, b: u32, psi: u32, deaths: &mut Vec<
         death_k.push(d);
         span_k.push(d - first);
     }
-    Metrics { block: b, iwa: v, ufwa, all_static: deaths[0] == NEVER, death_k, span_k }
+    Metrics {
+        block: b,
+        iwa: v,
+        ufwa,
+        all_static: deaths[0] == NEVER,
+        death_k,
+        span_k,
+    }
 }
 
 /// Running minima of the metrics over the candidates chosen so far.
@@ -121,7 +128,13 @@ impl Chosen {
 ///
 /// ψ is left open by the seed ("ranging from 1 to N_p"); the caller chooses it (see
 /// `OfflineMethod::default_psi`).
-pub fn pruned_candidates(m: &Model, fut: &FutureIndex, psi: u32, s: &mut PruneScratch, out: &mut Vec<u32>) {
+pub fn pruned_candidates(
+    m: &Model,
+    fut: &FutureIndex,
+    psi: u32,
+    s: &mut PruneScratch,
+    out: &mut Vec<u32>,
+) {
     let mut cands = Vec::new();
     all_candidates(m, &mut cands);
     s.metrics.clear();
@@ -153,7 +166,8 @@ pub fn pruned_candidates(m: &Model, fut: &FutureIndex, psi: u32, s: &mut PruneSc
             s.level.clear();
             s.level.extend(i..j);
             let metrics = &s.metrics;
-            s.level.sort_by_key(|&x| (metrics[x].ufwa, metrics[x].block));
+            s.level
+                .sort_by_key(|&x| (metrics[x].ufwa, metrics[x].block));
             let mut g = 0;
             while g < s.level.len() {
                 let ufwa = metrics[s.level[g]].ufwa;

@@ -86,9 +86,21 @@ pub struct MethodInfo {
 
 /// Every method: the one name → implementation table (`OfflineMethod::run` dispatches on it).
 pub const METHODS: &[MethodInfo] = &[
-    MethodInfo { name: "greedy", summary: "online: fewest valid pages", default: || OfflineMethod::Greedy },
-    MethodInfo { name: "fifo", summary: "online: least recently written block (LRW)", default: || OfflineMethod::Fifo },
-    MethodInfo { name: "cost-benefit", summary: "online: max age(1-u)/2u", default: || OfflineMethod::CostBenefit },
+    MethodInfo {
+        name: "greedy",
+        summary: "online: fewest valid pages",
+        default: || OfflineMethod::Greedy,
+    },
+    MethodInfo {
+        name: "fifo",
+        summary: "online: least recently written block (LRW)",
+        default: || OfflineMethod::Fifo,
+    },
+    MethodInfo {
+        name: "cost-benefit",
+        summary: "online: max age(1-u)/2u",
+        default: || OfflineMethod::CostBenefit,
+    },
     MethodInfo {
         name: "d-choices",
         summary: "online: best of d random blocks",
@@ -97,12 +109,19 @@ pub const METHODS: &[MethodInfo] = &[
     MethodInfo {
         name: "exhaustive",
         summary: "offline: DFS over all schedules (toy problems)",
-        default: || OfflineMethod::Exhaustive { bound: true, limit: None },
+        default: || OfflineMethod::Exhaustive {
+            bound: true,
+            limit: None,
+        },
     },
     MethodInfo {
         name: "pruned",
         summary: "offline: DFS over pruned candidates (Algorithms 1-3)",
-        default: || OfflineMethod::Pruned { psi: None, bound: true, limit: None },
+        default: || OfflineMethod::Pruned {
+            psi: None,
+            bound: true,
+            limit: None,
+        },
     },
     MethodInfo {
         name: "mcts",
@@ -132,26 +151,49 @@ impl OfflineMethod {
 
     /// The method called `name` with default parameters.
     pub fn from_name(name: &str) -> Result<Self> {
-        METHODS.iter().find(|m| m.name == name).map(|m| (m.default)()).ok_or_else(|| {
-            let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
-            SsdError::Invalid(format!("unknown offline method '{name}'; valid: {}", names.join(", ")))
-        })
+        METHODS
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| (m.default)())
+            .ok_or_else(|| {
+                let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+                SsdError::Invalid(format!(
+                    "unknown offline method '{name}'; valid: {}",
+                    names.join(", ")
+                ))
+            })
     }
 
     /// Check parameters a user could get wrong.
     pub fn validate(&self, pages_per_block: u32) -> Result<()> {
-        let bad = |field: &str, msg: String| Err(SsdError::config(format!("offline.{}.{field}", self.name()), msg));
+        let bad = |field: &str, msg: String| {
+            Err(SsdError::config(
+                format!("offline.{}.{field}", self.name()),
+                msg,
+            ))
+        };
         match self {
             OfflineMethod::DChoices { d } if *d == 0 => bad("d", "must be at least 1".into()),
-            OfflineMethod::Pruned { psi: Some(p), .. } | OfflineMethod::Mcts { psi: Some(p), .. }
+            OfflineMethod::Pruned { psi: Some(p), .. }
+            | OfflineMethod::Mcts { psi: Some(p), .. }
                 if *p == 0 || *p > pages_per_block =>
             {
-                bad("psi", format!("must be in 1..={pages_per_block} (pages per block), got {p}"))
+                bad(
+                    "psi",
+                    format!("must be in 1..={pages_per_block} (pages per block), got {p}"),
+                )
             }
-            OfflineMethod::Mcts { exploration, .. } if !(exploration.is_finite() && *exploration >= 0.0) => {
-                bad("exploration", format!("must be finite and >= 0, got {exploration}"))
+            OfflineMethod::Mcts { exploration, .. }
+                if !(exploration.is_finite() && *exploration >= 0.0) =>
+            {
+                bad(
+                    "exploration",
+                    format!("must be finite and >= 0, got {exploration}"),
+                )
             }
-            OfflineMethod::Mcts { workers: Some(0), .. } => bad("workers", "must be at least 1".into()),
+            OfflineMethod::Mcts {
+                workers: Some(0), ..
+            } => bad("workers", "must be at least 1".into()),
             _ => Ok(()),
         }
     }
@@ -172,10 +214,27 @@ mod tests {
             assert_eq!(back, method);
         }
         let err = OfflineMethod::from_name("belady").unwrap_err().to_string();
-        assert!(err.contains("belady") && err.contains("mcts") && err.contains("d-choices"), "{err}");
+        assert!(
+            err.contains("belady") && err.contains("mcts") && err.contains("d-choices"),
+            "{err}"
+        );
         let m: OfflineMethod = serde_json::from_str(r#"{"name":"mcts","playouts":8}"#).unwrap();
-        assert_eq!(m, OfflineMethod::Mcts { playouts: 8, psi: None, exploration: 1.0, workers: None });
+        assert_eq!(
+            m,
+            OfflineMethod::Mcts {
+                playouts: 8,
+                psi: None,
+                exploration: 1.0,
+                workers: None
+            }
+        );
         assert!(serde_json::from_str::<OfflineMethod>(r#"{"name":"mcts","playout":8}"#).is_err());
-        assert!(OfflineMethod::Pruned { psi: Some(9), bound: true, limit: None }.validate(4).is_err());
+        assert!(OfflineMethod::Pruned {
+            psi: Some(9),
+            bound: true,
+            limit: None
+        }
+        .validate(4)
+        .is_err());
     }
 }

@@ -63,7 +63,9 @@ impl Dfs<'_> {
                     // Fewest valid pages first: good schedules early make the bound cut sooner.
                     cands.sort_by_key(|&b| (m.valid(b), b));
                 }
-                Branching::Pruned { psi } => pruned_candidates(m, self.fut, psi, &mut self.scratch, &mut cands),
+                Branching::Pruned { psi } => {
+                    pruned_candidates(m, self.fut, psi, &mut self.scratch, &mut cands)
+                }
             }
             for b in cands {
                 let mark = m.mark();

@@ -30,13 +30,22 @@ pub enum ToyDistribution {
 }
 
 impl ToyDistribution {
-    pub const ALL: [ToyDistribution; 4] =
-        [ToyDistribution::Uniform, ToyDistribution::Normal, ToyDistribution::Exponential, ToyDistribution::Gamma];
+    pub const ALL: [ToyDistribution; 4] = [
+        ToyDistribution::Uniform,
+        ToyDistribution::Normal,
+        ToyDistribution::Exponential,
+        ToyDistribution::Gamma,
+    ];
 }
 
 /// The device of Table I: 8 blocks × 4 pages, 29 logical pages, no prefill.
 pub fn toy_config() -> OfflineConfig {
-    OfflineConfig { blocks: 8, pages_per_block: 4, logical_pages: TOY_LOGICAL, prefill: false }
+    OfflineConfig {
+        blocks: 8,
+        pages_per_block: 4,
+        logical_pages: TOY_LOGICAL,
+        prefill: false,
+    }
 }
 
 /// A seeded toy trace of `writes` page writes.
