@@ -18,6 +18,7 @@
 pub mod future;
 pub mod mcts;
 pub mod model;
+pub mod placement;
 pub mod policies;
 pub mod prune;
 pub mod registry;
@@ -34,6 +35,7 @@ use crate::rng;
 use future::FutureIndex;
 use model::Model;
 use policies::Online;
+pub use placement::{run_placement, PlacementReport};
 pub use registry::{default_psi, MethodInfo, OfflineMethod, METHODS};
 use search::Branching;
 
