@@ -20,9 +20,11 @@
 //!   cause; with full stripes it is ≈ 1/(N − 1) of host writes (seed: "Ideally 1/7 ≈ 15 %").
 
 mod buffer;
+mod experiment;
 mod stripes;
 
 pub use buffer::WriteBuffer;
+pub use experiment::{device_for, run_stack, StackRun, STACKS};
 pub use stripes::{Rain, RainStats};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).
