@@ -33,6 +33,7 @@ pub mod ftl;
 pub mod gc;
 pub mod nand;
 pub mod offline;
+pub mod rain;
 pub mod rng;
 pub mod sim;
 pub mod stats;

@@ -4,11 +4,13 @@
 mod geometry;
 mod policy;
 mod presets;
+mod rain;
 mod timing;
 
 pub use geometry::Geometry;
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
+pub use rain::{GcBlocking, RainConfig};
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing};
 
 use serde::{Deserialize, Serialize};
@@ -29,6 +31,9 @@ pub struct DeviceConfig {
     pub ftl: FtlConfig,
     #[serde(default)]
     pub gc: GcConfig,
+    /// Tiny-Tail Flash mechanisms (all off unless the section is given).
+    #[serde(default, skip_serializing_if = "RainConfig::is_default")]
+    pub rain: RainConfig,
 }
 
 impl DeviceConfig {
@@ -70,6 +75,10 @@ impl DeviceConfig {
         self.timing.check().map_err(err)?;
         VictimPolicy::parse(&self.gc.victim).map_err(|m| err(("gc.victim".into(), m)))?;
         SchedulerKind::parse(&self.gc.scheduler).map_err(|m| err(("gc.scheduler".into(), m)))?;
+        self.rain.check().map_err(err)?;
+        if self.rain.rain && self.geometry.channels < 3 {
+            return Err(err(("rain.rain".into(), format!("a stripe spans the channels: need at least 3, got {}", self.geometry.channels))));
+        }
         Ok(())
     }
 

@@ -69,6 +69,9 @@ impl Ftl {
                     prefetch(&self.l2p, self.p2l[next as usize] as usize);
                 }
                 let to = self.program_from(lpn, from, plane, stream)?;
+                if let Some(c) = &mut self.content {
+                    c[to as usize] = c[from as usize];
+                }
                 self.counters.gc_pages_copied += 1;
                 self.jobs[plane as usize] = Some(GcJob { victim: job.victim, cursor: from - base + 1 });
                 return Ok(GcStep::Copy { from, to });
@@ -110,6 +113,12 @@ impl Ftl {
         self.state[blk as usize] = BlockState::Free;
         self.erase_count[blk as usize] += 1;
         self.counters.erases += 1;
+        if let Some(log) = &mut self.erase_log {
+            log.push(blk);
+        }
+        if let Some(c) = &mut self.content {
+            c[base..base + ppb].fill(0);
+        }
         let plane = self.plane_of_block(blk);
         self.free[plane as usize].push_back(blk);
     }

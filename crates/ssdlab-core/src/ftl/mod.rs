@@ -45,6 +45,8 @@ pub struct FtlCounters {
     pub trimmed_pages: u64,
     pub host_pages_read: u64,
     pub unmapped_reads: u64,
+    /// RAIN parity pages programmed (not host pages; GC copies of parity count as copies).
+    pub parity_pages_written: u64,
 }
 
 /// Result of placing one host page.
@@ -87,6 +89,11 @@ pub struct Ftl {
     pub counters: FtlCounters,
     /// When enabled (tests), marks programmed pages to prove none is programmed twice.
     program_marks: Option<Vec<bool>>,
+    /// RAIN: blocks erased since the last `take_erased` (None when parity is off).
+    pub(crate) erase_log: Option<Vec<u32>>,
+    /// Test mode: a checksum of what each physical page holds (0 = erased). Host and parity
+    /// writes set it, GC copies carry it, erases clear it.
+    pub(crate) content: Option<Vec<u64>>,
 }
 
 impl Ftl {
@@ -129,7 +136,64 @@ impl Ftl {
             write_clock: 0,
             counters: FtlCounters::default(),
             program_marks: None,
+            erase_log: None,
+            content: None,
         })
+    }
+
+    /// RAIN: make room for `slots` parity pages, mapped as pseudo logical pages
+    /// `logical_pages + slot` (so GC moves them like data), and start logging erases.
+    pub fn enable_parity(&mut self, slots: u32) {
+        self.l2p.resize(self.logical_pages as usize + slots as usize, UNMAPPED);
+        self.erase_log = Some(Vec::new());
+    }
+
+    /// Program the parity page of stripe slot `slot` on `plane`.
+    pub fn write_parity(&mut self, slot: u32, plane: u32) -> Result<u32> {
+        let ppn = self.program(self.logical_pages + slot, plane, 0)?;
+        self.counters.parity_pages_written += 1;
+        Ok(ppn)
+    }
+
+    /// Where the parity page of `slot` lives now.
+    pub fn parity_location(&self, slot: u32) -> Option<u32> {
+        self.lookup(self.logical_pages + slot)
+    }
+
+    /// Invalidate the parity page of `slot` (its stripe is dead or broken).
+    pub fn drop_parity(&mut self, slot: u32) {
+        let lpn = self.logical_pages + slot;
+        let old = self.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+            self.l2p[lpn as usize] = UNMAPPED;
+        }
+    }
+
+    /// Track page contents as checksums (tests).
+    pub fn enable_content(&mut self) {
+        self.content = Some(vec![0; self.p2l.len()]);
+    }
+    pub fn set_content(&mut self, ppn: u32, v: u64) {
+        if let Some(c) = &mut self.content {
+            c[ppn as usize] = v;
+        }
+    }
+    pub fn content(&self, ppn: u32) -> Option<u64> {
+        self.content.as_ref().map(|c| c[ppn as usize])
+    }
+
+    /// Blocks erased since the last call (RAIN bookkeeping).
+    pub fn take_erased(&mut self, into: &mut Vec<u32>) {
+        if let Some(log) = &mut self.erase_log {
+            into.append(log);
+        }
+    }
+
+    /// The logical page a physical page holds, if valid.
+    pub fn owner(&self, ppn: u32) -> Option<u32> {
+        let l = self.p2l[ppn as usize];
+        (l != UNMAPPED).then_some(l)
     }
 
     /// Turn on the double-program detector (tests; costs one byte per page).

@@ -73,11 +73,27 @@ impl Simulation {
             OpKind::Read => {
                 for lpn in first..first + pages {
                     if let Some(ppn) = self.ftl.read(lpn as u32) {
-                        let plane = self.ftl.plane_of_ppn(ppn);
-                        let d = self.res.read(plane, ready);
+                        let d = if self.rain_path() {
+                            self.read_page_rain(lpn as u32, ppn, ready)?
+                        } else {
+                            let plane = self.ftl.plane_of_ppn(ppn);
+                            self.res.read(plane, ready)
+                        };
                         completion = completion.max(d.done);
                         blocked |= d.blocked_by_gc;
                     }
+                }
+            }
+            OpKind::Write if self.rain_path() => {
+                for lpn in first..first + pages {
+                    let d = self.write_page_rain(lpn as u32, ready)?;
+                    completion = completion.max(d.done);
+                    blocked |= d.blocked_by_gc;
+                }
+            }
+            OpKind::Trim if self.rain_path() => {
+                for lpn in first..first + pages {
+                    self.trim_page_rain(lpn as u32);
                 }
             }
             OpKind::Write => {
@@ -133,6 +149,16 @@ impl Simulation {
     /// Timing-free service: the FTL and GC only, as fast as the machine allows.
     fn serve_untimed(&mut self, req: &Request, first: u64, pages: u64) -> Result<()> {
         match req.op {
+            OpKind::Write if self.rain_path() => {
+                for lpn in first..first + pages {
+                    self.program_page(lpn as u32, 0, false)?;
+                }
+            }
+            OpKind::Trim if self.rain_path() => {
+                for lpn in first..first + pages {
+                    self.trim_page_rain(lpn as u32);
+                }
+            }
             OpKind::Read => {
                 for lpn in first..first + pages {
                     self.ftl.read(lpn as u32);
