@@ -65,7 +65,8 @@ impl DeviceConfig {
         if self.gc.threshold_blocks == 0 {
             return Err(err(("gc.threshold_blocks".into(), "expected at least 1 free block".into())));
         }
-        self.geometry.check(self.gc.threshold_blocks + self.ftl.placement.streams() as u32).map_err(err)?;
+        self.ftl.check().map_err(err)?;
+        self.geometry.check(self.gc.threshold_blocks + self.ftl.streams() as u32).map_err(err)?;
         self.timing.check().map_err(err)?;
         VictimPolicy::parse(&self.gc.victim).map_err(|m| err(("gc.victim".into(), m)))?;
         SchedulerKind::parse(&self.gc.scheduler).map_err(|m| err(("gc.scheduler".into(), m)))?;

@@ -7,8 +7,12 @@
 
 mod gc_ops;
 mod invariants;
+mod placement;
 
 pub use gc_ops::{GcJob, GcStep};
+pub use placement::NEVER;
+
+use placement::PlacementState;
 
 use std::collections::VecDeque;
 
@@ -60,6 +64,7 @@ pub struct Ftl {
     gc_threshold: u32,
     allocation: Allocation,
     placement: Placement,
+    place: PlacementState,
     pub(crate) l2p: Vec<u32>,
     pub(crate) p2l: Vec<u32>,
     pub(crate) valid_bits: Vec<u64>,
@@ -92,7 +97,7 @@ impl Ftl {
         let total_blocks = g.total_blocks() as usize;
         let phys = g.physical_pages() as usize;
         let policy = VictimPolicy::parse(&cfg.gc.victim).map_err(|m| SsdError::config(&cfg.name, format!("gc.victim: {m}")))?;
-        let streams = cfg.ftl.placement.streams();
+        let streams = cfg.ftl.streams();
         let mut free = Vec::with_capacity(planes as usize);
         for p in 0..planes {
             free.push((p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane).collect::<VecDeque<u32>>());
@@ -105,6 +110,7 @@ impl Ftl {
             gc_threshold: cfg.gc.threshold_blocks,
             allocation: cfg.ftl.allocation,
             placement: cfg.ftl.placement,
+            place: PlacementState::new(&cfg.ftl, g.logical_pages()),
             l2p: vec![UNMAPPED; g.logical_pages() as usize],
             p2l: vec![UNMAPPED; phys],
             valid_bits: vec![0; phys.div_ceil(64)],
@@ -202,14 +208,30 @@ impl Ftl {
     /// Can `plane` take a host page without GC first? (The last free block is kept for GC.)
     #[inline]
     pub fn host_can_write(&self, plane: u32) -> bool {
-        let f = self.frontier[plane as usize * self.streams];
-        (f != UNMAPPED && self.next_page[f as usize] < self.pages_per_block) || self.free[plane as usize].len() > 1
+        // Every host frontier must have room or be able to open a block: the stream a page goes
+        // to is only known when it is written.
+        let base = plane as usize * self.streams;
+        let host = self.place.host_streams() as usize;
+        let full = (0..host)
+            .filter(|s| {
+                let f = self.frontier[base + s];
+                f == UNMAPPED || self.next_page[f as usize] == self.pages_per_block
+            })
+            .count();
+        full == 0 || self.free[plane as usize].len() > full
     }
 
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
     #[inline]
     pub fn write_host(&mut self, lpn: u32, plane: u32) -> Result<u32> {
-        let stream = 0;
+        self.write_host_hinted(lpn, plane, NEVER)
+    }
+
+    /// `write_host` with the host-write clock of this page's next write (`NEVER` if none or
+    /// unknown), which the `oracle` placement uses.
+    #[inline]
+    pub fn write_host_hinted(&mut self, lpn: u32, plane: u32, next_write: u64) -> Result<u32> {
+        let stream = self.place.host_stream(lpn, next_write);
         let ppn = self.program(lpn, plane, stream)?;
         self.counters.host_pages_written += 1;
         Ok(ppn)
@@ -307,8 +329,18 @@ impl Ftl {
     pub(crate) fn gc_stream(&self) -> usize {
         match self.placement {
             Placement::Single => 0,
-            Placement::DualFrontier => 1,
+            _ => self.streams - 1,
         }
+    }
+
+    /// Host page writes ever made (preconditioning included): the clock of placement hints.
+    pub fn host_clock(&self) -> u64 {
+        self.place.clock()
+    }
+
+    /// The placement in force.
+    pub fn placement(&self) -> Placement {
+        self.placement
     }
 
     /// Heap bytes held by the FTL's tables (L2P, P2L, bitmap, per-block metadata, queues).
@@ -324,6 +356,7 @@ impl Ftl {
             + self.closed_at.capacity() * 8
             + self.free.iter().map(|f| f.capacity() * 4).sum::<usize>()
             + self.victims.memory_bytes()
+            + self.place.memory_bytes()
             + self.program_marks.as_ref().map_or(0, |m| m.capacity())
     }
 

@@ -20,6 +20,7 @@ pub mod future;
 pub mod input;
 pub mod mcts;
 pub mod model;
+pub mod placement;
 pub mod policies;
 pub mod prune;
 pub mod registry;
@@ -37,6 +38,7 @@ use future::FutureIndex;
 use model::Model;
 use policies::Online;
 pub use input::{load_problem, OfflineProblem, OfflineSetup, OfflineWorkload, ToySpec};
+pub use placement::{run_placement, PlacementReport};
 pub use registry::{default_psi, MethodInfo, OfflineMethod, METHODS};
 use search::Branching;
 

@@ -5,6 +5,7 @@
 
 mod gc_driver;
 mod options;
+mod oracle;
 mod precondition;
 mod replay;
 mod sampling;
@@ -17,7 +18,8 @@ use std::collections::BinaryHeap;
 
 use crate::config::DeviceConfig;
 use crate::error::Result;
-use crate::ftl::Ftl;
+use crate::config::Placement;
+use crate::ftl::{Ftl, NEVER};
 use crate::gc::SchedulerKind;
 use crate::nand::Resources;
 use crate::rng::{self, SimRng};
@@ -48,12 +50,19 @@ pub struct Simulation {
     pub(crate) next_sample: u64,
     precondition_pages: u64,
     finished: bool,
+    pub(crate) oracle: Option<oracle::OracleHints>,
 }
 
 impl Simulation {
     /// Build a simulation; preconditions the device if the options ask for it.
     pub fn new(cfg: DeviceConfig, opts: SimOptions, source: Box<dyn RequestSource>) -> Result<Self> {
         opts.validate()?;
+        let (source, oracle) = if cfg.ftl.placement == Placement::Oracle {
+            let (s, o) = oracle::OracleHints::build(source, u64::from(cfg.geometry.page_size), cfg.geometry.logical_pages())?;
+            (s, Some(o))
+        } else {
+            (source, None)
+        };
         let mut ftl = Ftl::new(&cfg)?;
         if opts.check_every > 0 {
             ftl.enable_program_checks();
@@ -82,12 +91,17 @@ impl Simulation {
             next_sample: 0,
             precondition_pages: 0,
             finished: false,
+            oracle,
             cfg,
             opts,
         };
         if let Some(p) = sim.opts.precondition {
             sim.precondition_pages = precondition::run(&mut sim.ftl, &p, sim.opts.seed)?;
             sim.ftl.reset_counters();
+        }
+        let clock = sim.ftl.host_clock();
+        if let Some(o) = &mut sim.oracle {
+            o.set_offset(clock);
         }
         Ok(sim)
     }
@@ -177,6 +191,15 @@ impl Simulation {
             latency_us: self.latency.report(),
             precondition_pages: self.precondition_pages,
             series: self.series.clone(),
+        }
+    }
+
+    /// The oracle's next-write hint for the next host page write (NEVER without oracle).
+    #[inline]
+    pub(crate) fn next_write_hint(&mut self) -> u64 {
+        match &mut self.oracle {
+            Some(o) => o.next_hint(),
+            None => NEVER,
         }
     }
 

@@ -83,7 +83,8 @@ impl Simulation {
             OpKind::Write => {
                 for lpn in first..first + pages {
                     let plane = self.writable_plane(lpn as u32, ready)?;
-                    self.ftl.write_host(lpn as u32, plane)?;
+                    let hint = self.next_write_hint();
+                    self.ftl.write_host_hinted(lpn as u32, plane, hint)?;
                     let d = self.res.write(plane, ready);
                     completion = completion.max(d.done);
                     blocked |= d.blocked_by_gc;
@@ -148,7 +149,8 @@ impl Simulation {
                             plane = first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))?;
                         }
                     }
-                    self.ftl.write_host(lpn, plane)?;
+                    let hint = self.next_write_hint();
+                    self.ftl.write_host_hinted(lpn, plane, hint)?;
                     if self.ftl.needs_gc(plane) {
                         let mut ctx = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng };
                         self.scheduler.after_page_write(plane, 0, &mut ctx)?;
