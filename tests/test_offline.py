@@ -101,3 +101,8 @@ def test_cloudphysics_mcts_vs_greedy_measured(cli, traces, tmp_path):
     assert m["mcts"]["internal_writes"] <= g["internal_writes"]
     assert m["mcts"]["improvement_pct"] >= 0 and m["mcts"]["revalidated"]
     assert "exhaustive" not in m
+    # Figure 9: multi-frontier placements with greedy cleaning, beside the single-frontier rows.
+    assert set(d["placements"]) == set(offline.PLACEMENTS)
+    for pl in d["placements"].values():
+        assert pl["host_writes"] == g["host_writes"] and pl["internal_writes"] >= 0 and "improvement_pct" in pl
+    assert "placement: hot-cold" in p.stdout

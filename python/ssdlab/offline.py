@@ -124,10 +124,33 @@ class OfflineProblem:
 TOY_LIMIT = 64
 
 
+#: Multi-frontier placements of the core FTL compared in the seed's Figure 9 (§IV-F).
+PLACEMENTS = ("dual-frontier", "hot-cold", "eti", "oracle")
+
+
+@dataclass(frozen=True)
+class PlacementReport:
+    """The trace replayed through the FTL with a multi-frontier placement and greedy cleaning;
+    ``blocks`` is the model's T plus one block per extra open frontier."""
+
+    placement: str
+    host_writes: int
+    prefill_writes: int
+    internal_writes: int
+    waf: float
+    cleanings: int
+    blocks: int
+
+    def improvement_pct(self, greedy_internal_writes: int) -> float:
+        g = greedy_internal_writes
+        return 0.0 if g == 0 else (g - self.internal_writes) / g * 100.0
+
+
 @dataclass(frozen=True)
 class OfflineRun:
     problem: OfflineProblem
     reports: dict[str, OfflineReport]
+    placements: dict[str, PlacementReport] = field(default_factory=dict)
 
 
 def _as_method(m: MethodSpec) -> dict:
@@ -145,11 +168,14 @@ def run_offline(
     logical_pages: Optional[int] = None,
     prefill: bool = True,
     seed: int = 1,
+    placements: Sequence[str] = (),
 ) -> OfflineRun:
     """Load ``workload`` once (trace, synthetic or :func:`toy`) and run each method on it.
 
     Methods are names (``"greedy"``) or dicts from :func:`method`. Trace workloads should use
-    ``lba_map="dense"`` (see :func:`trace`). Raises the ssdlab error classes on bad input.
+    ``lba_map="dense"`` (see :func:`trace`). ``placements`` (names from :data:`PLACEMENTS`) are
+    replayed on the same trace for the Figure 9 comparison. Raises the ssdlab error classes on
+    bad input.
     """
     ms = [_as_method(methods)] if isinstance(methods, (str, dict)) else [_as_method(m) for m in methods]
     setup: dict[str, Any] = {"pages_per_block": pages_per_block, "spare": spare, "page_size": page_size, "prefill": prefill}
@@ -157,9 +183,11 @@ def run_offline(
         setup["blocks"] = blocks
     if logical_pages is not None:
         setup["logical_pages"] = logical_pages
-    out = json.loads(_core.run_offline_json(json.dumps(workload), json.dumps(setup), json.dumps(ms), seed))
+    out = json.loads(_core.run_offline_json(json.dumps(workload), json.dumps(setup), json.dumps(ms), seed,
+                                            json.dumps(list(placements))))
     reports = {r["method"]: OfflineReport.from_dict(r) for r in out["reports"]}
-    return OfflineRun(problem=OfflineProblem.from_dict(out["problem"]), reports=reports)
+    placed = {p["placement"]: PlacementReport(**p) for p in out.get("placements", [])}
+    return OfflineRun(problem=OfflineProblem.from_dict(out["problem"]), reports=reports, placements=placed)
 
 
 def trace(path: Union[str, Path], *, format: str = "auto", lba_map: str = "dense", max_requests: Optional[int] = None) -> WorkloadSpec:

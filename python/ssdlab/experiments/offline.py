@@ -1,7 +1,8 @@
 """``ssdlab experiment offline``: the comparisons of Shafaei & Desnoyers, "Near-Optimal Offline
 Cleaning for Flash-Based SSDs" — online Greedy, FIFO/LRW, Cost/Benefit and d-Choices against the
 MCTS near-optimal schedule (§IV-C, Table III, Fig. 8) on one trace, with exhaustive and pruned
-DFS added on toy-sized problems; ``--toy`` reproduces Table I (§IV-A).
+DFS added on toy-sized problems, and beside them the multi-frontier placements of the core FTL
+with greedy cleaning (§IV-F, Fig. 9); ``--toy`` reproduces Table I (§IV-A).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from rich.table import Table
 from ssdlab import offline
 from ssdlab.cli_common import console, err_console
 from ssdlab.cli_offline import WORKLOAD_HELP, problem_line, workload_of, write_json
+from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 
 ONLINE = ("greedy", "fifo", "cost-benefit", "d-choices")
@@ -54,6 +56,12 @@ def method_rows(run: offline.OfflineRun) -> Table:
         better = f"{r.better_than_greedy:,}" if name in ("mcts", "exhaustive", "pruned") else ""
         t.add_row(name, f"{r.internal_writes:,}", f"{r.waf:.4f}", f"{r.cleanings:,}", f"{r.improvement_pct:+.3f}%",
                   better, f"{r.schedules_explored:,}" + ("" if r.complete else " (limit)"))
+    g = run.reports["greedy"].internal_writes
+    if run.placements:
+        t.add_section()
+    for name, p in run.placements.items():
+        t.add_row(f"placement: {name}", f"{p.internal_writes:,}", f"{p.waf:.4f}", f"{p.cleanings:,}",
+                  f"{p.improvement_pct(g):+.3f}%", "", "1")
     return t
 
 
@@ -83,10 +91,13 @@ def offline_experiment(
     max_requests: Optional[int] = typer.Option(None, "--max-requests"),
     requests: int = typer.Option(100_000, "--requests", "-n", help="Synthetic workloads: requests."),
     logical_pages: Optional[int] = typer.Option(None, "--logical-pages", help="Synthetic: logical space in pages (default 65536)."),
+    placements: bool = typer.Option(True, "--placements/--no-placements",
+                                    help="Add multi-frontier placement rows with greedy cleaning (Figure 9)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write every method's report under methods.<name>."),
 ) -> None:
     """Greedy, FIFO, Cost/Benefit, d-Choices and MCTS (plus exhaustive and pruned DFS when the
-    problem has at most 64 physical pages and 64 page writes) on one workload."""
+    problem has at most 64 physical pages and 64 page writes) on one workload, beside
+    multi-frontier placements (dual-frontier, hot-cold, eti, oracle) with greedy cleaning."""
     if toy:
         if trace_path is not None or workload is not None:
             from ssdlab.cli_common import fail
@@ -104,18 +115,29 @@ def offline_experiment(
         err_console.print(f"running {', '.join(ONLINE)} and mcts ({playouts:,} playouts)...")
     run = offline.run_offline(wl, [*ONLINE, mcts], **geometry)
     reports = dict(run.reports)
+    placed: dict = {}
+    skipped = ""
+    if placements:  # a separate call: a geometry too small for extra frontiers drops only these rows
+        try:
+            placed = offline.run_offline(wl, [], placements=offline.PLACEMENTS, **geometry).placements
+        except SsdlabError as e:
+            skipped = f"placement rows skipped: {e}"
     if run.problem.toy_sized:
         pruned = offline.method("pruned", **({"psi": psi} if psi is not None else {}))
         reports.update(offline.run_offline(wl, ["exhaustive", pruned], **geometry).reports)
-    run = offline.OfflineRun(problem=run.problem, reports=reports)
+    run = offline.OfflineRun(problem=run.problem, reports=reports, placements=placed)
     console.print(problem_line(run.problem), highlight=False)
     console.print(method_rows(run))
     if not run.problem.toy_sized:
         console.print(f"exhaustive and pruned DFS skipped: more than {offline.TOY_LIMIT} physical pages or page writes.",
                       highlight=False)
+    if skipped:
+        console.print(skipped, highlight=False, markup=False)
     console.print(convergence_table(reports["mcts"]))
     write_json(json_path, {
         "problem": run.problem.__dict__, "seed": seed,
         "methods": {k: v.to_dict(schedule=False) for k, v in reports.items()},
+        "placements": {k: {**v.__dict__, "improvement_pct": v.improvement_pct(reports["greedy"].internal_writes)}
+                       for k, v in run.placements.items()},
         "convergence": [c.__dict__ for c in reports["mcts"].convergence],
     })
