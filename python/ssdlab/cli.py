@@ -1,4 +1,4 @@
-"""The ``ssdlab`` command line: run, devices, policies, trace info, bench.
+"""The ``ssdlab`` command line: run, devices, policies, trace info, offline, experiment.
 
 Every error caused by input (a bad trace line, an unknown config key, an impossible geometry)
 is printed as one line on stderr with a non-zero exit; never a traceback.
@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ssdlab import _core
+from ssdlab.cli_common import console, err_console, fail
 from ssdlab.device import Device
+from ssdlab.cli_offline import register as register_offline
 from ssdlab.errors import SsdlabError
+from ssdlab.experiments import experiment_app
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options
 from ssdlab.workload import synthetic, total_requests, trace
@@ -26,9 +28,8 @@ from ssdlab.workload import synthetic, total_requests, trace
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.")
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
 app.add_typer(trace_app, name="trace")
-# Wide enough for the latency table when output is not a terminal (rich defaults to 80 there).
-console = Console(width=None if sys.stdout.isatty() else 140)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+app.add_typer(experiment_app, name="experiment")
+register_offline(app)
 
 
 class Pattern(str, Enum):
@@ -48,11 +49,6 @@ class Arrival(str, Enum):
 class TimingMode(str, Enum):
     timed = "timed"
     none = "none"
-
-
-def fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 def arrival_spec(kind: Arrival, iops: float, interval_us: float, burst_requests: float, burst_interval_us: float,

@@ -1,6 +1,7 @@
 //! PyO3 bindings of ssdlab-core: conversions, GIL release and error mapping only — no logic.
 
 mod errors;
+mod offline;
 mod simulator;
 
 use pyo3::prelude::*;
@@ -68,6 +69,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
     m.add_function(wrap_pyfunction!(victim_policies, m)?)?;
     m.add_function(wrap_pyfunction!(gc_schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(offline::run_offline_json, m)?)?;
+    m.add_function(wrap_pyfunction!(offline::offline_methods, m)?)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("TraceError", py.get_type::<errors::TraceError>())?;

@@ -13,9 +13,11 @@
 //!     └─ MCTS: UCB1, greedy playouts, rayon batches                              mcts.rs
 //!   OfflineMethod (serde-tagged registry)                                       registry.rs
 //!   toy traces of Table I                                                       toy.rs
+//!   workload → page writes, device scaled to the footprint                      input.rs
 //! ```
 
 pub mod future;
+pub mod input;
 pub mod mcts;
 pub mod model;
 pub mod placement;
@@ -35,6 +37,7 @@ use crate::rng;
 use future::FutureIndex;
 use model::Model;
 use policies::Online;
+pub use input::{load_problem, OfflineProblem, OfflineSetup, OfflineWorkload, ToySpec};
 pub use placement::{run_placement, PlacementReport};
 pub use registry::{default_psi, MethodInfo, OfflineMethod, METHODS};
 use search::Branching;
