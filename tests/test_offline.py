@@ -106,3 +106,9 @@ def test_cloudphysics_mcts_vs_greedy_measured(cli, traces, tmp_path):
     for pl in d["placements"].values():
         assert pl["host_writes"] == g["host_writes"] and pl["internal_writes"] >= 0 and "improvement_pct" in pl
     assert "placement: hot-cold" in p.stdout
+    # The seed's conclusion on this trace: MCTS improves on greedy by a measurable amount, and
+    # hot/cold placement (with plain greedy cleaning) by much more.
+    mcts_gain = m["mcts"]["improvement_pct"]
+    hot_cold_gain = d["placements"]["hot-cold"]["improvement_pct"]
+    assert mcts_gain > 1.0, mcts_gain
+    assert hot_cold_gain > 3 * mcts_gain and hot_cold_gain > 30, (hot_cold_gain, mcts_gain)
