@@ -1,7 +1,7 @@
 //! The mechanics of GC unit steps on the FTL: choose a victim, copy its next valid page, erase
 //! it. Schedulers (in `gc`) decide when these run; the engine gives them time.
 
-use super::{BlockState, Ftl, UNMAPPED};
+use super::{BlockState, Ftl};
 use crate::error::Result;
 use crate::rng::SimRng;
 
@@ -101,9 +101,6 @@ impl Ftl {
         let ppb = self.pages_per_block as usize;
         let base = blk as usize * ppb;
         debug_assert_eq!(self.valid[blk as usize], 0);
-        for p in &mut self.p2l[base..base + ppb] {
-            *p = UNMAPPED;
-        }
         if let Some(marks) = &mut self.program_marks {
             for m in &mut marks[base..base + ppb] {
                 *m = false;

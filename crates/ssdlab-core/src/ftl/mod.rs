@@ -192,8 +192,13 @@ impl Ftl {
 
     /// The logical page a physical page holds, if valid.
     pub fn owner(&self, ppn: u32) -> Option<u32> {
-        let l = self.p2l[ppn as usize];
-        (l != UNMAPPED).then_some(l)
+        self.is_valid(ppn).then(|| self.p2l[ppn as usize])
+    }
+
+    /// Is the physical page valid (its valid bit set)?
+    #[inline]
+    pub fn is_valid(&self, ppn: u32) -> bool {
+        self.valid_bits[ppn as usize >> 6] >> (ppn & 63) & 1 == 1
     }
 
     /// Turn on the double-program detector (tests; costs one byte per page).
@@ -355,7 +360,8 @@ impl Ftl {
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
         let blk = ppn / self.pages_per_block;
-        self.p2l[ppn as usize] = UNMAPPED;
+        // P2L entries of invalid pages are stale and never read (the valid bit rules), which
+        // saves a random write per overwrite.
         self.valid_bits[ppn as usize >> 6] &= !(1u64 << (ppn & 63));
         let v = self.valid[blk as usize];
         self.valid[blk as usize] = v - 1;
