@@ -26,12 +26,14 @@
 //! component's name. The core never reads the wall clock. Same configuration, same workload,
 //! same seed ⇒ bit-identical results.
 
+pub mod api;
 pub mod config;
 pub mod error;
 pub mod ftl;
 pub mod gc;
 pub mod nand;
 pub mod offline;
+pub mod rain;
 pub mod rl;
 pub mod rng;
 pub mod sim;

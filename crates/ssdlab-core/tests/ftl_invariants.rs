@@ -13,15 +13,16 @@ use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
 
 const POLICIES: [&str; 5] = ["greedy", "cost-benefit", "fifo", "random", "d-choices:d=3"];
+const PLACEMENTS: [&str; 5] = ["single", "dual-frontier", "hot-cold", "eti", "oracle"];
 
-fn device(policy: &str, blocks: u32, pages: u32, planes: u32, sf: f64, dual: bool) -> DeviceConfig {
+fn device(policy: &str, blocks: u32, pages: u32, planes: u32, sf: f64, placement: &str) -> DeviceConfig {
     let sets = vec![
         format!("geometry.planes_per_die={planes}"),
         format!("geometry.blocks_per_plane={blocks}"),
         format!("geometry.pages_per_block={pages}"),
         format!("geometry.spare_factor={sf}"),
         format!("gc.victim=\"{policy}\""),
-        format!("ftl.placement=\"{}\"", if dual { "dual-frontier" } else { "single" }),
+        format!("ftl.placement=\"{placement}\""),
     ];
     DeviceConfig::from_preset("tiny", &sets).expect("valid geometry")
 }
@@ -55,10 +56,10 @@ proptest! {
         pages in prop::sample::select(vec![4u32, 8, 16, 32]),
         planes in 1u32..3,
         sf in 0.2f64..0.4,
-        dual in any::<bool>(),
+        placement in 0usize..PLACEMENTS.len(),
         timing in any::<bool>(),
     ) {
-        let cfg = device(POLICIES[policy], blocks, pages, planes, sf, dual);
+        let cfg = device(POLICIES[policy], blocks, pages, planes, sf, PLACEMENTS[placement]);
         let logical = cfg.geometry.logical_pages();
         let page = u64::from(cfg.geometry.page_size);
         let reqs = random_requests(seed, 3_000, logical, page);
@@ -76,7 +77,7 @@ proptest! {
 #[test]
 fn gc_steps_keep_invariants_at_every_step() {
     // Drive the FTL directly and check after every single GC unit step.
-    let cfg = device("greedy", 32, 8, 1, 0.25, false);
+    let cfg = device("greedy", 32, 8, 1, 0.25, "single");
     let mut ftl = Ftl::new(&cfg).unwrap();
     ftl.enable_program_checks();
     let mut rng = stream(3, "gc");
@@ -101,7 +102,7 @@ fn gc_steps_keep_invariants_at_every_step() {
 
 #[test]
 fn trim_invalidates_and_reduces_gc_work() {
-    let cfg = device("greedy", 48, 16, 1, 0.2, false);
+    let cfg = device("greedy", 48, 16, 1, 0.2, "single");
     let logical = cfg.geometry.logical_pages();
     let page = u64::from(cfg.geometry.page_size);
     // Fill, trim half, overwrite the other half repeatedly.

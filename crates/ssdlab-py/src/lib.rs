@@ -1,1 +1,83 @@
-use pyo3::prelude::*; #[pymodule] fn _core(_m: &Bound<'_, PyModule>) -> PyResult<()> { Ok(()) }
+//! PyO3 bindings of ssdlab-core: conversions, GIL release and error mapping only — no logic.
+
+mod decision;
+mod errors;
+mod offline;
+mod simulator;
+
+use pyo3::prelude::*;
+use ssdlab_core::{api, config, gc};
+
+use errors::to_py;
+
+/// Names of the shipped device presets.
+#[pyfunction]
+fn preset_names() -> Vec<&'static str> {
+    config::preset_names()
+}
+
+/// The TOML text of a preset.
+#[pyfunction]
+fn preset_toml(name: &str) -> Option<&'static str> {
+    config::preset(name)
+}
+
+/// A device (preset name or TOML text) with overrides, validated, as JSON with derived sizes.
+#[pyfunction]
+#[pyo3(signature = (device, origin, overrides=Vec::new()))]
+fn device_json(device: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
+    let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
+    let g = &cfg.geometry;
+    let derived = serde_json::json!({
+        "config": cfg,
+        "planes": g.planes(),
+        "total_blocks": g.total_blocks(),
+        "physical_pages": g.physical_pages(),
+        "logical_pages": g.logical_pages(),
+        "physical_bytes": g.physical_bytes(),
+        "logical_bytes": g.logical_bytes(),
+        "toml": cfg.to_toml(),
+    });
+    Ok(derived.to_string())
+}
+
+/// Statistics of a trace (JSON trace spec) at a page size, as JSON.
+#[pyfunction]
+fn trace_info_json(py: Python<'_>, spec_json: &str, page_size: u64) -> PyResult<String> {
+    let info = py.detach(|| api::trace_stats(spec_json, page_size)).map_err(to_py)?;
+    api::to_json(&info).map_err(to_py)
+}
+
+/// (name, description) of every victim policy.
+#[pyfunction]
+fn victim_policies() -> Vec<(&'static str, &'static str)> {
+    gc::VICTIM_POLICIES.to_vec()
+}
+
+/// (name, description) of every GC scheduler.
+#[pyfunction]
+fn gc_schedulers() -> Vec<(&'static str, &'static str)> {
+    gc::SCHEDULERS.to_vec()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<simulator::Simulator>()?;
+    m.add_class::<decision::DecisionSimulator>()?;
+    m.add_function(wrap_pyfunction!(preset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(device_json, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
+    m.add_function(wrap_pyfunction!(victim_policies, m)?)?;
+    m.add_function(wrap_pyfunction!(gc_schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(offline::run_offline_json, m)?)?;
+    m.add_function(wrap_pyfunction!(offline::offline_methods, m)?)?;
+    m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
+    m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
+    m.add("TraceError", py.get_type::<errors::TraceError>())?;
+    m.add("WorkloadError", py.get_type::<errors::WorkloadError>())?;
+    m.add("DeviceFullError", py.get_type::<errors::DeviceFullError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

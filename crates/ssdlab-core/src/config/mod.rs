@@ -5,12 +5,14 @@ mod geometry;
 mod partial;
 mod policy;
 mod presets;
+mod rain;
 mod timing;
 
 pub use geometry::Geometry;
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
+pub use rain::{GcBlocking, RainConfig};
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing};
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +33,9 @@ pub struct DeviceConfig {
     pub ftl: FtlConfig,
     #[serde(default)]
     pub gc: GcConfig,
+    /// Tiny-Tail Flash mechanisms (all off unless the section is given).
+    #[serde(default, skip_serializing_if = "RainConfig::is_default")]
+    pub rain: RainConfig,
 }
 
 impl DeviceConfig {
@@ -67,12 +72,17 @@ impl DeviceConfig {
         if self.gc.threshold_blocks == 0 {
             return Err(err(("gc.threshold_blocks".into(), "expected at least 1 free block".into())));
         }
-        self.geometry.check(self.gc.threshold_blocks + self.ftl.placement.streams() as u32).map_err(err)?;
+        self.ftl.check().map_err(err)?;
+        self.geometry.check(self.gc.threshold_blocks + self.ftl.streams() as u32).map_err(err)?;
         self.timing.check().map_err(err)?;
         VictimPolicy::parse(&self.gc.victim).map_err(|m| err(("gc.victim".into(), m)))?;
         SchedulerKind::parse(&self.gc.scheduler).map_err(|m| err(("gc.scheduler".into(), m)))?;
         self.gc.rl.check().map_err(err)?;
         self.gc.partial.check().map_err(err)?;
+        self.rain.check().map_err(err)?;
+        if self.rain.rain && self.geometry.channels < 3 {
+            return Err(err(("rain.rain".into(), format!("a stripe spans the channels: need at least 3, got {}", self.geometry.channels))));
+        }
         Ok(())
     }
 

@@ -1,7 +1,7 @@
 //! The mechanics of GC unit steps on the FTL: choose a victim, copy its next valid page, erase
 //! it. Schedulers (in `gc`) decide when these run; the engine gives them time.
 
-use super::{BlockState, Ftl, UNMAPPED};
+use super::{BlockState, Ftl};
 use crate::error::Result;
 use crate::rng::SimRng;
 
@@ -92,7 +92,14 @@ impl Ftl {
                 let from = off;
                 let lpn = self.p2l[from as usize];
                 let stream = self.gc_stream();
-                let to = self.program(lpn, plane, stream)?;
+                // Warm the L2P entry of the next valid page: its address is random.
+                if let Some(next) = self.next_valid(from + 1, base + ppb) {
+                    prefetch(&self.l2p, self.p2l[next as usize] as usize);
+                }
+                let to = self.program_from(lpn, from, plane, stream)?;
+                if let Some(c) = &mut self.content {
+                    c[to as usize] = c[from as usize];
+                }
                 self.counters.gc_pages_copied += 1;
                 self.jobs[plane as usize] = Some(GcJob { victim: job.victim, cursor: from - base + 1 });
                 return Ok(GcStep::Copy { from, to });
@@ -122,9 +129,6 @@ impl Ftl {
         let ppb = self.pages_per_block as usize;
         let base = blk as usize * ppb;
         debug_assert_eq!(self.valid[blk as usize], 0);
-        for p in &mut self.p2l[base..base + ppb] {
-            *p = UNMAPPED;
-        }
         if let Some(marks) = &mut self.program_marks {
             for m in &mut marks[base..base + ppb] {
                 *m = false;
@@ -134,6 +138,12 @@ impl Ftl {
         self.state[blk as usize] = BlockState::Free;
         self.erase_count[blk as usize] += 1;
         self.counters.erases += 1;
+        if let Some(log) = &mut self.erase_log {
+            log.push(blk);
+        }
+        if let Some(c) = &mut self.content {
+            c[base..base + ppb].fill(0);
+        }
         let plane = self.plane_of_block(blk);
         self.free[plane as usize].push_back(blk);
     }
@@ -171,4 +181,16 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// Hint the CPU to fetch `v[i]` into cache (no effect on results; a no-op off x86-64).
+#[inline(always)]
+fn prefetch(v: &[u32], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(r) = v.get(i) {
+        // SAFETY: prefetch only hints the cache; the pointer is valid and never dereferenced.
+        unsafe { std::arch::x86_64::_mm_prefetch(r as *const u32 as *const i8, std::arch::x86_64::_MM_HINT_T0) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
 }

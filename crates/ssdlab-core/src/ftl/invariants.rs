@@ -27,12 +27,13 @@ impl Ftl {
             let base = b * ppb;
             let mut count = 0;
             for p in base..base + ppb {
-                let lpn = self.p2l[p as usize];
+                // P2L is only meaningful where the valid bit is set.
                 let bit = self.bit(p);
-                if (lpn != UNMAPPED) != bit {
-                    return Err(format!("page {p}: P2L {lpn} disagrees with valid bit {bit}"));
+                let lpn = self.p2l[p as usize];
+                if bit && lpn == UNMAPPED {
+                    return Err(format!("page {p}: valid bit set but P2L is unmapped"));
                 }
-                if lpn != UNMAPPED {
+                if bit {
                     count += 1;
                     if self.l2p[lpn as usize] != p {
                         return Err(format!("P2L[{p}] = {lpn} but L2P[{lpn}] = {}", self.l2p[lpn as usize]));

@@ -7,8 +7,12 @@
 
 mod gc_ops;
 mod invariants;
+mod placement;
 
 pub use gc_ops::{GcJob, GcStep};
+pub use placement::NEVER;
+
+use placement::PlacementState;
 
 use std::collections::VecDeque;
 
@@ -41,6 +45,8 @@ pub struct FtlCounters {
     pub trimmed_pages: u64,
     pub host_pages_read: u64,
     pub unmapped_reads: u64,
+    /// RAIN parity pages programmed (not host pages; GC copies of parity count as copies).
+    pub parity_pages_written: u64,
 }
 
 /// Result of placing one host page.
@@ -60,6 +66,7 @@ pub struct Ftl {
     gc_threshold: u32,
     allocation: Allocation,
     placement: Placement,
+    place: PlacementState,
     pub(crate) l2p: Vec<u32>,
     pub(crate) p2l: Vec<u32>,
     pub(crate) valid_bits: Vec<u64>,
@@ -82,6 +89,11 @@ pub struct Ftl {
     pub counters: FtlCounters,
     /// When enabled (tests), marks programmed pages to prove none is programmed twice.
     program_marks: Option<Vec<bool>>,
+    /// RAIN: blocks erased since the last `take_erased` (None when parity is off).
+    pub(crate) erase_log: Option<Vec<u32>>,
+    /// Test mode: a checksum of what each physical page holds (0 = erased). Host and parity
+    /// writes set it, GC copies carry it, erases clear it.
+    pub(crate) content: Option<Vec<u64>>,
 }
 
 impl Ftl {
@@ -92,7 +104,7 @@ impl Ftl {
         let total_blocks = g.total_blocks() as usize;
         let phys = g.physical_pages() as usize;
         let policy = VictimPolicy::parse(&cfg.gc.victim).map_err(|m| SsdError::config(&cfg.name, format!("gc.victim: {m}")))?;
-        let streams = cfg.ftl.placement.streams();
+        let streams = cfg.ftl.streams();
         let mut free = Vec::with_capacity(planes as usize);
         for p in 0..planes {
             free.push((p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane).collect::<VecDeque<u32>>());
@@ -105,6 +117,7 @@ impl Ftl {
             gc_threshold: cfg.gc.threshold_blocks,
             allocation: cfg.ftl.allocation,
             placement: cfg.ftl.placement,
+            place: PlacementState::new(&cfg.ftl, g.logical_pages()),
             l2p: vec![UNMAPPED; g.logical_pages() as usize],
             p2l: vec![UNMAPPED; phys],
             valid_bits: vec![0; phys.div_ceil(64)],
@@ -123,7 +136,69 @@ impl Ftl {
             write_clock: 0,
             counters: FtlCounters::default(),
             program_marks: None,
+            erase_log: None,
+            content: None,
         })
+    }
+
+    /// RAIN: make room for `slots` parity pages, mapped as pseudo logical pages
+    /// `logical_pages + slot` (so GC moves them like data), and start logging erases.
+    pub fn enable_parity(&mut self, slots: u32) {
+        self.l2p.resize(self.logical_pages as usize + slots as usize, UNMAPPED);
+        self.erase_log = Some(Vec::new());
+    }
+
+    /// Program the parity page of stripe slot `slot` on `plane`.
+    pub fn write_parity(&mut self, slot: u32, plane: u32) -> Result<u32> {
+        let ppn = self.program(self.logical_pages + slot, plane, 0)?;
+        self.counters.parity_pages_written += 1;
+        Ok(ppn)
+    }
+
+    /// Where the parity page of `slot` lives now.
+    pub fn parity_location(&self, slot: u32) -> Option<u32> {
+        self.lookup(self.logical_pages + slot)
+    }
+
+    /// Invalidate the parity page of `slot` (its stripe is dead or broken).
+    pub fn drop_parity(&mut self, slot: u32) {
+        let lpn = self.logical_pages + slot;
+        let old = self.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+            self.l2p[lpn as usize] = UNMAPPED;
+        }
+    }
+
+    /// Track page contents as checksums (tests).
+    pub fn enable_content(&mut self) {
+        self.content = Some(vec![0; self.p2l.len()]);
+    }
+    pub fn set_content(&mut self, ppn: u32, v: u64) {
+        if let Some(c) = &mut self.content {
+            c[ppn as usize] = v;
+        }
+    }
+    pub fn content(&self, ppn: u32) -> Option<u64> {
+        self.content.as_ref().map(|c| c[ppn as usize])
+    }
+
+    /// Blocks erased since the last call (RAIN bookkeeping).
+    pub fn take_erased(&mut self, into: &mut Vec<u32>) {
+        if let Some(log) = &mut self.erase_log {
+            into.append(log);
+        }
+    }
+
+    /// The logical page a physical page holds, if valid.
+    pub fn owner(&self, ppn: u32) -> Option<u32> {
+        self.is_valid(ppn).then(|| self.p2l[ppn as usize])
+    }
+
+    /// Is the physical page valid (its valid bit set)?
+    #[inline]
+    pub fn is_valid(&self, ppn: u32) -> bool {
+        self.valid_bits[ppn as usize >> 6] >> (ppn & 63) & 1 == 1
     }
 
     /// Turn on the double-program detector (tests; costs one byte per page).
@@ -205,15 +280,32 @@ impl Ftl {
     /// copies need.
     #[inline]
     pub fn host_can_write(&self, plane: u32) -> bool {
-        let f = self.frontier[plane as usize * self.streams];
+        // Every host frontier must have room or be able to open a block: the stream a page goes
+        // to is only known when it is written. Once the free pool is empty, the frontier pages
+        // left belong to the GC copies of a partly collected victim (partial GC), not the host.
+        let base = plane as usize * self.streams;
+        let host = self.place.host_streams() as usize;
+        let full = (0..host)
+            .filter(|s| {
+                let f = self.frontier[base + s];
+                f == UNMAPPED || self.next_page[f as usize] == self.pages_per_block
+            })
+            .count();
         let free = self.free[plane as usize].len();
-        (free >= 1 && f != UNMAPPED && self.next_page[f as usize] < self.pages_per_block) || free > 1
+        (full == 0 && free >= 1) || free > full
     }
 
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
     #[inline]
     pub fn write_host(&mut self, lpn: u32, plane: u32) -> Result<u32> {
-        let stream = 0;
+        self.write_host_hinted(lpn, plane, NEVER)
+    }
+
+    /// `write_host` with the host-write clock of this page's next write (`NEVER` if none or
+    /// unknown), which the `oracle` placement uses.
+    #[inline]
+    pub fn write_host_hinted(&mut self, lpn: u32, plane: u32, next_write: u64) -> Result<u32> {
+        let stream = self.place.host_stream(lpn, next_write);
         let ppn = self.program(lpn, plane, stream)?;
         self.counters.host_pages_written += 1;
         Ok(ppn)
@@ -223,6 +315,15 @@ impl Ftl {
     /// frontier for `stream`, and return that page.
     #[inline]
     pub(crate) fn program(&mut self, lpn: u32, plane: u32, stream: usize) -> Result<u32> {
+        let old = self.l2p[lpn as usize];
+        self.program_from(lpn, old, plane, stream)
+    }
+
+    /// `program` when the caller already knows the page `lpn` currently maps to (`old`, or
+    /// UNMAPPED): GC copies know it is the victim page, which saves a random L2P read — the
+    /// dominant cost of GC on large devices.
+    #[inline]
+    pub(crate) fn program_from(&mut self, lpn: u32, old: u32, plane: u32, stream: usize) -> Result<u32> {
         let fi = plane as usize * self.streams + stream;
         let mut blk = self.frontier[fi];
         if blk == UNMAPPED || self.next_page[blk as usize] == self.pages_per_block {
@@ -235,7 +336,6 @@ impl Ftl {
             self.state[blk as usize] = BlockState::Open;
             self.frontier[fi] = blk;
         }
-        let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
             self.invalidate(old);
         }
@@ -265,7 +365,8 @@ impl Ftl {
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
         let blk = ppn / self.pages_per_block;
-        self.p2l[ppn as usize] = UNMAPPED;
+        // P2L entries of invalid pages are stale and never read (the valid bit rules), which
+        // saves a random write per overwrite.
         self.valid_bits[ppn as usize >> 6] &= !(1u64 << (ppn & 63));
         let v = self.valid[blk as usize];
         self.valid[blk as usize] = v - 1;
@@ -303,8 +404,35 @@ impl Ftl {
     pub(crate) fn gc_stream(&self) -> usize {
         match self.placement {
             Placement::Single => 0,
-            Placement::DualFrontier => 1,
+            _ => self.streams - 1,
         }
+    }
+
+    /// Host page writes ever made (preconditioning included): the clock of placement hints.
+    pub fn host_clock(&self) -> u64 {
+        self.place.clock()
+    }
+
+    /// The placement in force.
+    pub fn placement(&self) -> Placement {
+        self.placement
+    }
+
+    /// Heap bytes held by the FTL's tables (L2P, P2L, bitmap, per-block metadata, queues).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.l2p.capacity() * 4
+            + self.p2l.capacity() * 4
+            + self.valid_bits.capacity() * 8
+            + self.valid.capacity() * 4
+            + self.next_page.capacity() * 4
+            + self.state.capacity() * size_of::<BlockState>()
+            + self.erase_count.capacity() * 4
+            + self.closed_at.capacity() * 8
+            + self.free.iter().map(|f| f.capacity() * 4).sum::<usize>()
+            + self.victims.memory_bytes()
+            + self.place.memory_bytes()
+            + self.program_marks.as_ref().map_or(0, |m| m.capacity())
     }
 
     /// Per-block erase count statistics: (min, mean, max).

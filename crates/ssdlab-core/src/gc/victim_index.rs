@@ -171,6 +171,15 @@ impl VictimIndex {
         Some(chosen)
     }
 
+    /// Heap bytes of the index.
+    pub fn memory_bytes(&self) -> usize {
+        match &self.kind {
+            Kind::Buckets { heads, next, prev, low } => (heads.capacity() + next.capacity() + prev.capacity() + low.capacity()) * 4,
+            Kind::Fifo { queues } => queues.iter().map(|q| q.capacity() * 4).sum(),
+            Kind::Set { members, pos } => members.iter().map(|m| m.capacity() * 4).sum::<usize>() + pos.capacity() * 4,
+        }
+    }
+
     /// Every indexed block of `plane` (for invariant checks; not on hot paths).
     pub fn members(&self, plane: u32) -> Vec<u32> {
         let p = plane as usize;

@@ -19,6 +19,22 @@ impl ChannelTimeline {
         }
     }
 
+    /// The start `reserve(ready, dur)` would return, without reserving.
+    #[inline]
+    pub fn fit(&self, ready: u64, dur: u64) -> u64 {
+        let mut start = ready;
+        for &(s, e) in &self.busy {
+            if e <= start {
+                continue;
+            }
+            if s >= start + dur {
+                break;
+            }
+            start = start.max(e);
+        }
+        start
+    }
+
     /// Reserve `dur` ns at the earliest start ≥ `ready` that fits; returns the start.
     #[inline]
     pub fn reserve(&mut self, ready: u64, dur: u64) -> u64 {

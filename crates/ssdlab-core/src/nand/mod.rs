@@ -1,12 +1,17 @@
 //! NAND resources and their time lines: planes (array operations, FCFS), dies (shared by their
 //! planes when multi-plane operation is off) and channels (transfers, gap-filling). Given a ready
 //! time, each operation returns when it completes. Knows nothing of the FTL.
+//!
+//! The Tiny-Tail Flash switches (Yan et al., FAST 2017) that concern time live here: the GC
+//! blocking level (plane or channel), rotating GC (one collecting plane per parity group) and
+//! the ideal `nogc` device. A parity group is the same (chip, die, plane) index across all
+//! channels (the seed's "RAIN ... same chip index across channels").
 
 mod channel;
 
 pub use channel::ChannelTimeline;
 
-use crate::config::{DeviceConfig, OpTimes};
+use crate::config::{DeviceConfig, GcBlocking, OpTimes};
 
 /// Completion of one page operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +36,17 @@ pub struct Resources {
     plane_channel: Vec<u32>,
     /// Busy time accumulated per plane by GC (copies and erases), ns.
     pub gc_busy_ns: u64,
+    /// Start of the current (latest) contiguous run of GC work on each plane.
+    plane_gc_from: Vec<u64>,
+    per_channel: u32,
+    channel_blocking: bool,
+    nogc: bool,
+    rgc: bool,
+    /// Channel-blocking GC: end of the latest GC step holding each channel.
+    chan_gc_until: Vec<u64>,
+    /// Rotating GC: the plane that last collected in each group, and until when.
+    group_gc_plane: Vec<u32>,
+    group_gc_until: Vec<u64>,
 }
 
 impl Resources {
@@ -49,7 +65,53 @@ impl Resources {
             plane_die: (0..planes as u32).map(|p| p / g.planes_per_die).collect(),
             plane_channel: (0..planes as u32).map(|p| p / per_channel).collect(),
             gc_busy_ns: 0,
+            plane_gc_from: vec![0; planes],
+            per_channel,
+            channel_blocking: cfg.rain.gc_blocking == GcBlocking::Channel,
+            nogc: cfg.rain.nogc,
+            rgc: cfg.rain.rgc,
+            chan_gc_until: vec![0; g.channels as usize],
+            group_gc_plane: vec![u32::MAX; per_channel as usize],
+            group_gc_until: vec![0; per_channel as usize],
         }
+    }
+
+    /// Planes of `plane`'s parity group (same index on every channel), itself included.
+    pub fn group_of(&self, plane: u32) -> impl Iterator<Item = u32> + '_ {
+        let k = plane % self.per_channel;
+        (0..self.chan_gc_until.len() as u32).map(move |ch| ch * self.per_channel + k)
+    }
+
+    /// Is `plane` executing GC work at `t` (inside its current GC run)?
+    pub fn gc_collecting_at(&self, plane: u32, t: u64) -> bool {
+        let p = plane as usize;
+        self.plane_gc_from[p] <= t && t < self.plane_gc_until[p]
+    }
+
+    /// Earliest start of a host array operation on `plane` (channel-blocking GC also holds the
+    /// plane's channel).
+    #[inline]
+    fn host_start(&self, plane: u32, ready: u64) -> u64 {
+        let s = ready.max(self.plane_free_at(plane));
+        if self.channel_blocking {
+            s.max(self.chan_gc_until[self.plane_channel[plane as usize] as usize])
+        } else {
+            s
+        }
+    }
+
+    #[inline]
+    fn gc_blocks(&self, plane: u32, ready: u64) -> bool {
+        ready < self.plane_gc_until[plane as usize]
+            || (self.channel_blocking && ready < self.chan_gc_until[self.plane_channel[plane as usize] as usize])
+    }
+
+    /// When a host read of `plane` ready at `ready` would complete, without reserving anything.
+    pub fn peek_read(&self, plane: u32, ready: u64) -> OpDone {
+        let start = self.host_start(plane, ready);
+        let ch = self.plane_channel[plane as usize] as usize;
+        let xfer = self.channels[ch].fit(start + self.times.read_ns, self.times.transfer_ns);
+        OpDone { done: xfer + self.times.transfer_ns, blocked_by_gc: self.gc_blocks(plane, ready) }
     }
 
     pub fn times(&self) -> OpTimes {
@@ -94,8 +156,8 @@ impl Resources {
     /// stays busy until its page register is emptied.
     #[inline]
     pub fn read(&mut self, plane: u32, ready: u64) -> OpDone {
-        let start = ready.max(self.plane_free_at(plane));
-        let blocked = ready < self.plane_gc_until[plane as usize];
+        let start = self.host_start(plane, ready);
+        let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
         let xfer = self.channels[ch].reserve(start + self.times.read_ns, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns;
@@ -106,8 +168,8 @@ impl Resources {
     /// Host page write: transfer in over the channel once the plane can take it, then program.
     #[inline]
     pub fn write(&mut self, plane: u32, ready: u64) -> OpDone {
-        let plane_ready = ready.max(self.plane_free_at(plane));
-        let blocked = ready < self.plane_gc_until[plane as usize];
+        let plane_ready = self.host_start(plane, ready);
+        let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
         let xfer = self.channels[ch].reserve(plane_ready, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns + self.times.program_ns;
@@ -118,30 +180,77 @@ impl Resources {
     /// GC page copy on `plane` no earlier than `not_before`: copy-back (read + program inside the
     /// plane) or, without copy-back, read + transfer out + transfer in + program.
     pub fn gc_copy(&mut self, plane: u32, not_before: u64) -> u64 {
-        let start = not_before.max(self.plane_free_at(plane));
+        if self.nogc {
+            return not_before;
+        }
+        let start = self.gc_start(plane, not_before);
         let t = self.times;
-        let done = if self.copyback {
-            start + t.read_ns + t.program_ns
+        let (start, done) = if self.channel_blocking {
+            let dur = if self.copyback { t.read_ns + t.program_ns } else { t.read_ns + 2 * t.transfer_ns + t.program_ns };
+            let ch = self.plane_channel[plane as usize] as usize;
+            let s = self.channels[ch].reserve(start, dur);
+            (s, s + dur)
+        } else if self.copyback {
+            (start, start + t.read_ns + t.program_ns)
         } else {
             let ch = self.plane_channel[plane as usize] as usize;
             let out = self.channels[ch].reserve(start + t.read_ns, t.transfer_ns);
             let back = self.channels[ch].reserve(out + t.transfer_ns, t.transfer_ns);
-            back + t.transfer_ns + t.program_ns
+            (start, back + t.transfer_ns + t.program_ns)
         };
-        self.gc_busy_ns += done - start;
-        self.occupy(plane, done);
-        self.plane_gc_until[plane as usize] = done;
+        self.gc_finish(plane, start, done);
         done
     }
 
     /// GC block erase on `plane` no earlier than `not_before`.
     pub fn gc_erase(&mut self, plane: u32, not_before: u64) -> u64 {
-        let start = not_before.max(self.plane_free_at(plane));
-        let done = start + self.times.erase_ns;
+        if self.nogc {
+            return not_before;
+        }
+        let mut start = self.gc_start(plane, not_before);
+        let dur = self.times.erase_ns;
+        if self.channel_blocking {
+            let ch = self.plane_channel[plane as usize] as usize;
+            start = self.channels[ch].reserve(start, dur);
+        }
+        let done = start + dur;
+        self.gc_finish(plane, start, done);
+        done
+    }
+
+    /// Earliest start of a GC step: the plane must be free; under rotating GC no other plane of
+    /// the group may be collecting; under channel blocking no other GC may hold the channel.
+    #[inline]
+    fn gc_start(&self, plane: u32, not_before: u64) -> u64 {
+        let mut s = not_before.max(self.plane_free_at(plane));
+        let k = (plane % self.per_channel) as usize;
+        if self.rgc && self.group_gc_plane[k] != plane {
+            s = s.max(self.group_gc_until[k]);
+        }
+        if self.channel_blocking {
+            s = s.max(self.chan_gc_until[self.plane_channel[plane as usize] as usize]);
+        }
+        s
+    }
+
+    #[inline]
+    fn gc_finish(&mut self, plane: u32, start: u64, done: u64) {
+        let p = plane as usize;
         self.gc_busy_ns += done - start;
         self.occupy(plane, done);
-        self.plane_gc_until[plane as usize] = done;
-        done
+        if start > self.plane_gc_until[p] {
+            self.plane_gc_from[p] = start;
+        }
+        self.plane_gc_until[p] = done;
+        if self.channel_blocking {
+            let ch = self.plane_channel[p] as usize;
+            self.chan_gc_until[ch] = self.chan_gc_until[ch].max(done);
+        }
+        if self.rgc {
+            let k = (plane % self.per_channel) as usize;
+            self.group_gc_plane[k] = plane;
+            self.group_gc_until[k] = self.group_gc_until[k].max(done);
+        }
     }
 
     /// The latest time any resource is busy until.

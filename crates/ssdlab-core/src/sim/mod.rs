@@ -6,7 +6,9 @@
 mod decision;
 mod gc_driver;
 mod options;
+mod oracle;
 mod precondition;
+mod rain_io;
 mod replay;
 mod sampling;
 
@@ -19,9 +21,11 @@ use std::collections::BinaryHeap;
 
 use crate::config::DeviceConfig;
 use crate::error::Result;
-use crate::ftl::Ftl;
+use crate::config::Placement;
+use crate::ftl::{Ftl, NEVER};
 use crate::gc::SchedulerKind;
 use crate::nand::Resources;
+use crate::rain::{Rain, RainStats, WriteBuffer};
 use crate::rng::{self, SimRng};
 use crate::stats::{EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries};
 use crate::trace::RequestSource;
@@ -50,12 +54,36 @@ pub struct Simulation {
     pub(crate) next_sample: u64,
     precondition_pages: u64,
     finished: bool,
+    pub(crate) oracle: Option<oracle::OracleHints>,
+    /// RAIN parity (`[rain] rain = true`).
+    pub(crate) rain: Option<Rain>,
+    /// GC-tolerant flush buffer (`[rain] gtf = true`).
+    pub(crate) wbuf: Option<WriteBuffer>,
+    pub(crate) unit_scratch: Vec<u32>,
+    pub(crate) rebuild_scratch: Vec<u32>,
+}
+
+/// What the Tiny-Tail Flash layer did during the measured run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TtflashReport {
+    pub rain: RainStats,
+    pub parity_pages_written: u64,
+    pub buffer_read_hits: u64,
+    pub buffer_full_waits: u64,
+    /// Requests that waited for GC, over all requests.
+    pub blocked_fraction: f64,
 }
 
 impl Simulation {
     /// Build a simulation; preconditions the device if the options ask for it.
     pub fn new(cfg: DeviceConfig, opts: SimOptions, source: Box<dyn RequestSource>) -> Result<Self> {
         opts.validate()?;
+        let (source, oracle) = if cfg.ftl.placement == Placement::Oracle {
+            let (s, o) = oracle::OracleHints::build(source, u64::from(cfg.geometry.page_size), cfg.geometry.logical_pages())?;
+            (s, Some(o))
+        } else {
+            (source, None)
+        };
         let mut ftl = Ftl::new(&cfg)?;
         if opts.check_every > 0 {
             ftl.enable_program_checks();
@@ -63,6 +91,14 @@ impl Simulation {
         let kind = SchedulerKind::parse(&cfg.gc.scheduler).map_err(|m| crate::SsdError::config(&cfg.name, format!("gc.scheduler: {m}")))?;
         let res = Resources::new(&cfg);
         let page_size = u64::from(cfg.geometry.page_size);
+        let g = &cfg.geometry;
+        let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
+        let rain = cfg.rain.rain.then(|| Rain::new(&mut ftl, g.channels, per_channel, opts.check_every > 0));
+        let wbuf = cfg.rain.gtf.then(|| {
+            let cap = (cfg.rain.buffer_mib * 1048576.0 / page_size as f64) as usize;
+            let unit = if cfg.rain.rain { g.channels as usize - 1 } else { g.channels as usize };
+            WriteBuffer::new(cap, cfg.rain.flush_at, unit, g.logical_pages() as usize)
+        });
         let logical_pages = cfg.geometry.logical_pages();
         let mut sim = Simulation {
             gc_rng: rng::stream(opts.seed, "gc"),
@@ -84,12 +120,21 @@ impl Simulation {
             next_sample: 0,
             precondition_pages: 0,
             finished: false,
+            oracle,
+            rain,
+            wbuf,
+            unit_scratch: Vec::new(),
+            rebuild_scratch: Vec::new(),
             cfg,
             opts,
         };
         if let Some(p) = sim.opts.precondition {
-            sim.precondition_pages = precondition::run(&mut sim.ftl, &p, sim.opts.seed)?;
+            sim.precondition_pages = if sim.rain.is_some() { sim.precondition_rain(&p)? } else { precondition::run(&mut sim.ftl, &p, sim.opts.seed)? };
             sim.ftl.reset_counters();
+        }
+        let clock = sim.ftl.host_clock();
+        if let Some(o) = &mut sim.oracle {
+            o.set_offset(clock);
         }
         Ok(sim)
     }
@@ -108,6 +153,28 @@ impl Simulation {
     }
     pub fn requests_done(&self) -> u64 {
         self.counts.total
+    }
+
+    /// What the Tiny-Tail Flash layer did (zeros on the plain device).
+    pub fn ttflash_report(&self) -> TtflashReport {
+        TtflashReport {
+            rain: self.rain.as_ref().map(|r| r.stats).unwrap_or_default(),
+            parity_pages_written: self.ftl.counters.parity_pages_written,
+            buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
+            buffer_full_waits: self.wbuf.as_ref().map_or(0, |b| b.full_waits),
+            blocked_fraction: if self.counts.total == 0 { 0.0 } else { self.blocked as f64 / self.counts.total as f64 },
+        }
+    }
+
+    /// Test mode: rebuild every protected live page from its stripe and verify its checksum.
+    pub fn audit_parity(&mut self) -> Result<u64> {
+        match &mut self.rain {
+            Some(r) => {
+                r.drain_erased(&mut self.ftl);
+                r.audit(&self.ftl)
+            }
+            None => Ok(0),
+        }
     }
 
     /// Replace the GC scheduler (for schedulers built outside the registry, e.g. with options).
@@ -197,6 +264,15 @@ impl Simulation {
             latency_us: self.latency.report(),
             precondition_pages: self.precondition_pages,
             series: self.series.clone(),
+        }
+    }
+
+    /// The oracle's next-write hint for the next host page write (NEVER without oracle).
+    #[inline]
+    pub(crate) fn next_write_hint(&mut self) -> u64 {
+        match &mut self.oracle {
+            Some(o) => o.next_hint(),
+            None => NEVER,
         }
     }
 

@@ -73,17 +73,34 @@ impl Simulation {
             OpKind::Read => {
                 for lpn in first..first + pages {
                     if let Some(ppn) = self.ftl.read(lpn as u32) {
-                        let plane = self.ftl.plane_of_ppn(ppn);
-                        let d = self.res.read(plane, ready);
+                        let d = if self.rain_path() {
+                            self.read_page_rain(lpn as u32, ppn, ready)?
+                        } else {
+                            let plane = self.ftl.plane_of_ppn(ppn);
+                            self.res.read(plane, ready)
+                        };
                         completion = completion.max(d.done);
                         blocked |= d.blocked_by_gc;
                     }
                 }
             }
+            OpKind::Write if self.rain_path() => {
+                for lpn in first..first + pages {
+                    let d = self.write_page_rain(lpn as u32, ready)?;
+                    completion = completion.max(d.done);
+                    blocked |= d.blocked_by_gc;
+                }
+            }
+            OpKind::Trim if self.rain_path() => {
+                for lpn in first..first + pages {
+                    self.trim_page_rain(lpn as u32);
+                }
+            }
             OpKind::Write => {
                 for lpn in first..first + pages {
                     let plane = self.writable_plane(lpn as u32, ready)?;
-                    self.ftl.write_host(lpn as u32, plane)?;
+                    let hint = self.next_write_hint();
+                    self.ftl.write_host_hinted(lpn as u32, plane, hint)?;
                     let d = self.res.write(plane, ready);
                     completion = completion.max(d.done);
                     blocked |= d.blocked_by_gc;
@@ -139,6 +156,16 @@ impl Simulation {
     /// Timing-free service: the FTL and GC only, as fast as the machine allows.
     fn serve_untimed(&mut self, req: &Request, first: u64, pages: u64) -> Result<()> {
         match req.op {
+            OpKind::Write if self.rain_path() => {
+                for lpn in first..first + pages {
+                    self.program_page(lpn as u32, 0, false)?;
+                }
+            }
+            OpKind::Trim if self.rain_path() => {
+                for lpn in first..first + pages {
+                    self.trim_page_rain(lpn as u32);
+                }
+            }
             OpKind::Read => {
                 for lpn in first..first + pages {
                     self.ftl.read(lpn as u32);
@@ -155,7 +182,8 @@ impl Simulation {
                             plane = first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))?;
                         }
                     }
-                    self.ftl.write_host(lpn, plane)?;
+                    let hint = self.next_write_hint();
+                    self.ftl.write_host_hinted(lpn, plane, hint)?;
                     if self.ftl.needs_gc(plane) {
                         let mut ctx = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng };
                         self.scheduler.after_page_write(plane, 0, &mut ctx)?;

@@ -1,3 +1,4 @@
 //! Shared helpers for integration tests.
+#![allow(dead_code)] // each test binary uses a different part of the support module
 pub mod analytic;
 pub mod workloads;

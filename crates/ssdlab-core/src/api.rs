@@ -1,0 +1,97 @@
+//! A coarse facade for front ends (the PyO3 layer, tools): specifications in as JSON or TOML
+//! text, simulations and results out. Keeps the bindings free of logic.
+
+use crate::config::DeviceConfig;
+use crate::error::{Result, SsdError};
+use crate::offline::{load_problem, run_offline, run_placement, OfflineMethod, OfflineSetup, OfflineWorkload};
+use crate::sim::{SimOptions, Simulation};
+use crate::trace::{open_workload, trace_info, TraceInfo, TraceSpec, WorkloadSpec};
+
+/// A device from a preset name or TOML text (`origin` names the file), with overrides.
+pub fn load_device(preset_or_toml: &str, origin: &str, overrides: &[String]) -> Result<DeviceConfig> {
+    if crate::config::preset(preset_or_toml).is_some() {
+        DeviceConfig::from_preset(preset_or_toml, overrides)
+    } else {
+        let mut cfg = DeviceConfig::from_toml(preset_or_toml, origin, overrides)?;
+        if cfg.name.is_empty() {
+            cfg.name = origin.to_string();
+        }
+        Ok(cfg)
+    }
+}
+
+/// Parse a workload specification (JSON).
+pub fn parse_workload(json: &str) -> Result<WorkloadSpec> {
+    serde_json::from_str(json).map_err(|e| SsdError::Workload(e.to_string()))
+}
+
+/// Parse run options (JSON).
+pub fn parse_options(json: &str) -> Result<SimOptions> {
+    let o: SimOptions = serde_json::from_str(json).map_err(|e| SsdError::config("options", e.to_string()))?;
+    o.validate()?;
+    Ok(o)
+}
+
+/// Build a simulation of `device` running `workload` under `options`.
+pub fn build_simulation(device: DeviceConfig, workload: &WorkloadSpec, options: SimOptions) -> Result<Simulation> {
+    let g = &device.geometry;
+    let source = open_workload(workload, g.logical_bytes(), u64::from(g.page_size), options.seed)?;
+    Simulation::new(device, options, source)
+}
+
+/// `ssdlab trace info`: statistics of a trace file (JSON trace spec).
+pub fn trace_stats(spec_json: &str, page_size: u64) -> Result<TraceInfo> {
+    let spec: TraceSpec = serde_json::from_str(spec_json).map_err(|e| SsdError::Workload(e.to_string()))?;
+    trace_info(&spec, page_size)
+}
+
+/// Serialize anything serde can, as JSON (results, infos).
+pub fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| SsdError::Invalid(format!("cannot encode result as JSON: {e}")))
+}
+
+/// `ssdlab offline` / `experiment offline`: build the offline problem of a workload (JSON
+/// [`OfflineWorkload`]) on the device of `setup_json` ([`OfflineSetup`]) once, run each method
+/// of `methods_json` (one [`OfflineMethod`] object or an array of them) on it, and return
+/// `{"problem": OfflineProblem, "reports": [OfflineReport, …], "placements": [PlacementReport, …]}`
+/// as JSON; `placements_json` is an array of placement names (`dual-frontier`, `hot-cold`, `eti`,
+/// `oracle`, `single`) replayed with greedy cleaning for the seed's Figure 9 comparison.
+pub fn run_offline_json(workload_json: &str, setup_json: &str, methods_json: &str, placements_json: &str, seed: u64) -> Result<String> {
+    let workload: OfflineWorkload =
+        serde_json::from_str(workload_json).map_err(|e| SsdError::Workload(e.to_string()))?;
+    let setup: OfflineSetup = serde_json::from_str(setup_json).map_err(|e| SsdError::config("offline", e.to_string()))?;
+    let methods = parse_methods(methods_json)?;
+    let placements: Vec<String> =
+        serde_json::from_str(placements_json).map_err(|e| SsdError::config("offline.placements", e.to_string()))?;
+    let problem = load_problem(&workload, &setup, seed)?;
+    for m in &methods {
+        m.validate(problem.config.pages_per_block)?;
+    }
+    let reports = methods
+        .iter()
+        .map(|m| run_offline(&problem.writes, &problem.config, m, seed))
+        .collect::<Result<Vec<_>>>()?;
+    let placements = placements
+        .iter()
+        .map(|p| run_placement(&problem.writes, &problem.config, p))
+        .collect::<Result<Vec<_>>>()?;
+    to_json(&serde_json::json!({ "problem": problem, "reports": reports, "placements": placements }))
+}
+
+/// One method object or an array of them; an unknown name lists the valid ones.
+fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| SsdError::config("offline.method", e.to_string()))?;
+    let items = match v {
+        serde_json::Value::Array(a) => a,
+        other => vec![other],
+    };
+    items
+        .into_iter()
+        .map(|item| {
+            if let Some(name) = item.get("name").and_then(|n| n.as_str()) {
+                OfflineMethod::from_name(name)?;
+            }
+            serde_json::from_value(item).map_err(|e| SsdError::config("offline.method", e.to_string()))
+        })
+        .collect()
+}

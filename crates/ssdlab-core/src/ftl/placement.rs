@@ -1,0 +1,116 @@
+//! Temperature estimation for multi-frontier placement: which host frontier (stream) a page
+//! goes to. Stream 0 is the hottest; the last host stream the coldest; GC copies use their own
+//! frontier after the host streams. Every policy estimates a page's update interval (in host
+//! page writes) and bins it against the logical capacity U: with k streams, boundaries are
+//! U·2^(j−k+1) for j = 0..k−2 (k = 2: hot below U/2). Under uniform random writes every page's
+//! interval averages U, so the bins only pay off when the workload has skew.
+
+use crate::config::{FtlConfig, Placement};
+
+/// No future write known (oracle) / never written (history-based policies).
+pub const NEVER: u64 = u64::MAX;
+
+#[derive(Debug, Clone)]
+pub(crate) enum Temperature {
+    /// single / dual-frontier: host stream 0 always.
+    Fixed,
+    /// hot-cold: host clock of each page's previous write.
+    LastWrite { last: Vec<u64> },
+    /// eti: per-extent decayed write count and the clock of its last update.
+    Extents { extent_pages: u32, count: Vec<f32>, stamp: Vec<u64> },
+    /// oracle: the caller passes each write's next-write time.
+    Oracle,
+}
+
+/// Per-FTL placement state.
+#[derive(Debug, Clone)]
+pub(crate) struct PlacementState {
+    temp: Temperature,
+    /// Host page writes so far (the clock of temperatures; never reset).
+    clock: u64,
+    host_streams: u32,
+    boundaries: Vec<f64>,
+    /// Half-life of ETI's decay, in host writes (= U).
+    half_life: f64,
+}
+
+impl PlacementState {
+    pub fn new(cfg: &FtlConfig, logical_pages: u64) -> Self {
+        let k = match cfg.placement {
+            Placement::Single | Placement::DualFrontier => 1,
+            _ => cfg.temperature_streams,
+        };
+        let u = logical_pages as f64;
+        let boundaries = (0..k.saturating_sub(1)).map(|j| u * 2f64.powi(j as i32 - k as i32 + 1)).collect();
+        let temp = match cfg.placement {
+            Placement::Single | Placement::DualFrontier => Temperature::Fixed,
+            Placement::HotCold => Temperature::LastWrite { last: vec![NEVER; logical_pages as usize] },
+            Placement::Eti => {
+                let n = logical_pages.div_ceil(u64::from(cfg.eti_extent_pages)) as usize;
+                Temperature::Extents { extent_pages: cfg.eti_extent_pages, count: vec![0.0; n], stamp: vec![0; n] }
+            }
+            Placement::Oracle => Temperature::Oracle,
+        };
+        PlacementState { temp, clock: 0, host_streams: k, boundaries, half_life: u.max(1.0) }
+    }
+
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    pub fn host_streams(&self) -> u32 {
+        self.host_streams
+    }
+
+    #[inline]
+    fn bin(&self, interval: f64) -> usize {
+        self.boundaries.iter().position(|b| interval < *b).unwrap_or(self.host_streams as usize - 1)
+    }
+
+    /// The host stream for a write of `lpn`; `next_write` is the host clock of its next write
+    /// (oracle only; NEVER when unknown). Updates the estimator.
+    #[inline]
+    pub fn host_stream(&mut self, lpn: u32, next_write: u64) -> usize {
+        let now = self.clock;
+        self.clock += 1;
+        match &mut self.temp {
+            Temperature::Fixed => 0,
+            Temperature::LastWrite { last } => {
+                let prev = std::mem::replace(&mut last[lpn as usize], now);
+                if prev == NEVER {
+                    self.host_streams as usize - 1
+                } else {
+                    self.bin((now - prev) as f64)
+                }
+            }
+            Temperature::Extents { extent_pages, count, stamp } => {
+                let e = (lpn / *extent_pages) as usize;
+                let decay = 0.5f64.powf((now - stamp[e]) as f64 / self.half_life);
+                let c = count[e] as f64 * decay + 1.0;
+                count[e] = c as f32;
+                stamp[e] = now;
+                // Decayed count ≈ rate · half_life / ln 2, so rate = c·ln2/H writes per host
+                // write over the extent; a page's expected interval is extent_pages / rate.
+                let rate = c * std::f64::consts::LN_2 / self.half_life;
+                let interval = f64::from(*extent_pages) / rate;
+                self.bin(interval)
+            }
+            Temperature::Oracle => {
+                if next_write == NEVER {
+                    self.host_streams as usize - 1
+                } else {
+                    self.bin(next_write.saturating_sub(now) as f64)
+                }
+            }
+        }
+    }
+
+    /// Heap bytes.
+    pub fn memory_bytes(&self) -> usize {
+        match &self.temp {
+            Temperature::LastWrite { last } => last.capacity() * 8,
+            Temperature::Extents { count, stamp, .. } => count.capacity() * 4 + stamp.capacity() * 8,
+            _ => 0,
+        }
+    }
+}

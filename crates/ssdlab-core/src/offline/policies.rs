@@ -1,0 +1,96 @@
+//! Online victim-selection baselines in the single-frontier demand-cleaning model (Shafaei &
+//! Desnoyers, §II, second paragraph): Greedy, LRW/FIFO, Cost/Benefit and d-Choices, each run over
+//! the whole trace without future knowledge.
+
+use super::future::FutureIndex;
+use super::model::Model;
+use crate::rng::{Rng, SimRng};
+
+/// One online baseline, ready to choose victims.
+pub enum Online {
+    /// Fewest valid pages, lowest index on ties (§II; proven optimal for uniform random
+    /// workloads, Yang et al. [6]).
+    Greedy,
+    /// Least-Recently Written (LRW [1]): the block opened longest ago, i.e. round-robin.
+    Fifo,
+    /// Cost/Benefit (Chiang & Chang [2]): maximise age·(1−u)/(2u) with u = v/N_p. Age is the time
+    /// since the block was last opened as the frontier; the seed does not define age in this
+    /// model, and the open time is the one per-block time stamp it has. u = 0 scores infinity.
+    CostBenefit,
+    /// d-Choices (Van Houdt [8]): sample d blocks uniformly with replacement, take the one with
+    /// fewest valid pages (lowest index on ties); full blocks in the sample are skipped and the
+    /// sample redrawn if all were full (after 64 redraws, Greedy decides).
+    DChoices { d: u32, rng: SimRng },
+}
+
+impl Online {
+    /// The victim for the current decision point.
+    pub fn choose(&mut self, m: &Model) -> Option<u32> {
+        match self {
+            Online::Greedy => m.greedy_victim(),
+            Online::Fifo => (0..m.blocks())
+                .filter(|&b| m.is_cleanable(b))
+                .min_by_key(|&b| (m.stamp(b), b)),
+            Online::CostBenefit => {
+                let np = f64::from(m.pages_per_block());
+                let now = m.clock();
+                let mut best: Option<(f64, u32)> = None;
+                for b in (0..m.blocks()).filter(|&b| m.is_cleanable(b)) {
+                    let v = f64::from(m.valid(b));
+                    let age = f64::from(now - m.stamp(b)) + 1.0;
+                    let score = if v == 0.0 {
+                        f64::INFINITY
+                    } else {
+                        age * (np - v) / (2.0 * v)
+                    };
+                    if best.is_none_or(|(s, _)| score > s) {
+                        best = Some((score, b));
+                    }
+                }
+                best.map(|(_, b)| b)
+            }
+            Online::DChoices { d, rng } => {
+                for _ in 0..64 {
+                    let mut pick: Option<u32> = None;
+                    for _ in 0..(*d).max(1) {
+                        let b = rng.gen_range(0..m.blocks());
+                        if m.is_cleanable(b)
+                            && pick.is_none_or(|p| (m.valid(b), b) < (m.valid(p), p))
+                        {
+                            pick = Some(b);
+                        }
+                    }
+                    if pick.is_some() {
+                        return pick;
+                    }
+                }
+                m.greedy_victim()
+            }
+        }
+    }
+}
+
+/// Run `policy` from the model's current state to the end of the sequence. Returns `false` if the
+/// policy ever had no victim (impossible for validated geometry).
+pub fn run_to_end(m: &mut Model, fut: &FutureIndex, policy: &mut Online) -> bool {
+    while m.advance(fut) {
+        match policy.choose(m) {
+            Some(v) if m.clean(v) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Greedy from the current state to the end: the playout of the MCTS (§III-C, "we use Greedy
+/// cleaning to complete each traverse").
+#[inline]
+pub fn greedy_to_end(m: &mut Model, fut: &FutureIndex) -> bool {
+    while m.advance(fut) {
+        match m.greedy_victim() {
+            Some(v) if m.clean(v) => {}
+            _ => return false,
+        }
+    }
+    true
+}

@@ -1,0 +1,240 @@
+//! The offline methods, one serde-tagged enum (kebab-case names, parameters with defaults) and one
+//! table of names with their summaries and defaults. An unknown name is an error listing the
+//! valid ones.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, SsdError};
+
+/// An offline cleaning method and its parameters. Serialised as `{"name": "mcts", "playouts":
+/// 16384, …}`; omitted parameters take their defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "name", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum OfflineMethod {
+    /// Online Greedy (§II).
+    Greedy,
+    /// Online LRW / FIFO (§II, [1]).
+    Fifo,
+    /// Online Cost/Benefit (§II, [2]).
+    CostBenefit,
+    /// Online d-Choices (§II, [8]); the seed does not fix d; 10 is a common choice in [8]'s
+    /// numerical studies and far below T on realistic devices.
+    DChoices {
+        #[serde(default = "default_d")]
+        d: u32,
+    },
+    /// DFS over every schedule (§IV-A, "Complete Graph"); `bound` cuts branches that cannot beat
+    /// the best found (exact); `limit` caps the complete schedules visited.
+    Exhaustive {
+        #[serde(default = "default_true")]
+        bound: bool,
+        #[serde(default)]
+        limit: Option<u64>,
+    },
+    /// DFS over the pruned tree of Algorithms 1–3 (§IV-A, "Pruned Graph").
+    Pruned {
+        #[serde(default)]
+        psi: Option<u32>,
+        #[serde(default = "default_true")]
+        bound: bool,
+        #[serde(default)]
+        limit: Option<u64>,
+    },
+    /// MCTS over pruned candidates with Greedy playouts (§III-C).
+    Mcts {
+        #[serde(default = "default_playouts")]
+        playouts: u64,
+        #[serde(default)]
+        psi: Option<u32>,
+        #[serde(default = "default_exploration")]
+        exploration: f64,
+        /// Playouts per parallel batch (and worker states); default: rayon's thread count.
+        /// The result is reproducible for a given seed and `workers`.
+        #[serde(default)]
+        workers: Option<usize>,
+    },
+}
+
+fn default_d() -> u32 {
+    10
+}
+fn default_true() -> bool {
+    true
+}
+/// 16,384 = 2^14, the largest run count of the seed's Fig. 8.
+fn default_playouts() -> u64 {
+    16_384
+}
+/// The seed's Eq. 1 has coefficient 1 on sqrt(2 ln n / n_j).
+fn default_exploration() -> f64 {
+    1.0
+}
+
+/// ψ when not given. The seed leaves ψ open ("ranging from 1 to N_p") and calls a comparison at
+/// every k "of dubious utility"; N_p/4 (k at the quartiles, 4 samples) keeps the candidate set
+/// small on 128-page blocks and gives ψ = 1 (every k) on the 4-page toy blocks of Table I.
+pub fn default_psi(pages_per_block: u32) -> u32 {
+    (pages_per_block / 4).max(1)
+}
+
+/// One row of the method table.
+pub struct MethodInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub default: fn() -> OfflineMethod,
+}
+
+/// Every method: the one name → implementation table (`OfflineMethod::run` dispatches on it).
+pub const METHODS: &[MethodInfo] = &[
+    MethodInfo {
+        name: "greedy",
+        summary: "online: fewest valid pages",
+        default: || OfflineMethod::Greedy,
+    },
+    MethodInfo {
+        name: "fifo",
+        summary: "online: least recently written block (LRW)",
+        default: || OfflineMethod::Fifo,
+    },
+    MethodInfo {
+        name: "cost-benefit",
+        summary: "online: max age(1-u)/2u",
+        default: || OfflineMethod::CostBenefit,
+    },
+    MethodInfo {
+        name: "d-choices",
+        summary: "online: best of d random blocks",
+        default: || OfflineMethod::DChoices { d: default_d() },
+    },
+    MethodInfo {
+        name: "exhaustive",
+        summary: "offline: DFS over all schedules (toy problems)",
+        default: || OfflineMethod::Exhaustive {
+            bound: true,
+            limit: None,
+        },
+    },
+    MethodInfo {
+        name: "pruned",
+        summary: "offline: DFS over pruned candidates (Algorithms 1-3)",
+        default: || OfflineMethod::Pruned {
+            psi: None,
+            bound: true,
+            limit: None,
+        },
+    },
+    MethodInfo {
+        name: "mcts",
+        summary: "offline: Monte Carlo Tree Search, UCB1, greedy playouts",
+        default: || OfflineMethod::Mcts {
+            playouts: default_playouts(),
+            psi: None,
+            exploration: default_exploration(),
+            workers: None,
+        },
+    },
+];
+
+impl OfflineMethod {
+    /// The kebab-case name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            OfflineMethod::Greedy => "greedy",
+            OfflineMethod::Fifo => "fifo",
+            OfflineMethod::CostBenefit => "cost-benefit",
+            OfflineMethod::DChoices { .. } => "d-choices",
+            OfflineMethod::Exhaustive { .. } => "exhaustive",
+            OfflineMethod::Pruned { .. } => "pruned",
+            OfflineMethod::Mcts { .. } => "mcts",
+        }
+    }
+
+    /// The method called `name` with default parameters.
+    pub fn from_name(name: &str) -> Result<Self> {
+        METHODS
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| (m.default)())
+            .ok_or_else(|| {
+                let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+                SsdError::Invalid(format!(
+                    "unknown offline method '{name}'; valid: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// Check parameters a user could get wrong.
+    pub fn validate(&self, pages_per_block: u32) -> Result<()> {
+        let bad = |field: &str, msg: String| {
+            Err(SsdError::config(
+                format!("offline.{}.{field}", self.name()),
+                msg,
+            ))
+        };
+        match self {
+            OfflineMethod::DChoices { d } if *d == 0 => bad("d", "must be at least 1".into()),
+            OfflineMethod::Pruned { psi: Some(p), .. }
+            | OfflineMethod::Mcts { psi: Some(p), .. }
+                if *p == 0 || *p > pages_per_block =>
+            {
+                bad(
+                    "psi",
+                    format!("must be in 1..={pages_per_block} (pages per block), got {p}"),
+                )
+            }
+            OfflineMethod::Mcts { exploration, .. }
+                if !(exploration.is_finite() && *exploration >= 0.0) =>
+            {
+                bad(
+                    "exploration",
+                    format!("must be finite and >= 0, got {exploration}"),
+                )
+            }
+            OfflineMethod::Mcts {
+                workers: Some(0), ..
+            } => bad("workers", "must be at least 1".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offline_registry_names_round_trip_and_unknown_lists_valid() {
+        for m in METHODS {
+            let method = (m.default)();
+            assert_eq!(method.name(), m.name);
+            let json = serde_json::to_string(&method).unwrap();
+            assert!(json.contains(&format!("\"name\":\"{}\"", m.name)), "{json}");
+            let back: OfflineMethod = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, method);
+        }
+        let err = OfflineMethod::from_name("belady").unwrap_err().to_string();
+        assert!(
+            err.contains("belady") && err.contains("mcts") && err.contains("d-choices"),
+            "{err}"
+        );
+        let m: OfflineMethod = serde_json::from_str(r#"{"name":"mcts","playouts":8}"#).unwrap();
+        assert_eq!(
+            m,
+            OfflineMethod::Mcts {
+                playouts: 8,
+                psi: None,
+                exploration: 1.0,
+                workers: None
+            }
+        );
+        assert!(serde_json::from_str::<OfflineMethod>(r#"{"name":"mcts","playout":8}"#).is_err());
+        assert!(OfflineMethod::Pruned {
+            psi: Some(9),
+            bound: true,
+            limit: None
+        }
+        .validate(4)
+        .is_err());
+    }
+}

@@ -1,0 +1,41 @@
+//! The Tiny-Tail Flash comparison, one call per configuration: the seed's stacks `nogc`,
+//! `base`, `pb`, `pb+gtr`, `pb+gtr+gtf`, `ttflash` run on the same device and workload.
+
+use crate::config::{DeviceConfig, RainConfig};
+use crate::error::{Result, SsdError};
+use crate::sim::{SimOptions, Simulation, TtflashReport};
+use crate::stats::SimResult;
+use crate::trace::RequestSource;
+
+/// The stacks of the seed's experiment, in its order.
+pub const STACKS: [&str; 6] = ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"];
+
+/// One configuration's outcome: the full result (its `latency_us` has the usual keys), the
+/// fraction of requests blocked by GC, erases (parity's GC included) and the RAIN counters.
+#[derive(Debug, Clone)]
+pub struct StackRun {
+    pub stack: String,
+    pub result: SimResult,
+    pub blocked_fraction: f64,
+    pub erases: u64,
+    pub report: TtflashReport,
+}
+
+/// `device` with the `[rain]` section of `stack` (see [`RainConfig::from_stack`]); the other
+/// `[rain]` fields (buffer size, flush threshold) are kept.
+pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
+    let mut cfg = device.clone();
+    let s = RainConfig::from_stack(stack).map_err(|m| SsdError::config("stack", m))?;
+    cfg.rain = RainConfig { buffer_mib: device.rain.buffer_mib, flush_at: device.rain.flush_at, ..s };
+    cfg.validate(&format!("{} + {stack}", device.name))?;
+    Ok(cfg)
+}
+
+/// Run one stack on `device` and `source`.
+pub fn run_stack(device: &DeviceConfig, stack: &str, opts: SimOptions, source: Box<dyn RequestSource>) -> Result<StackRun> {
+    let cfg = device_for(device, stack)?;
+    let mut sim = Simulation::new(cfg, opts, source)?;
+    let result = sim.run()?;
+    let report = sim.ttflash_report();
+    Ok(StackRun { stack: stack.to_string(), blocked_fraction: report.blocked_fraction, erases: result.erases, result, report })
+}

@@ -1,0 +1,22 @@
+//! Offline cleaning (Shafaei & Desnoyers): one coarse call that loads a workload and runs a list
+//! of methods on it with the GIL released; JSON in, JSON out.
+
+use pyo3::prelude::*;
+use ssdlab_core::{api, offline};
+
+use crate::errors::to_py;
+
+/// Run the methods of `methods_json` (one object or an array) on the offline problem of
+/// `workload_json` and `setup_json`, and each placement of `placements_json` (an array of names)
+/// with greedy cleaning; returns `{"problem": …, "reports": […], "placements": […]}` as JSON.
+#[pyfunction]
+#[pyo3(signature = (workload_json, setup_json, methods_json, seed, placements_json="[]"))]
+pub fn run_offline_json(py: Python<'_>, workload_json: &str, setup_json: &str, methods_json: &str, seed: u64, placements_json: &str) -> PyResult<String> {
+    py.detach(|| api::run_offline_json(workload_json, setup_json, methods_json, placements_json, seed)).map_err(to_py)
+}
+
+/// (name, summary) of every offline method.
+#[pyfunction]
+pub fn offline_methods() -> Vec<(&'static str, &'static str)> {
+    offline::METHODS.iter().map(|m| (m.name, m.summary)).collect()
+}

@@ -1,0 +1,110 @@
+//! `Simulator`: a simulation held by Python, advanced in coarse chunks with the GIL released.
+
+use std::sync::{Mutex, MutexGuard};
+
+use numpy::{IntoPyArray, PyArray1, PyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use ssdlab_core::api;
+use ssdlab_core::sim::Simulation;
+use ssdlab_core::trace::OpKind;
+
+use crate::errors::to_py;
+
+#[pyclass(module = "ssdlab._core")]
+pub struct Simulator {
+    // A Mutex makes the (Send) simulation shareable as PyO3 requires; Python holds the only handle.
+    sim: Mutex<Simulation>,
+}
+
+impl Simulator {
+    fn lock(&self) -> MutexGuard<'_, Simulation> {
+        self.sim.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[pymethods]
+impl Simulator {
+    /// Build from a device (preset name or TOML text with its origin), `--set` overrides, a
+    /// workload spec (JSON) and run options (JSON).
+    #[new]
+    fn new(device: &str, origin: &str, overrides: Vec<String>, workload_json: &str, options_json: &str) -> PyResult<Self> {
+        let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
+        let wl = api::parse_workload(workload_json).map_err(to_py)?;
+        let opts = api::parse_options(options_json).map_err(to_py)?;
+        let sim = api::build_simulation(cfg, &wl, opts).map_err(to_py)?;
+        Ok(Simulator { sim: Mutex::new(sim) })
+    }
+
+    /// Serve up to `budget` requests; True when the workload is exhausted.
+    fn advance(&mut self, py: Python<'_>, budget: u64) -> PyResult<bool> {
+        let mut guard = self.lock();
+        let sim: &mut Simulation = &mut guard;
+        py.detach(|| sim.advance(budget)).map_err(to_py)
+    }
+
+    fn requests_done(&self) -> u64 {
+        self.lock().requests_done()
+    }
+
+    fn is_finished(&self) -> bool {
+        self.lock().is_finished()
+    }
+
+    /// The result so far, as JSON (the time series come from `series`).
+    fn result_json(&self) -> PyResult<String> {
+        api::to_json(&self.lock().result()).map_err(to_py)
+    }
+
+    /// The device configuration in force, as TOML.
+    fn device_toml(&self) -> String {
+        self.lock().device().to_toml()
+    }
+
+    /// Sampled time series as numpy arrays, keyed by column.
+    fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.lock().result().series;
+        let d = PyDict::new(py);
+        d.set_item("time_s", s.time_s.into_pyarray(py))?;
+        d.set_item("host_pages", s.host_pages.into_pyarray(py))?;
+        d.set_item("free_blocks", s.free_blocks.into_pyarray(py))?;
+        d.set_item("waf", s.waf.into_pyarray(py))?;
+        d.set_item("gc_pages", s.gc_pages.into_pyarray(py))?;
+        d.set_item("erases", s.erases.into_pyarray(py))?;
+        d.set_item("requests", s.requests.into_pyarray(py))?;
+        Ok(d)
+    }
+
+    /// Latency histogram of `op` ("read", "write", or None for all) as an (n, 2) array of
+    /// (latency µs, count).
+    #[pyo3(signature = (op=None))]
+    fn latency_distribution<'py>(&self, py: Python<'py>, op: Option<&str>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let kind = match op {
+            None | Some("all") => None,
+            Some("read") => Some(OpKind::Read),
+            Some("write") => Some(OpKind::Write),
+            Some("trim") => Some(OpKind::Trim),
+            Some(other) => return Err(pyo3::exceptions::PyValueError::new_err(format!("op: expected read, write, trim or all, got '{other}'"))),
+        };
+        let rows: Vec<Vec<f64>> = self.lock().latency_distribution(kind).into_iter().map(|(v, c)| vec![v, c as f64]).collect();
+        if rows.is_empty() {
+            return Ok(numpy::ndarray::Array2::<f64>::zeros((0, 2)).into_pyarray(py));
+        }
+        PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
+    /// The learned Q-table as JSON (RL schedulers), or None.
+    fn q_table_json(&self) -> PyResult<Option<String>> {
+        Ok(self.lock().q_table().map(|t| t.to_json()))
+    }
+
+    /// Save the learned Q-table to `path` (error if the scheduler has none).
+    fn save_q_table(&self, path: &str) -> PyResult<()> {
+        self.lock().save_q_table(path).map_err(to_py)
+    }
+
+    /// Erase count of every block, as a numpy array.
+    fn erase_counts<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.lock().ftl().erase_counts().to_vec().into_pyarray(py)
+    }
+}

@@ -1,0 +1,31 @@
+"""ssdlab: a fast trace-driven SSD simulator for garbage-collection research.
+
+>>> import ssdlab
+>>> r = ssdlab.simulate("tiny", ssdlab.workload.synthetic("uniform", 10_000), precondition=True)
+>>> r.waf > 1
+True
+"""
+from ssdlab import workload
+from ssdlab._core import __version__
+from ssdlab.device import Device, presets
+from ssdlab.errors import ConfigError, DeviceFullError, SsdlabError, TraceError, WorkloadError
+from ssdlab.result import Latency, LatencySummary, Result
+from ssdlab.simulate import Simulation, build_options, simulate
+
+__all__ = [
+    "__version__",
+    "simulate",
+    "Simulation",
+    "build_options",
+    "Device",
+    "presets",
+    "Result",
+    "Latency",
+    "LatencySummary",
+    "workload",
+    "SsdlabError",
+    "ConfigError",
+    "TraceError",
+    "WorkloadError",
+    "DeviceFullError",
+]

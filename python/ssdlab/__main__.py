@@ -1,0 +1,4 @@
+"""``python -m ssdlab`` = the ``ssdlab`` command."""
+from ssdlab.cli import main
+
+main()

@@ -1,0 +1,233 @@
+"""The ``ssdlab`` command line: run, devices, policies, trace info, offline, experiment.
+
+Every error caused by input (a bad trace line, an unknown config key, an impossible geometry)
+is printed as one line on stderr with a non-zero exit; never a traceback.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ssdlab import _core
+from ssdlab.cli_common import console, err_console, fail
+from ssdlab.device import Device
+from ssdlab.cli_offline import register as register_offline
+from ssdlab.errors import SsdlabError
+from ssdlab.experiments import experiment_app
+from ssdlab.report import human_bytes, print_result
+from ssdlab.simulate import CHUNK, Simulation, build_options
+from ssdlab.workload import synthetic, total_requests, trace
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.")
+trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
+app.add_typer(trace_app, name="trace")
+app.add_typer(experiment_app, name="experiment")
+register_offline(app)
+
+
+class Pattern(str, Enum):
+    uniform = "uniform"
+    hotcold = "hotcold"
+    zipf = "zipf"
+    sequential = "sequential"
+
+
+class Arrival(str, Enum):
+    closed = "closed"
+    fixed = "fixed"
+    poisson = "poisson"
+    on_off = "on-off"
+
+
+class TimingMode(str, Enum):
+    timed = "timed"
+    none = "none"
+
+
+def arrival_spec(kind: Arrival, iops: float, interval_us: float, burst_requests: float, burst_interval_us: float,
+                 idle_mean_us: float, idle_dist: str, idle_shape: float) -> dict:
+    if kind is Arrival.closed:
+        return {"kind": "closed"}
+    if kind is Arrival.fixed:
+        return {"kind": "fixed", "interval_us": interval_us}
+    if kind is Arrival.poisson:
+        return {"kind": "poisson", "iops": iops}
+    idle: dict = {"dist": idle_dist}
+    if idle_dist == "pareto":
+        idle["shape"] = idle_shape
+    elif idle_dist == "lognormal":
+        idle["sigma"] = idle_shape
+    return {"kind": "on-off", "burst_requests": burst_requests, "burst_interval_us": burst_interval_us,
+            "idle_mean_us": idle_mean_us, "idle": idle}
+
+
+def run_with_progress(sim: Simulation, total: Optional[int], show: bool):
+    if not show:
+        while not sim.advance(CHUNK):
+            pass
+        return sim.result()
+    columns = [SpinnerColumn(), TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    with Progress(*columns, console=err_console, transient=True) as bar:
+        task = bar.add_task("run", total=total)
+        while not sim.advance(CHUNK):
+            bar.update(task, completed=sim.requests_done)
+    return sim.result()
+
+
+@app.command()
+def run(
+    device: str = typer.Option("mqsim-small", "--device", "-d", help="Preset name (ssdlab devices) or TOML file."),
+    set_: List[str] = typer.Option([], "--set", help="Override a config field: section.key=value (repeatable)."),
+    gc: Optional[str] = typer.Option(None, "--gc", help="GC scheduler (sets gc.scheduler), e.g. blocking."),
+    victim: Optional[str] = typer.Option(None, "--victim", help="Victim policy (sets gc.victim): greedy, cost-benefit, fifo, random, d-choices:d=N."),
+    trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Replay this trace file instead of a synthetic workload."),
+    trace_format: str = typer.Option("auto", "--format", help="Trace format: auto, msr, fiu, spc, disksim, fin1, blkparse, vscsi, vscsi-csv, csv."),
+    disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
+    lba_map: str = typer.Option("none", "--lba-map", help="Fit trace addresses to the device: none, dense (compact), modulo (wrap)."),
+    workload: Pattern = typer.Option(Pattern.uniform, "--workload", "-w", help="Synthetic access pattern."),
+    requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests."),
+    read_fraction: float = typer.Option(0.0, "--read-fraction"),
+    request_pages: int = typer.Option(1, "--request-pages", help="Synthetic request size in device pages."),
+    footprint: float = typer.Option(1.0, "--footprint", help="Fraction of the logical space the synthetic workload uses."),
+    hot_write_fraction: float = typer.Option(0.8, "--hot-writes", help="hotcold: fraction r of writes..."),
+    hot_space_fraction: float = typer.Option(0.2, "--hot-space", help="hotcold: ...to fraction f of addresses."),
+    zipf_theta: float = typer.Option(0.99, "--zipf-theta"),
+    arrival: Arrival = typer.Option(Arrival.closed, "--arrival", help="Synthetic arrivals (closed = closed loop at --queue-depth)."),
+    iops: float = typer.Option(10_000.0, "--iops", help="poisson arrivals: mean rate."),
+    interval_us: float = typer.Option(100.0, "--interval-us", help="fixed arrivals: interval."),
+    burst_requests: float = typer.Option(64.0, "--burst-requests", help="on-off: mean requests per burst."),
+    burst_interval_us: float = typer.Option(50.0, "--burst-interval-us", help="on-off: mean gap inside a burst."),
+    idle_mean_us: float = typer.Option(20_000.0, "--idle-mean-us", help="on-off: mean idle period."),
+    idle_dist: str = typer.Option("exponential", "--idle-dist", help="on-off idle distribution: exponential, pareto, lognormal, fixed."),
+    idle_shape: float = typer.Option(1.5, "--idle-shape", help="pareto shape or lognormal sigma."),
+    timing: TimingMode = typer.Option(TimingMode.timed, "--timing", help="timed, or none (FTL only: WAF studies)."),
+    replay: str = typer.Option("auto", "--replay", help="auto, open (trace timestamps) or closed (fixed queue depth)."),
+    queue_depth: int = typer.Option(16, "--queue-depth", "-q"),
+    time_scale: float = typer.Option(1.0, "--time-scale", help="Open loop: multiply inter-arrival times (0.5 = twice as fast)."),
+    precondition: bool = typer.Option(True, "--precondition/--no-precondition", help="Fill the device (sequential, then random) before measuring, so GC is in steady state."),
+    precondition_passes: float = typer.Option(2.0, "--precondition-passes", help="Random overwrite passes of preconditioning."),
+    seed: int = typer.Option(1, "--seed"),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write all results (and time series) as JSON."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: when stderr is a terminal)."),
+) -> None:
+    """Simulate a workload on a device and print the summary."""
+    overrides = list(set_)
+    if gc:
+        overrides.append(f"gc.scheduler={json.dumps(gc)}")
+    if victim:
+        overrides.append(f"gc.victim={json.dumps(victim)}")
+    if trace_path is not None:
+        wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests)
+    else:
+        wl = synthetic(workload.value, requests, read_fraction=read_fraction, request_pages=request_pages,
+                       footprint_fraction=footprint, hot_write_fraction=hot_write_fraction,
+                       hot_space_fraction=hot_space_fraction, zipf_theta=zipf_theta,
+                       arrival=arrival_spec(arrival, iops, interval_us, burst_requests, burst_interval_us,
+                                            idle_mean_us, idle_dist, idle_shape))
+    pre = {"sequential": True, "random_passes": precondition_passes} if precondition else False
+    try:
+        opts = build_options(wl, seed=seed, timing=timing is TimingMode.timed, replay=replay, queue_depth=queue_depth,
+                             time_scale=time_scale, precondition=pre, max_requests=max_requests)
+    except ValueError as e:
+        fail(str(e))
+    sim = Simulation(Device(device, tuple(overrides)), wl, opts)
+    show = sys.stderr.isatty() if progress is None else progress
+    result = run_with_progress(sim, max_requests or total_requests(wl), show)
+    print_result(console, result)
+    if json_path is not None:
+        out = result.to_dict()
+        try:
+            json_path.write_text(json.dumps(out, indent=1))
+        except OSError as e:
+            fail(f"--json {json_path}: cannot write: {e}")
+        console.print(f"results written to {json_path}")
+
+
+@app.command()
+def devices(show: Optional[str] = typer.Option(None, "--show", help="Print this preset's full configuration as TOML.")) -> None:
+    """List the shipped device presets with their capacity."""
+    if show is not None:
+        text = _core.preset_toml(show)
+        if text is None:
+            fail(f"unknown preset '{show}'; expected one of: {', '.join(_core.preset_names())}")
+        console.print(Device(show).describe()["toml"], highlight=False, markup=False)
+        return
+    t = Table(title="device presets")
+    for c in ("name", "geometry (ch×chip×die×plane×blocks×pages)", "page", "spare", "logical", "physical"):
+        t.add_column(c, justify="right" if c not in ("name",) else "left")
+    for name in _core.preset_names():
+        d = Device(name).describe()
+        g = d["config"]["geometry"]
+        geo = f"{g['channels']}×{g['chips_per_channel']}×{g['dies_per_chip']}×{g['planes_per_die']}×{g['blocks_per_plane']}×{g['pages_per_block']}"
+        t.add_row(name, geo, human_bytes(g["page_size"]), f"{g['spare_factor']:.0%}", human_bytes(d["logical_bytes"]), human_bytes(d["physical_bytes"]))
+    console.print(t)
+
+
+@app.command()
+def policies() -> None:
+    """List victim policies and GC schedulers."""
+    for title, rows in (("victim policies (--victim, gc.victim)", _core.victim_policies()), ("GC schedulers (--gc, gc.scheduler)", _core.gc_schedulers())):
+        t = Table(title=title, title_justify="left")
+        t.add_column("name", style="bold")
+        t.add_column("description")
+        for n, d in rows:
+            t.add_row(n, d)
+        console.print(t)
+
+
+@trace_app.command("info")
+def trace_info(
+    path: Path = typer.Argument(..., help="Trace file (gzip allowed)."),
+    trace_format: str = typer.Option("auto", "--format"),
+    disk: Optional[int] = typer.Option(None, "--disk"),
+    page_size: int = typer.Option(4096, "--page-size", help="Page size for footprint and page counts."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Request count, read/write mix, span and footprint of a trace."""
+    spec = trace(path, format=trace_format, device=disk)
+    spec.pop("kind")
+    info = json.loads(_core.trace_info_json(json.dumps(spec), page_size))
+    if json_out:
+        console.print_json(json.dumps(info))
+        return
+    t = Table(title=f"{path} ({info['format']})", show_header=False, title_justify="left")
+    t.add_column("k", style="bold")
+    t.add_column("v", justify="right")
+    rows = [
+        ("requests", f"{info['requests']:,}"),
+        ("reads / writes / trims", f"{info['reads']:,} / {info['writes']:,} / {info['trims']:,}"),
+        ("write fraction", f"{info['write_fraction']:.1%}"),
+        ("span", f"{info['span_ns'] / 1e9:,.3f} s"),
+        ("bytes read / written", f"{human_bytes(info['bytes_read'])} / {human_bytes(info['bytes_written'])}"),
+        (f"footprint ({page_size} B pages)", f"{info['footprint_pages']:,} ({human_bytes(info['footprint_pages'] * page_size)})"),
+        ("write footprint", f"{info['write_footprint_pages']:,}"),
+        ("page writes", f"{info['page_writes']:,}"),
+        ("skipped records", f"{info['skipped']:,}"),
+    ]
+    for k, v in rows:
+        t.add_row(k, v)
+    console.print(t)
+
+
+def main() -> None:
+    """Entry point: one-line errors for bad input, never a traceback."""
+    try:
+        app()
+    except SsdlabError as e:
+        err_console.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Devices: shipped presets or TOML files, with ``section.key=value`` overrides."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ssdlab import _core
+from ssdlab.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device description: a preset name or a TOML file, plus overrides.
+
+    ``Device("mqsim-small", ["gc.victim=fifo"])`` or ``Device("my.toml")``.
+    """
+
+    source: str = "mqsim-small"
+    overrides: Sequence[str] = field(default_factory=tuple)
+
+    def core_args(self) -> tuple[str, str]:
+        """(preset name or TOML text, origin for error messages)."""
+        if self.source in _core.preset_names():
+            return self.source, f"preset {self.source}"
+        path = Path(self.source)
+        if not path.is_file():
+            names = ", ".join(_core.preset_names())
+            raise ConfigError(f"--device {self.source}: not a preset ({names}) nor a readable TOML file")
+        try:
+            return path.read_text(encoding="utf-8"), str(path)
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: cannot read device file: {e}") from None
+
+    def describe(self) -> dict[str, Any]:
+        """Validated configuration and derived sizes (planes, pages, capacities)."""
+        text, origin = self.core_args()
+        return json.loads(_core.device_json(text, origin, list(self.overrides)))
+
+
+def presets() -> list[str]:
+    return list(_core.preset_names())

@@ -1,0 +1,176 @@
+"""GC scheduling as a Gymnasium environment (Kang, Shin, Yoo, "Reinforcement Learning-Assisted
+Garbage Collection to Mitigate Long-Tail Latency in SSD", TECS 2017, §5.2, Algorithm 1)."""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Optional, Sequence, Union
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ssdlab import _core
+from ssdlab.device import Device
+from ssdlab.result import Result
+from ssdlab.simulate import build_options
+from ssdlab.workload import WorkloadSpec
+
+#: Default workload: bursty writes with idle periods, light enough that partial GC can hide in
+#: the gaps on the ``tiny`` device, heavy enough that GC runs all the time.
+DEFAULT_WORKLOAD: WorkloadSpec = {
+    "kind": "synthetic",
+    "pattern": "hotcold",
+    "requests": 20_000,
+    "read_fraction": 0.2,
+    "arrival": {"kind": "on-off", "burst_requests": 16, "burst_interval_us": 1_000, "idle_mean_us": 20_000,
+                "idle": {"dist": "exponential"}},
+}
+
+FEATURES = ("prev_interval_us", "interval_us", "prev_action", "free_blocks", "response_us")
+RewardFn = Callable[[dict[str, Any]], float]
+
+
+def _seed_reward(obs: dict[str, Any]) -> float:
+    return float(obs["reward"])
+
+
+def _latency_reward(obs: dict[str, Any]) -> float:
+    return -float(obs["response_us"]) / 1000.0
+
+
+REWARDS: dict[str, RewardFn] = {"seed": _seed_reward, "neg-latency-ms": _latency_reward}
+
+
+class GcSchedulingEnv(gym.Env):
+    """Decide how much partial GC to run after each write request.
+
+    ## Description
+    The environment replays a workload on a simulated SSD (``ssdlab``'s Rust core, timing on).
+    Whenever a write request completes, the inter-request interval is not zero and some plane has
+    at most ``T_GC`` free blocks (``gc.threshold_blocks``), the agent decides how many valid-page
+    copies of partial GC to run right after the request (Kang, Shin, Yoo, TECS 2017, §5.2,
+    Algorithm 1). A non-zero action on a plane whose victim has no valid page left erases it.
+    Intensive GC (one free block left) and forced GC (no free block) run by themselves, as in
+    the seed. Every step of the episode is one such decision point.
+
+    ## Action Space
+    ``Discrete(n)``: action ``i`` runs ``actions[i]`` page copies on every eligible plane; the
+    copy counts come from ``gc.rl.actions`` (default ``[0, 1, …, 7]``).
+
+    ## Observation Space
+    ``Dict``:
+
+    | Key | Observation | Min | Max |
+    |-----|-------------|-----|-----|
+    | ``state`` | the seed's state index (Table 3 binning: previous interval 2 bins × current interval 17 bins × previous action 2 bins, edges in ``gc.rl``) | 0 | n_states − 1 |
+    | ``features[0]`` | interval before the previous request, µs | 0 | inf |
+    | ``features[1]`` | interval before this request, µs | 0 | inf |
+    | ``features[2]`` | copies chosen at the previous decision | 0 | max action |
+    | ``features[3]`` | fewest free blocks over the planes | 0 | blocks per plane |
+    | ``features[4]`` | response time of the request just served (recent latency), µs | 0 | inf |
+
+    ## Rewards
+    ``reward="seed"`` (default): the seed's reward for the response time of the request that
+    follows the action, against running 70th/90th/99th percentiles of write latency: 1, 0.5, 0
+    and −0.5 above the 99th (levels in ``gc.rl.reward_levels``). ``"neg-latency-ms"``: minus the
+    response time in ms. Or any callable taking the raw observation dict.
+
+    ## Starting State
+    The device is preconditioned (filled sequentially, then overwritten randomly) so that GC is in
+    steady state; the episode starts at the first decision point of the workload.
+
+    ## Episode End
+    Termination: the workload is exhausted. Truncation: ``max_decisions`` decisions taken (if set).
+
+    ## Arguments
+    ``gym.make("ssdlab/GcScheduling-v0", device="tiny", workload=None, overrides=(),
+    reward="seed", max_decisions=None, precondition=True)``. ``device`` is a preset name or TOML
+    file; ``workload`` a workload spec (``ssdlab.workload``); ``overrides`` ``section.key=value``
+    strings. The simulation seed is drawn from ``self.np_random`` at ``reset``, unless
+    ``reset(options={"sim_seed": n})`` fixes it (to replay the very workload a native run saw).
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        device: Union[str, Device] = "tiny",
+        workload: Optional[WorkloadSpec] = None,
+        overrides: Sequence[str] = (),
+        reward: Union[str, RewardFn] = "seed",
+        max_decisions: Optional[int] = None,
+        precondition: bool = True,
+    ):
+        base = device if isinstance(device, Device) else Device(device)
+        self.device = Device(base.source, tuple(base.overrides) + tuple(overrides) + ('gc.scheduler="external"',))
+        described = self.device.describe()
+        rl = described["config"]["gc"]["rl"]
+        self.actions: list[int] = list(rl["actions"])
+        n_states = len(rl["prev_interval_bins_us"]) + 1
+        n_states *= len(rl["interval_bins_us"]) + 1
+        n_states *= 2
+        self.n_states = n_states
+        self.workload = workload if workload is not None else DEFAULT_WORKLOAD
+        if isinstance(reward, str):
+            if reward not in REWARDS:
+                raise ValueError(f"reward: expected one of {sorted(REWARDS)} or a callable, got {reward!r}")
+            self._reward = REWARDS[reward]
+        else:
+            self._reward = reward
+        self.max_decisions = max_decisions
+        self.precondition = precondition
+        blocks = described["config"]["geometry"]["blocks_per_plane"]
+        big = 1e12  # intervals and latencies in µs: finite bounds keep check_env quiet
+        high = np.array([big, big, max(self.actions), blocks, big], dtype=np.float64)
+        self.action_space = spaces.Discrete(len(self.actions))
+        self.observation_space = spaces.Dict({
+            "state": spaces.Discrete(n_states),
+            "features": spaces.Box(low=np.zeros(5), high=high, dtype=np.float64),
+        })
+        self._sim: Optional[_core.DecisionSimulator] = None
+        self._last: Optional[dict[str, Any]] = None
+        self._decisions = 0
+
+    def _obs(self, raw: dict[str, Any]) -> dict[str, Any]:
+        feats = np.array([raw[k] for k in FEATURES], dtype=np.float64)
+        return {"state": int(raw["state"]), "features": feats}
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None):
+        super().reset(seed=seed)
+        sim_seed = int(self.np_random.integers(0, 2**63 - 1))
+        if options and "sim_seed" in options:
+            sim_seed = int(options["sim_seed"])
+        opts = build_options(self.workload, seed=sim_seed, precondition=self.precondition)
+        text, origin = self.device.core_args()
+        self._sim = _core.DecisionSimulator(text, origin, list(self.device.overrides), json.dumps(self.workload), json.dumps(opts))
+        self._decisions = 0
+        first = self._sim.advance_to_decision()
+        if first is None:
+            raise RuntimeError("the workload ended before the first GC decision point; use a longer or heavier workload")
+        self._last = json.loads(first)
+        return self._obs(self._last), {"raw": self._last}
+
+    def step(self, action):
+        if self._sim is None or self._last is None:
+            raise RuntimeError("call reset() before step()")
+        a = int(action)
+        if not self.action_space.contains(a):
+            raise ValueError(f"action {action!r} outside {self.action_space}")
+        self._sim.apply_decision(self.actions[a])
+        self._decisions += 1
+        nxt = self._sim.advance_to_decision()
+        if nxt is None:
+            obs = self._obs(self._last)
+            return obs, 0.0, True, False, {"raw": self._last, "final": True}
+        self._last = json.loads(nxt)
+        truncated = self.max_decisions is not None and self._decisions >= self.max_decisions
+        return self._obs(self._last), float(self._reward(self._last)), False, truncated, {"raw": self._last}
+
+    def result(self) -> Result:
+        """What the simulation measured so far (latency, erases, WAF …)."""
+        if self._sim is None:
+            raise RuntimeError("call reset() first")
+        return Result.from_core(self._sim.result_json(), {}, 0.0)

@@ -1,0 +1,10 @@
+"""``ssdlab experiment``: one sub-command per paper, each running its comparison and printing its
+tables. Add one with ``@experiment_app.command("name")`` in a module of this package and import
+it below."""
+from __future__ import annotations
+
+import typer
+
+experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce a paper's comparison.")
+
+from ssdlab.experiments import offline as _offline  # noqa: E402,F401  (registers "offline")

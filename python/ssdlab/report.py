@@ -1,0 +1,58 @@
+"""Rich tables for results, devices and trace statistics."""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ssdlab.result import Result
+
+
+def result_tables(r: Result) -> list[Table]:
+    summary = Table(title=f"{r.device} · {r.workload}", show_header=False, title_justify="left")
+    summary.add_column("metric", style="bold")
+    summary.add_column("value", justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("requests (read/write/trim)", f"{r.requests['total']:,} ({r.requests['read']:,}/{r.requests['write']:,}/{r.requests['trim']:,})"),
+        ("WAF", f"{r.waf:.4f}"),
+        ("host pages written", f"{r.host_pages_written:,}"),
+        ("GC pages copied", f"{r.gc_pages_copied:,}"),
+        ("erases", f"{r.erases:,}"),
+        ("erases per block min/mean/max", f"{r.erase_per_block['min']}/{r.erase_per_block['mean']:.2f}/{r.erase_per_block['max']}"),
+        ("GC invocations (victims)", f"{r.gc_invocations:,}"),
+        ("blocked requests", f"{r.blocked_requests:,} ({100 * r.blocked_fraction:.2f} %)"),
+    ]
+    if r.timing:
+        rows.append(("simulated time", f"{r.sim_time_s:.3f} s"))
+    if r.precondition_pages:
+        rows.append(("preconditioning page writes", f"{r.precondition_pages:,}"))
+    rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
+    for k, v in rows:
+        summary.add_row(k, str(v))
+    tables = [summary]
+    if r.timing:
+        lat = Table(title="latency (µs)", title_justify="left")
+        lat.add_column("op", style="bold")
+        for k in ("count", "mean", "p50", "p99", "p99.9", "p99.99", "p99.9999", "max"):
+            lat.add_column(k, justify="right")
+        for name in ("read", "write", "all"):
+            s = getattr(r.latency_us, name)
+            if s.count == 0:
+                continue
+            lat.add_row(name, f"{s.count:,}", *(f"{v:,.1f}" for v in (s.mean, s.p50, s.p99, s.p99_9, s.p99_99, s.p99_9999, s.max)))
+        tables.append(lat)
+    return tables
+
+
+def print_result(console: Console, r: Result) -> None:
+    for t in result_tables(r):
+        console.print(t)
+
+
+def human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:,.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return str(n)

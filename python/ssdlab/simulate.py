@@ -1,0 +1,96 @@
+"""``ssdlab.simulate``: run one workload on one device and return a typed :class:`Result`."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Optional, Sequence, Union
+
+from ssdlab import _core
+from ssdlab.device import Device
+from ssdlab.result import Result
+from ssdlab.workload import WorkloadSpec, is_closed, synthetic
+
+CHUNK = 200_000
+
+
+def build_options(
+    workload: WorkloadSpec,
+    *,
+    seed: int = 1,
+    timing: bool = True,
+    replay: str = "auto",
+    queue_depth: int = 16,
+    time_scale: float = 1.0,
+    precondition: Union[bool, dict[str, Any]] = False,
+    max_requests: Optional[int] = None,
+    sample_interval_us: Optional[float] = None,
+    check_every: int = 0,
+) -> dict[str, Any]:
+    """Run options for the core. ``replay='auto'``: closed loop for workloads without arrival
+    times (closed synthetic), open loop at trace timestamps otherwise."""
+    if replay == "auto":
+        replay = "closed" if is_closed(workload) else "open"
+    if replay == "closed":
+        rep: dict[str, Any] = {"mode": "closed-loop", "queue_depth": queue_depth}
+    elif replay == "open":
+        rep = {"mode": "open-loop", "time_scale": time_scale}
+    else:
+        raise ValueError(f"replay: expected auto, open or closed, got {replay!r}")
+    opts: dict[str, Any] = {"seed": seed, "timing": timing, "replay": rep, "check_every": check_every}
+    if precondition:
+        opts["precondition"] = precondition if isinstance(precondition, dict) else {}
+    if max_requests is not None:
+        opts["max_requests"] = max_requests
+    if sample_interval_us is not None:
+        opts["sample_interval_us"] = sample_interval_us
+    return opts
+
+
+class Simulation:
+    """A simulation advanced in chunks (for progress reporting and long runs)."""
+
+    def __init__(self, device: Union[Device, str], workload: WorkloadSpec, options: dict[str, Any]):
+        dev = device if isinstance(device, Device) else Device(device)
+        text, origin = dev.core_args()
+        self._core = _core.Simulator(text, origin, list(dev.overrides), json.dumps(workload), json.dumps(options))
+        self._started = time.perf_counter()
+
+    def advance(self, budget: int = CHUNK) -> bool:
+        return self._core.advance(budget)
+
+    @property
+    def requests_done(self) -> int:
+        return self._core.requests_done()
+
+    def result(self) -> Result:
+        return Result.from_core(self._core.result_json(), self._core.series(), time.perf_counter() - self._started)
+
+    def latency_distribution(self, op: Optional[str] = None):
+        return self._core.latency_distribution(op)
+
+    def erase_counts(self):
+        return self._core.erase_counts()
+
+
+def simulate(
+    device: Union[Device, str] = "mqsim-small",
+    workload: Optional[WorkloadSpec] = None,
+    *,
+    overrides: Sequence[str] = (),
+    progress: Optional[Callable[[int], None]] = None,
+    **options: Any,
+) -> Result:
+    """Simulate ``workload`` (default: 100k uniform random single-page writes) on ``device``
+    (a preset name, a TOML path, or a :class:`Device`). Keyword options: ``seed``, ``timing``,
+    ``replay`` (auto/open/closed), ``queue_depth``, ``time_scale``, ``precondition``,
+    ``max_requests``, ``sample_interval_us``.
+    """
+    wl = workload if workload is not None else synthetic("uniform", 100_000)
+    dev = device if isinstance(device, Device) else Device(device, tuple(overrides))
+    if overrides and isinstance(device, Device):
+        dev = Device(device.source, tuple(device.overrides) + tuple(overrides))
+    sim = Simulation(dev, wl, build_options(wl, **options))
+    while not sim.advance(CHUNK):
+        if progress is not None:
+            progress(sim.requests_done)
+    return sim.result()

@@ -1,0 +1,73 @@
+"""Workload specifications: a trace file or a seeded synthetic generator (see the core's
+``trace::spec``). These are plain dicts passed to the core as JSON."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+WorkloadSpec = dict
+
+
+def trace(
+    path: str | Path,
+    *,
+    format: str = "auto",
+    device: Optional[int] = None,
+    lba_map: str = "none",
+    max_requests: Optional[int] = None,
+    blkparse_action: Optional[str] = None,
+) -> WorkloadSpec:
+    """A trace file (MSR, FIU, SPC, DiskSim/SSDsim, blkparse, VSCSI, CSV; gzip allowed)."""
+    spec: dict[str, Any] = {"kind": "trace", "path": str(path), "format": format, "lba_map": lba_map}
+    if device is not None:
+        spec["device"] = device
+    if max_requests is not None:
+        spec["max_requests"] = max_requests
+    if blkparse_action is not None:
+        spec["blkparse_action"] = blkparse_action
+    return spec
+
+
+def synthetic(
+    pattern: str = "uniform",
+    requests: int = 1_000_000,
+    *,
+    read_fraction: float = 0.0,
+    request_pages: int = 1,
+    footprint_fraction: float = 1.0,
+    hot_write_fraction: float = 0.8,
+    hot_space_fraction: float = 0.2,
+    zipf_theta: float = 0.99,
+    arrival: Optional[dict[str, Any]] = None,
+) -> WorkloadSpec:
+    """A seeded synthetic workload: ``uniform``, ``hotcold``, ``zipf`` or ``sequential``.
+
+    ``arrival`` is ``{"kind": "closed"}`` (default: replayed closed-loop), ``{"kind": "fixed",
+    "interval_us": ..}``, ``{"kind": "poisson", "iops": ..}`` or ``{"kind": "on-off",
+    "burst_requests": .., "burst_interval_us": .., "idle_mean_us": .., "idle": {"dist":
+    "exponential" | "pareto" (shape) | "lognormal" (sigma) | "fixed"}}``.
+    """
+    return {
+        "kind": "synthetic",
+        "pattern": pattern,
+        "requests": requests,
+        "read_fraction": read_fraction,
+        "request_pages": request_pages,
+        "footprint_fraction": footprint_fraction,
+        "hot_write_fraction": hot_write_fraction,
+        "hot_space_fraction": hot_space_fraction,
+        "zipf_theta": zipf_theta,
+        "arrival": arrival or {"kind": "closed"},
+    }
+
+
+def is_closed(spec: WorkloadSpec) -> bool:
+    """Whether the workload has no arrival times of its own (then it is replayed closed-loop)."""
+    return spec.get("kind") == "synthetic" and (spec.get("arrival") or {}).get("kind", "closed") == "closed"
+
+
+def total_requests(spec: WorkloadSpec) -> Optional[int]:
+    """The number of requests when known in advance (for progress bars)."""
+    if spec.get("kind") == "synthetic":
+        return int(spec["requests"])
+    return spec.get("max_requests")

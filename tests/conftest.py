@@ -1,0 +1,30 @@
+"""Shared fixtures: the real trace excerpts in ../shared/traces (tests skip when absent) and a
+runner for the CLI as a subprocess (so exit codes and stderr are the real ones)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = Path(os.environ.get("SSDLAB_TRACES", ROOT.parent / "shared" / "traces"))
+
+
+@pytest.fixture
+def traces() -> Path:
+    if not TRACES.is_dir():
+        pytest.skip(f"trace excerpts not found at {TRACES}")
+    return TRACES
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ, COLUMNS="200")
+    return subprocess.run([sys.executable, "-m", "ssdlab", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+
+
+@pytest.fixture
+def cli():
+    return run_cli

@@ -1,0 +1,156 @@
+"""Every CLI command end to end on a small device, and bad input of every kind: one clear
+line on stderr naming the file, line or field, a non-zero exit, never a traceback."""
+from __future__ import annotations
+
+import gzip
+import json
+import struct
+
+import pytest
+
+LAT_KEYS = {"mean", "p50", "p99", "p99_9", "p99_99", "p99_9999", "max"}
+
+
+def assert_one_line_error(p, *fragments):
+    assert p.returncode != 0, p.stdout
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
+    lines = [l for l in p.stderr.strip().splitlines() if l.strip()]
+    assert len(lines) == 1, p.stderr
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def test_run_synthetic_writes_json(cli, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "-n", "20000", "--read-fraction", "0.3", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "WAF" in p.stdout and "latency" in p.stdout
+    r = json.loads(out.read_text())
+    for k in ("waf", "host_pages_written", "gc_pages_copied", "erases", "gc_invocations", "requests", "blocked_requests"):
+        assert k in r
+    assert r["requests"]["total"] == 20000
+    for op in ("read", "write", "all"):
+        assert LAT_KEYS <= set(r["latency_us"][op])
+    assert r["gc_pages_copied"] > 0
+    assert len(r["series"]["waf"]) == len(r["series"]["time_s"]) > 0
+
+
+def test_run_options_reach_the_core(cli, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "-n", "3000", "--victim", "fifo", "--set", "gc.threshold_blocks=3", "--timing", "none",
+            "--no-precondition", "--workload", "zipf", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    assert r["timing"] is False and r["precondition_pages"] == 0
+
+
+def test_run_open_loop_bursty(cli, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "-n", "5000", "--arrival", "on-off", "--idle-mean-us", "5000", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    assert r["sim_time_s"] > 5000 * 0.0 and r["requests"]["total"] == 5000
+
+
+def test_run_trace(cli, traces, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "-t", str(traces / "spc_financial1" / "example.ascii"), "--lba-map", "modulo", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    assert r["requests"]["total"] == 10000
+    assert r["requests"]["write"] == 5922
+
+
+def test_devices_and_show(cli):
+    p = cli("devices")
+    assert p.returncode == 0, p.stderr
+    for name in ("kang-128gb", "kang-512gb", "ttflash", "mqsim-small", "tiny"):
+        assert name in p.stdout
+    p = cli("devices", "--show", "kang-512gb")
+    assert p.returncode == 0 and "blocks_per_plane = 2874" in p.stdout and "pages_per_block = 768" in p.stdout
+
+
+def test_policies(cli):
+    p = cli("policies")
+    assert p.returncode == 0
+    for name in ("greedy", "cost-benefit", "fifo", "random", "d-choices", "blocking"):
+        assert name in p.stdout
+
+
+def test_trace_info_reproduces_readme_counts(cli, traces):
+    p = cli("trace", "info", str(traces / "cloudphysics" / "cloudPhysicsIO.vscsi"), "--json")
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["requests"] == 113_872
+    assert round(100 * info["write_fraction"], 1) == 58.7
+    assert info["write_footprint_pages"] == 208_696
+    assert info["page_writes"] == 656_169
+
+
+def test_trace_info_gzip(cli, tmp_path):
+    path = tmp_path / "t.csv.gz"
+    with gzip.open(path, "wt") as f:
+        f.write("time_us,op,offset_bytes,size_bytes\n0,W,0,8192\n10,R,4096,4096\n")
+    p = cli("trace", "info", str(path), "--json")
+    assert p.returncode == 0, p.stderr
+    info = json.loads(p.stdout)
+    assert info["requests"] == 2 and info["writes"] == 1 and info["page_writes"] == 2
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_unknown_config_key(cli):
+    assert_one_line_error(cli("run", "-d", "tiny", "--set", "gc.bogus=1"), "unknown field `bogus`")
+
+
+def test_impossible_geometry(cli):
+    assert_one_line_error(cli("run", "-d", "tiny", "--set", "geometry.spare_factor=0.01"), "geometry.spare_factor")
+
+
+def test_bad_override_syntax(cli):
+    assert_one_line_error(cli("run", "-d", "tiny", "--set", "nonsense"), "section.key=value")
+
+
+def test_unknown_preset(cli):
+    assert_one_line_error(cli("run", "-d", "no-such-device"), "no-such-device", "preset")
+
+
+def test_device_toml_with_bad_type(cli, tmp_path):
+    f = tmp_path / "d.toml"
+    f.write_text('[geometry]\nchannels = "four"\n')
+    assert_one_line_error(cli("run", "-d", str(f)), str(f))
+
+
+def test_malformed_trace_line(cli, tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("0,W,0,4096\n5,W,abc,4096\n")
+    assert_one_line_error(cli("run", "-d", "tiny", "-t", str(f), "--format", "csv"), f"{f}:2", "offset")
+
+
+def test_negative_size(cli, tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("0,W,0,4096\n5,W,0,-8\n")
+    assert_one_line_error(cli("run", "-d", "tiny", "-t", str(f), "--format", "csv"), f"{f}:2", "size")
+
+
+def test_truncated_vscsi_record(cli, tmp_path):
+    f = tmp_path / "t.vscsi"
+    rec = struct.pack("<IIIHHQQ", 1, 4096, 1, 0x2A, 0x0100, 8, 1000)
+    f.write_bytes(rec + rec[:20])
+    assert_one_line_error(cli("trace", "info", str(f), "--format", "vscsi"), str(f))
+
+
+def test_address_beyond_capacity_suggests_lba_map(cli, tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text(f"0,W,{1 << 40},4096\n")
+    assert_one_line_error(cli("run", "-d", "tiny", "-t", str(f), "--format", "csv"), f"{f}:1", "--lba-map")
+
+
+def test_missing_trace_file(cli, tmp_path):
+    assert_one_line_error(cli("run", "-d", "tiny", "-t", str(tmp_path / "nope.csv")), "nope.csv")
+
+
+def test_unwritable_json_path(cli, tmp_path):
+    p = cli("run", "-d", "tiny", "-n", "100", "--json", str(tmp_path / "no" / "dir" / "r.json"))
+    assert p.returncode != 0 and "Traceback" not in p.stderr and "--json" in p.stderr

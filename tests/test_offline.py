@@ -1,0 +1,114 @@
+"""Offline cleaning end to end (Shafaei & Desnoyers): the CLI on the Table I toy problems and on
+the CloudPhysics excerpt, the typed Python API, and bad input as one-line errors."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from ssdlab import offline
+from test_cli import assert_one_line_error
+
+CLOUDPHYSICS = "cloudphysics/cloudPhysicsIO.vscsi"
+
+
+def test_toy_table_one_exhaustive_le_pruned_le_greedy(cli, tmp_path):
+    out = tmp_path / "t1.json"
+    p = cli("experiment", "offline", "--toy", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "Table I" in p.stdout
+    traces = json.loads(out.read_text())["traces"]
+    assert set(traces) == set(offline.TOY_DISTRIBUTIONS)
+    greedy_worse = 0
+    for dist, t in traces.items():
+        m = t["methods"]
+        ex, pr, gr = (m[k]["internal_writes"] for k in ("exhaustive", "pruned", "greedy"))
+        assert ex <= pr <= gr, dist
+        assert m["exhaustive"]["complete"] and m["pruned"]["complete"]
+        assert t["problem"]["blocks"] == 8 and t["problem"]["pages_per_block"] == 4 and t["problem"]["page_writes"] == 46
+        greedy_worse += gr > ex
+    assert greedy_worse > 0
+
+
+def test_experiment_on_toy_has_every_method_under_methods(cli, tmp_path):
+    out = tmp_path / "e.json"
+    p = cli("experiment", "offline", "--workload", "toy-uniform", "--playouts", "256", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "convergence" in p.stdout and "improvement" not in p.stderr
+    d = json.loads(out.read_text())
+    m = d["methods"]
+    assert set(m) == {"greedy", "fifo", "cost-benefit", "d-choices", "mcts", "exhaustive", "pruned"}
+    for r in m.values():
+        for k in ("internal_writes", "waf", "cleanings", "improvement_pct", "better_than_greedy", "revalidated"):
+            assert k in r
+        assert r["revalidated"]
+    g = m["greedy"]["internal_writes"]
+    assert m["exhaustive"]["internal_writes"] <= m["pruned"]["internal_writes"] <= g
+    assert m["mcts"]["internal_writes"] <= g
+    assert d["convergence"] == m["mcts"]["convergence"] and d["convergence"][-1]["playouts"] == 256
+
+
+def test_offline_one_method_json(cli, tmp_path):
+    out = tmp_path / "o.json"
+    p = cli("offline", "--method", "mcts", "--workload", "toy-gamma", "--playouts", "64", "--seed", "3", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())["methods"]["mcts"]
+    assert r["playouts"] == 64 and r["seed"] == 3 and len(r["schedule"]) == r["cleanings"]
+    assert r["internal_writes"] <= r["greedy_internal_writes"]
+
+
+def test_mcts_never_worse_than_greedy_and_reproducible():
+    wl = {"kind": "synthetic", "pattern": "hotcold", "requests": 20_000}
+    kw = dict(pages_per_block=16, spare=0.1, logical_pages=2048)
+    mcts = offline.method("mcts", playouts=32, workers=2)
+    for seed in (1, 2, 3):
+        a = offline.run_offline(wl, ["greedy", mcts], seed=seed, **kw)
+        b = offline.run_offline(wl, mcts, seed=seed, **kw)
+        assert a.reports["mcts"].internal_writes <= a.reports["greedy"].internal_writes
+        assert a.reports["mcts"].schedule == b.reports["mcts"].schedule
+        assert a.reports["mcts"].convergence == b.reports["mcts"].convergence
+    assert a.problem.blocks == math.ceil(a.problem.footprint / (16 * (1 - 0.1))) + 1
+
+
+@pytest.mark.parametrize("args,fragments", [
+    (["offline", "--method", "belady", "--workload", "toy-uniform"], ["unknown offline method 'belady'", "mcts"]),
+    (["offline", "--method", "greedy", "--workload", "uniform", "--blocks", "1", "--pages-per-block", "8"], ["offline.blocks"]),
+    (["offline", "--method", "greedy", "--trace", "/nonexistent/x.vscsi"], ["/nonexistent/x.vscsi"]),
+    (["offline", "--method", "mcts", "--workload", "toy-uniform", "--param", "playout=8"], ["unknown field", "playout"]),
+    (["offline", "--method", "greedy", "--workload", "toy-beta"], ["unknown workload 'toy-beta'"]),
+    (["offline", "--method", "greedy"], ["exactly one of --trace"]),
+    (["experiment", "offline", "--workload", "uniform", "--spare", "1.5"], ["offline.spare"]),
+    (["experiment", "offline", "--workload", "toy-normal", "--psi", "9"], ["psi"]),
+])
+def test_bad_input_is_one_line(cli, args, fragments):
+    assert_one_line_error(cli(*args), *fragments)
+
+
+def test_cloudphysics_mcts_vs_greedy_measured(cli, traces, tmp_path):
+    path = traces / CLOUDPHYSICS
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    out = tmp_path / "cp.json"
+    p = cli("experiment", "offline", "--trace", str(path), "--playouts", "8", "--json", str(out), timeout=120)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out.read_text())
+    pr, m = d["problem"], d["methods"]
+    assert pr["footprint"] == pr["logical_pages"] > 100_000 and pr["prefill"]
+    assert 0.07 <= pr["spare"] < 0.08
+    g = m["greedy"]
+    assert g["internal_writes"] > 0 and g["waf"] > 1.5  # GC is active
+    assert m["mcts"]["internal_writes"] <= g["internal_writes"]
+    assert m["mcts"]["improvement_pct"] >= 0 and m["mcts"]["revalidated"]
+    assert "exhaustive" not in m
+    # Figure 9: multi-frontier placements with greedy cleaning, beside the single-frontier rows.
+    assert set(d["placements"]) == set(offline.PLACEMENTS)
+    for pl in d["placements"].values():
+        assert pl["host_writes"] == g["host_writes"] and pl["internal_writes"] >= 0 and "improvement_pct" in pl
+    assert "placement: hot-cold" in p.stdout
+    # The seed's conclusion on this trace: MCTS improves on greedy by a measurable amount, and
+    # hot/cold placement (with plain greedy cleaning) by much more.
+    mcts_gain = m["mcts"]["improvement_pct"]
+    hot_cold_gain = d["placements"]["hot-cold"]["improvement_pct"]
+    assert mcts_gain > 1.0, mcts_gain
+    assert hot_cold_gain > 3 * mcts_gain and hot_cold_gain > 30, (hot_cold_gain, mcts_gain)
