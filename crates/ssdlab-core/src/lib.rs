@@ -10,6 +10,7 @@
 //!        │ lpn                          ▲ decision points (before/after request, idle, thresholds)
 //!        ▼                              │
 //!   ftl: L2P/P2L, blocks, frontiers    gc/      victim policies + GC schedulers (unit steps)
+//!        │                             rl/      tabular Q-learning shared by agents
 //!        │ physical page / block op
 //!        ▼
 //!   nand: plane / die / channel time lines       nand/

@@ -158,3 +158,23 @@ fn external_decisions_step_through_the_run() {
     let mut s = sim(&cfg, &workload(10, 0.0, ArrivalSpec::Closed), SimOptions::default());
     assert!(s.advance_to_decision().unwrap_err().to_string().contains("external"));
 }
+
+#[test]
+fn sensitivity_options_reshape_the_agent_and_bad_values_name_the_field() {
+    let o = ["gc.scheduler=\"rlgc\"".to_string(), "gc.rl.interval_bins_us=[100.0, 1000.0, 10000.0]".into(), "gc.rl.actions=[0, 2, 4]".into()];
+    let cfg = DeviceConfig::from_preset("tiny", &o).unwrap();
+    let (_, q) = rl_run(&cfg, 2, None);
+    assert_eq!((q.states(), q.actions()), (2 * 4 * 2, 3));
+    for (bad, field) in [
+        ("gc.rl.interval_bins_us=[500.0, 100.0]", "gc.rl.interval_bins_us"),
+        ("gc.rl.reward_levels=[1.0, 0.0]", "gc.rl.reward_levels"),
+        ("gc.rl.reward_percentiles=[90.0, 70.0, 99.0]", "gc.rl.reward_percentiles"),
+        ("gc.rl.alpha=1.5", "gc.rl.alpha"),
+        ("gc.rl.actions=[]", "gc.rl.actions"),
+        ("gc.partial.es_alpha=0.0", "gc.partial.es_alpha"),
+        ("gc.rl.colour=1", "colour"),
+    ] {
+        let e = DeviceConfig::from_preset("tiny", &[bad.to_string()]).unwrap_err().to_string();
+        assert!(e.contains(field), "{bad}: {e}");
+    }
+}

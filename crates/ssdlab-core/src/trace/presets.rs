@@ -36,6 +36,8 @@ pub const TABLE1: &[TableRow] = &[
 /// Requests per burst and the idle-period spread of every stand-in.
 pub const BURST_REQUESTS: f64 = 16.0;
 pub const IDLE_SIGMA: f64 = 0.8;
+/// Fraction of the logical space the stand-ins address.
+pub const FOOTPRINT: f64 = 0.1;
 
 /// The names of the stand-ins.
 pub fn stand_in_names() -> Vec<&'static str> {
@@ -60,6 +62,7 @@ pub fn spec_of(row: &TableRow, requests: u64) -> SyntheticSpec {
     s.read_fraction = 1.0 - row.write_ratio;
     s.hot_write_fraction = 0.8;
     s.hot_space_fraction = 0.2;
+    s.footprint_fraction = FOOTPRINT;
     s.mean_request_kib = Some(row.mean_size_kib);
     s.arrival = ArrivalSpec::OnOff { burst_requests: b, burst_interval_us: g, idle_mean_us: idle, idle: IdleDist::Lognormal { sigma: IDLE_SIGMA } };
     s
