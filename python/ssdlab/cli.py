@@ -23,7 +23,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options
-from ssdlab.workload import synthetic, total_requests, trace
+from ssdlab.workload import preset, preset_names, synthetic, total_requests, trace
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.")
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
@@ -32,11 +32,7 @@ app.add_typer(experiment_app, name="experiment")
 register_offline(app)
 
 
-class Pattern(str, Enum):
-    uniform = "uniform"
-    hotcold = "hotcold"
-    zipf = "zipf"
-    sequential = "sequential"
+PATTERNS = ("uniform", "hotcold", "zipf", "sequential")
 
 
 class Arrival(str, Enum):
@@ -91,7 +87,7 @@ def run(
     trace_format: str = typer.Option("auto", "--format", help="Trace format: auto, msr, fiu, spc, disksim, fin1, blkparse, vscsi, vscsi-csv, csv."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
     lba_map: str = typer.Option("none", "--lba-map", help="Fit trace addresses to the device: none, dense (compact), modulo (wrap)."),
-    workload: Pattern = typer.Option(Pattern.uniform, "--workload", "-w", help="Synthetic access pattern."),
+    workload: str = typer.Option("uniform", "--workload", "-w", help="Synthetic pattern (uniform, hotcold, zipf, sequential) or a named stand-in of Kang et al. Table 1 (home1..oltp)."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests."),
     read_fraction: float = typer.Option(0.0, "--read-fraction"),
     request_pages: int = typer.Option(1, "--request-pages", help="Synthetic request size in device pages."),
@@ -117,6 +113,7 @@ def run(
     max_requests: Optional[int] = typer.Option(None, "--max-requests"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write all results (and time series) as JSON."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: when stderr is a terminal)."),
+    q_table: Optional[Path] = typer.Option(None, "--q-table", help="RL schedulers: start from this Q-table if it exists, and save the learned table there after the run."),
 ) -> None:
     """Simulate a workload on a device and print the summary."""
     overrides = list(set_)
@@ -127,7 +124,12 @@ def run(
     if trace_path is not None:
         wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests)
     else:
-        wl = synthetic(workload.value, requests, read_fraction=read_fraction, request_pages=request_pages,
+        if workload not in PATTERNS and workload not in preset_names():
+            fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}) or a preset ({', '.join(preset_names())})")
+    if trace_path is None and workload in preset_names():
+        wl = preset(workload, requests)
+    elif trace_path is None:
+        wl = synthetic(workload, requests, read_fraction=read_fraction, request_pages=request_pages,
                        footprint_fraction=footprint, hot_write_fraction=hot_write_fraction,
                        hot_space_fraction=hot_space_fraction, zipf_theta=zipf_theta,
                        arrival=arrival_spec(arrival, iops, interval_us, burst_requests, burst_interval_us,
@@ -138,9 +140,14 @@ def run(
                              time_scale=time_scale, precondition=pre, max_requests=max_requests)
     except ValueError as e:
         fail(str(e))
+    if q_table is not None and q_table.is_file():
+        overrides.append(f"gc.rl.q_table={json.dumps(str(q_table))}")
     sim = Simulation(Device(device, tuple(overrides)), wl, opts)
     show = sys.stderr.isatty() if progress is None else progress
     result = run_with_progress(sim, max_requests or total_requests(wl), show)
+    if q_table is not None:
+        sim.save_q_table(str(q_table))
+        console.print(f"Q-table saved to {q_table}")
     print_result(console, result)
     if json_path is not None:
         out = result.to_dict()

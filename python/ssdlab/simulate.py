@@ -71,6 +71,10 @@ class Simulation:
     def erase_counts(self):
         return self._core.erase_counts()
 
+    def save_q_table(self, path: str) -> None:
+        """Save the learned Q-table (RL schedulers) as JSON, reusable with ``gc.rl.q_table``."""
+        self._core.save_q_table(path)
+
 
 def simulate(
     device: Union[Device, str] = "mqsim-small",

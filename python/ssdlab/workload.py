@@ -61,6 +61,20 @@ def synthetic(
     }
 
 
+def preset(name: str, requests: int = 200_000) -> WorkloadSpec:
+    """A named synthetic stand-in for one row of Kang et al. (TECS 2017) Table 1 (``home1``…
+    ``oltp``; ``ssdlab.workload.preset_names()``). Stand-ins, not the traces: they match the
+    row's write ratio, mean interval and mean request size, with bursty idle periods and
+    hot/cold overwrites chosen by us."""
+    return {"kind": "preset", "name": name, "requests": requests}
+
+
+def preset_names() -> list[str]:
+    from ssdlab import _core
+
+    return [row[0] for row in _core.workload_presets()]
+
+
 def is_closed(spec: WorkloadSpec) -> bool:
     """Whether the workload has no arrival times of its own (then it is replayed closed-loop)."""
     return spec.get("kind") == "synthetic" and (spec.get("arrival") or {}).get("kind", "closed") == "closed"
@@ -68,6 +82,6 @@ def is_closed(spec: WorkloadSpec) -> bool:
 
 def total_requests(spec: WorkloadSpec) -> Optional[int]:
     """The number of requests when known in advance (for progress bars)."""
-    if spec.get("kind") == "synthetic":
+    if spec.get("kind") in ("synthetic", "preset"):
         return int(spec["requests"])
     return spec.get("max_requests")

@@ -54,6 +54,13 @@ fn victim_policies() -> Vec<(&'static str, &'static str)> {
     gc::VICTIM_POLICIES.to_vec()
 }
 
+/// The named synthetic workloads (stand-ins for Kang et al. TECS 2017 Table 1): (name, write
+/// ratio, mean inter-request interval µs, mean request size KiB).
+#[pyfunction]
+fn workload_presets() -> Vec<(&'static str, f64, f64, f64)> {
+    ssdlab_core::trace::presets::TABLE1.iter().map(|r| (r.name, r.write_ratio, r.mean_interval_us, r.mean_size_kib)).collect()
+}
+
 /// (name, description) of every GC scheduler.
 #[pyfunction]
 fn gc_schedulers() -> Vec<(&'static str, &'static str)> {
@@ -71,6 +78,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
     m.add_function(wrap_pyfunction!(victim_policies, m)?)?;
     m.add_function(wrap_pyfunction!(gc_schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_presets, m)?)?;
     m.add_function(wrap_pyfunction!(offline::run_offline_json, m)?)?;
     m.add_function(wrap_pyfunction!(offline::offline_methods, m)?)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
