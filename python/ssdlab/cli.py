@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ssdlab import _core
+from ssdlab import _core, experiments
 from ssdlab.device import Device
 from ssdlab.errors import SsdlabError
 from ssdlab.report import human_bytes, print_result
@@ -26,6 +26,7 @@ from ssdlab.workload import synthetic, total_requests, trace
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.")
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
 app.add_typer(trace_app, name="trace")
+app.add_typer(experiments.app, name="experiment")
 # Wide enough for the latency table when output is not a terminal (rich defaults to 80 there).
 console = Console(width=None if sys.stdout.isatty() else 140)
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)

@@ -2,6 +2,7 @@
 
 mod errors;
 mod simulator;
+mod ttflash;
 
 use pyo3::prelude::*;
 use ssdlab_core::{api, config, gc};
@@ -68,6 +69,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
     m.add_function(wrap_pyfunction!(victim_policies, m)?)?;
     m.add_function(wrap_pyfunction!(gc_schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(ttflash::ttflash_experiment_json, m)?)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("TraceError", py.get_type::<errors::TraceError>())?;
