@@ -23,7 +23,8 @@ def test_experiment_ttflash_json(tmp_path):
     assert r.exit_code == 0, r.output
     assert "99.9th" in r.output and "blocked" in r.output
     res = json.loads(out.read_text())
-    assert list(res["configs"]) == ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+    assert res["stacks"] == ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+    assert set(res["configs"]) == set(res["stacks"])
     for name, c in res["configs"].items():
         for kind in ("read", "write", "all"):
             assert set(c["latency_us"][kind]) >= {"mean", "p50", "p99", "p99_9", "p99_99", "p99_9999", "max"}, name

@@ -55,7 +55,7 @@ def _ratio(a: float, b: float) -> str:
 
 
 def print_tables(res: dict[str, Any], console: Console) -> None:
-    cfg = res["configs"]
+    cfg = {s: res["configs"][s] for s in res["stacks"]}  # in the seed's order
     ref = cfg.get("nogc")
     for kind in ("read", "write", "all"):
         t = Table(title=f"{kind} latency, normalised to nogc (seed Table 1 form)")

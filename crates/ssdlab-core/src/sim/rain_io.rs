@@ -146,7 +146,11 @@ impl Simulation {
                             d.blocked_by_gc |= o.blocked_by_gc;
                         }
                         r.stats.rebuilt_reads += 1;
-                        if self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
+                        // Two planes of the group executing GC at once (RGC forbids it). A
+                        // plane merely waiting for its group turn (GC reserved later) is not
+                        // collecting.
+                        let collecting = self.res.gc_collecting_at(plane, ready);
+                        if collecting && self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
                         r.verify_rebuild(&self.ftl, ppn, &set)?;
