@@ -39,6 +39,16 @@ pub fn build_simulation(device: DeviceConfig, workload: &WorkloadSpec, options: 
     Simulation::new(device, options, source)
 }
 
+/// `ssdlab experiment ttflash`: the Tiny-Tail Flash stacks (Yan et al., FAST 2017) on one
+/// workload, as JSON (see [`crate::rain::compare`]). Empty `stacks`: all six of the seed.
+pub fn ttflash_experiment(device: DeviceConfig, workload: &WorkloadSpec, options: SimOptions, stacks: &[String]) -> Result<String> {
+    let stacks: Vec<String> = if stacks.is_empty() { crate::rain::STACKS.iter().map(|s| s.to_string()).collect() } else { stacks.to_vec() };
+    let g = &device.geometry;
+    let (bytes, page) = (g.logical_bytes(), u64::from(g.page_size));
+    let v = crate::rain::compare(&device, &stacks, &options, || open_workload(workload, bytes, page, options.seed))?;
+    Ok(v.to_string())
+}
+
 /// `ssdlab trace info`: statistics of a trace file (JSON trace spec).
 pub fn trace_stats(spec_json: &str, page_size: u64) -> Result<TraceInfo> {
     let spec: TraceSpec = serde_json::from_str(spec_json).map_err(|e| SsdError::Workload(e.to_string()))?;

@@ -65,7 +65,8 @@ fn parity_rebuilds_are_always_correct_and_rgc_holds() {
     assert!(r.rebuilt_reads > 0, "GTR must be exercised");
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads, "every rebuild checked against the written checksum");
     assert_eq!(r.rebuild_while_group_collecting, 0, "rotating GC: never two collecting planes in a group");
-    assert!(r.stripes_broken > 0, "GC erased stripe members (the audit below covers moved pages)");
+    assert!(r.reparity_writes > 0, "GC erased dead members of live stripes: parity rewritten");
+    assert!(r.rebuilt_reads > 20 * r.rebuild_unavailable, "logical stripes: GC-blocked reads are rebuildable ({r:?})");
 }
 
 #[test]
@@ -74,8 +75,9 @@ fn full_parity_audit_after_gc() {
     let cfg = ssdlab_core::rain::device_for(&device(), "ttflash").unwrap();
     let mut sim = Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
     sim.run().unwrap();
-    let verified = sim.audit_parity().unwrap();
-    assert!(verified > 1000, "{verified}");
+    let (verified, unprotected) = sim.audit_parity().unwrap();
+    eprintln!("audit: {verified} verified, {unprotected} unprotected");
+    assert!(verified > 100 * unprotected.max(1) / 2, "{verified} vs {unprotected}");
     assert!(sim.ftl().counters.erases > 0);
 }
 

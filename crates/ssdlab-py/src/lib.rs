@@ -4,6 +4,7 @@ mod decision;
 mod errors;
 mod offline;
 mod simulator;
+mod ttflash;
 
 use pyo3::prelude::*;
 use ssdlab_core::{api, config, gc};
@@ -81,6 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload_presets, m)?)?;
     m.add_function(wrap_pyfunction!(offline::run_offline_json, m)?)?;
     m.add_function(wrap_pyfunction!(offline::offline_methods, m)?)?;
+    m.add_function(wrap_pyfunction!(ttflash::ttflash_experiment_json, m)?)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("TraceError", py.get_type::<errors::TraceError>())?;

@@ -8,4 +8,5 @@ import typer
 experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce a paper's comparison.")
 
 from ssdlab.experiments import offline as _offline  # noqa: E402,F401  (registers "offline")
+from ssdlab.experiments import ttflash as _ttflash  # noqa: E402,F401  (registers "ttflash")
 from ssdlab.experiments import rlgc as _rlgc  # noqa: E402,F401  (registers "rlgc")

@@ -26,7 +26,7 @@ pub struct StackRun {
 pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
     let mut cfg = device.clone();
     let s = RainConfig::from_stack(stack).map_err(|m| SsdError::config("stack", m))?;
-    cfg.rain = RainConfig { buffer_mib: device.rain.buffer_mib, flush_at: device.rain.flush_at, ..s };
+    cfg.rain = RainConfig { buffer_mib: device.rain.buffer_mib, flush_at: device.rain.flush_at, unprotect_below: device.rain.unprotect_below, ..s };
     cfg.validate(&format!("{} + {stack}", device.name))?;
     Ok(cfg)
 }
@@ -38,4 +38,28 @@ pub fn run_stack(device: &DeviceConfig, stack: &str, opts: SimOptions, source: B
     let result = sim.run()?;
     let report = sim.ttflash_report();
     Ok(StackRun { stack: stack.to_string(), blocked_fraction: report.blocked_fraction, erases: result.erases, result, report })
+}
+
+/// The whole comparison on one workload as JSON: `configs.<stack>` has the keys of a run's
+/// result (`latency_us.{read,write,all}.{mean,p50,p99,...}`, `erases`, …) plus
+/// `blocked_fraction`, `parity_pages_written` and `ttflash` (the RAIN counters). Every stack
+/// gets a fresh source from `open` (same workload, same seed).
+pub fn compare(
+    device: &DeviceConfig,
+    stacks: &[String],
+    opts: &SimOptions,
+    mut open: impl FnMut() -> Result<Box<dyn RequestSource>>,
+) -> Result<serde_json::Value> {
+    let mut configs = serde_json::Map::new();
+    for stack in stacks {
+        let run = run_stack(device, stack, opts.clone(), open()?)?;
+        let mut v = serde_json::to_value(&run.result).map_err(|e| SsdError::Invalid(e.to_string()))?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("blocked_fraction".into(), run.blocked_fraction.into());
+            o.insert("parity_pages_written".into(), run.report.parity_pages_written.into());
+            o.insert("ttflash".into(), serde_json::to_value(run.report).map_err(|e| SsdError::Invalid(e.to_string()))?);
+        }
+        configs.insert(stack.clone(), v);
+    }
+    Ok(serde_json::json!({ "device": device.name, "stacks": stacks, "configs": configs }))
 }

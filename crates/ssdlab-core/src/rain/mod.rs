@@ -9,22 +9,27 @@
 //! * The parity page is a physical page mapped as a pseudo logical page
 //!   (`logical_pages + slot`), so it consumes space and GC copies it like data; its location is
 //!   always the L2P entry.
-//! * Parity covers what the member pages physically hold, live or dead. A member stays
-//!   physically present until its block is erased; so a stripe is **retired** (its parity
-//!   invalidated, its slot freed) when either every data member has been overwritten/trimmed, or
-//!   the block of any data member is erased (GC moved or dropped it). A data page moved by GC
-//!   therefore loses protection (until rewritten); a read is rebuilt only from an intact stripe,
-//!   never from a guess. This is sound by construction and costs no extra flash writes; its
-//!   price is that GC-moved (cold) data is unprotected — measured as `rebuild_unavailable`.
-//! * The P/E cost of parity is the parity programs themselves plus the GC copies and erases they
-//!   cause; with full stripes it is ≈ 1/(N − 1) of host writes (seed: "Ideally 1/7 ≈ 15 %").
+//! * Stripes are **logical**: membership is by stripe id (logical page → stripe; parity slot →
+//!   stripe). GC copies stay in their plane, so wherever GC moves a member or the parity, the
+//!   stripe's pages stay on distinct planes (channels) of one group, and a page is rebuilt from
+//!   its co-members' *current* locations through the maps. GC moves never break a stripe.
+//! * Parity covers what was written, so an overwritten or trimmed member stays in it as a
+//!   **dead member**: its old physical page (still readable until erased) joins the rebuild
+//!   set. When GC erases a dead member of a closed live stripe, the stripe's parity is stale
+//!   until it is **rewritten** (new parity = old parity XOR the dead page, read by GC before the
+//!   erase; one parity program on the parity's plane, counted as a parity write:
+//!   `reparity_writes`). A stale stripe is not used for rebuilds. A stripe whose members are all
+//!   dead is retired (parity invalidated, slot freed).
+//! * The P/E cost of parity is the parity programs (stripe closes and rewrites) plus the GC
+//!   copies and erases they cause: ≈ 1/(N − 1) of host writes for the closes (seed: "Ideally
+//!   1/7 ≈ 15 %") plus one program per rewrite, which the seed does not model.
 
 mod buffer;
 mod experiment;
 mod stripes;
 
 pub use buffer::WriteBuffer;
-pub use experiment::{device_for, run_stack, StackRun, STACKS};
+pub use experiment::{compare, device_for, run_stack, StackRun, STACKS};
 pub use stripes::{Rain, RainStats};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).

@@ -47,6 +47,9 @@ impl Simulation {
             None => self.ftl.next_host_plane(lpn),
         };
         let plane = self.make_writable(want, ready, timed)?;
+        if let Some(r) = &mut self.rain {
+            r.unlink(&mut self.ftl, lpn);
+        }
         let ppn = self.ftl.write_host(lpn, plane)?;
         let mut d = if timed { self.res.write(plane, ready) } else { OpDone { done: ready, blocked_by_gc: false } };
         let parity = match &mut self.rain {
@@ -57,10 +60,7 @@ impl Simulation {
         if let Some(want) = parity {
             let pp = self.make_writable(want, ready, timed)?;
             let written = match &mut self.rain {
-                Some(r) => {
-                    r.drain_erased(&mut self.ftl);
-                    r.write_parity(&mut self.ftl, pp)?
-                }
+                Some(r) => r.write_parity(&mut self.ftl, pp)?,
                 None => None,
             };
             if written.is_some() {
@@ -72,7 +72,36 @@ impl Simulation {
                 self.after_write(pp, ready, timed)?;
             }
         }
+        self.rewrite_stale_parity(ready, timed)?;
         Ok(d)
+    }
+
+    /// Rewrite the parity of every stripe that lost a dead member to an erase: read the old
+    /// parity, program the new one on the same plane (the dead page is read by the GC that
+    /// erases it, on its own busy plane). Background work: no host request waits for it.
+    fn rewrite_stale_parity(&mut self, ready: u64, timed: bool) -> Result<()> {
+        loop {
+            let next = match &mut self.rain {
+                Some(r) => {
+                    r.drain_erased(&mut self.ftl);
+                    r.next_reparity()
+                }
+                None => None,
+            };
+            let Some((s, want)) = next else { return Ok(()) };
+            let pp = self.make_writable(want, ready, timed)?;
+            let written = match &mut self.rain {
+                Some(r) => r.rewrite_parity(&mut self.ftl, s, pp)?,
+                None => None,
+            };
+            if written.is_some() {
+                if timed {
+                    self.res.read(pp, ready);
+                    self.res.write(pp, ready);
+                }
+                self.after_write(pp, ready, timed)?;
+            }
+        }
     }
 
     /// A host write of one page through the GTF buffer (when on) or straight to flash.
@@ -107,7 +136,7 @@ impl Simulation {
                 r.drain_erased(&mut self.ftl);
                 let mut set = std::mem::take(&mut self.rebuild_scratch);
                 let normal = self.res.peek_read(plane, ready);
-                if r.rebuild_set(&self.ftl, ppn, &mut set) {
+                if r.rebuild_set(&self.ftl, lpn, ppn, &mut set) {
                     let t = set.iter().map(|&m| self.res.peek_read(self.ftl.plane_of_ppn(m), ready).done).max().unwrap_or(ready);
                     if t < normal.done {
                         let mut d = OpDone { done: ready, blocked_by_gc: false };
@@ -117,7 +146,11 @@ impl Simulation {
                             d.blocked_by_gc |= o.blocked_by_gc;
                         }
                         r.stats.rebuilt_reads += 1;
-                        if self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
+                        // Two planes of the group executing GC at once (RGC forbids it). A
+                        // plane merely waiting for its group turn (GC reserved later) is not
+                        // collecting.
+                        let collecting = self.res.gc_collecting_at(plane, ready);
+                        if collecting && self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
                         r.verify_rebuild(&self.ftl, ppn, &set)?;
@@ -158,8 +191,8 @@ impl Simulation {
             let lpn = prng.gen_range(0..n);
             self.program_page(lpn, 0, false)?;
         }
+        self.rewrite_stale_parity(0, false)?;
         if let Some(r) = &mut self.rain {
-            r.drain_erased(&mut self.ftl);
             r.stats = Default::default();
         }
         Ok(written + random)

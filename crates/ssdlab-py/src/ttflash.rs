@@ -1,0 +1,29 @@
+//! `ttflash_experiment_json`: the Tiny-Tail Flash comparison (Yan et al., FAST 2017) — all
+//! stacks on one workload in one call, the GIL released; a thin wrapper of
+//! `ssdlab_core::api::ttflash_experiment`.
+
+use pyo3::prelude::*;
+use ssdlab_core::api;
+
+use crate::errors::to_py;
+
+/// Run the stacks (`nogc`, `base`, `pb`, `pb+gtr`, `pb+gtr+gtf`, `ttflash` when empty) on a
+/// device (preset or TOML text, with overrides), a workload (JSON) and run options (JSON).
+/// Returns the comparison as JSON (`configs.<stack>` with `latency_us`, `blocked_fraction`,
+/// `erases`, …).
+#[pyfunction]
+#[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new()))]
+pub fn ttflash_experiment_json(
+    py: Python<'_>,
+    device: &str,
+    origin: &str,
+    overrides: Vec<String>,
+    workload_json: &str,
+    options_json: &str,
+    stacks: Vec<String>,
+) -> PyResult<String> {
+    let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
+    let wl = api::parse_workload(workload_json).map_err(to_py)?;
+    let opts = api::parse_options(options_json).map_err(to_py)?;
+    py.detach(|| api::ttflash_experiment(cfg, &wl, opts, &stacks)).map_err(to_py)
+}

@@ -1,0 +1,126 @@
+"""Tiny-Tail Flash (Yan et al., FAST 2017): ``nogc``, ``base``, ``pb``, ``pb+gtr``,
+``pb+gtr+gtf`` and ``ttflash`` on one workload, printed in the form of the seed's Table 1
+(latency percentiles normalised to ``nogc``), with the fraction of I/Os blocked by GC, average
+latency against ``nogc`` and ``base``, and the extra P/E cycles parity costs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ssdlab import _core
+from ssdlab.experiments import experiment_app
+from ssdlab.simulate import build_options
+from ssdlab.workload import synthetic, trace
+
+STACKS = ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+PCTS = [("p99", "99th"), ("p99_9", "99.9th"), ("p99_99", "99.99th")]
+
+#: Named synthetic workloads: (pattern, read fraction, Poisson IOPS, requests).
+WORKLOADS = {
+    # Mixed read/write, 70 % reads, Poisson arrivals: GC-heavy but below nogc's saturation.
+    "mixed70": ("uniform", 0.7, 2000.0, 100_000),
+    "mixed70-small": ("uniform", 0.7, 2000.0, 20_000),
+}
+
+
+def run(
+    device: str,
+    workload: dict[str, Any],
+    *,
+    overrides: Optional[List[str]] = None,
+    time_scale: float = 1.0,
+    seed: int = 1,
+    precondition_passes: float = 1.0,
+    stacks: Optional[List[str]] = None,
+) -> dict[str, Any]:
+    """Run the stacks; returns the parsed JSON (``configs.<stack>`` …)."""
+    text = Path(device).read_text() if Path(device).is_file() else device
+    pre = {"sequential": True, "random_passes": precondition_passes} if precondition_passes >= 0 else False
+    opts = build_options(workload, seed=seed, replay="open", time_scale=time_scale, precondition=pre)
+    out = _core.ttflash_experiment_json(text, device, list(overrides or []), json.dumps(workload), json.dumps(opts), list(stacks or STACKS))
+    res = json.loads(out)
+    res["workload"] = workload
+    res["time_scale"] = time_scale
+    res["overrides"] = list(overrides or [])
+    return res
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.1f}x" if b > 0 else "-"
+
+
+def print_tables(res: dict[str, Any], console: Console) -> None:
+    cfg = {s: res["configs"][s] for s in res["stacks"]}  # in the seed's order
+    ref = cfg.get("nogc")
+    for kind in ("read", "write", "all"):
+        t = Table(title=f"{kind} latency, normalised to nogc (seed Table 1 form)")
+        t.add_column("percentile")
+        for s in cfg:
+            t.add_column(s, justify="right")
+        for key, label in PCTS:
+            row = [label]
+            for s in cfg:
+                v = cfg[s]["latency_us"][kind][key]
+                row.append(_ratio(v, ref["latency_us"][kind][key]) if ref else f"{v:.0f}")
+            t.add_row(*row)
+        t.add_row("nogc µs", *[f"{cfg[s]['latency_us'][kind]['p99_9']:.0f}" if s == "nogc" else "" for s in cfg])
+        console.print(t)
+    t = Table(title="blocked I/Os, average latency, P/E cycles")
+    for c in ["stack", "blocked by GC", "mean µs", "mean / nogc", "base / mean", "erases", "extra P/E vs nogc", "parity pages"]:
+        t.add_column(c, justify="right")
+    base = cfg.get("base")
+    for s, r in cfg.items():
+        m = r["latency_us"]["all"]["mean"]
+        t.add_row(
+            s,
+            f"{100 * r['blocked_fraction']:.4f} %",
+            f"{m:.0f}",
+            _ratio(m, ref["latency_us"]["all"]["mean"]) if ref else "-",
+            _ratio(base["latency_us"]["all"]["mean"], m) if base else "-",
+            str(r["erases"]),
+            f"{100 * (r['erases'] / ref['erases'] - 1):+.1f} %" if ref and ref["erases"] else "-",
+            str(r.get("parity_pages_written", 0)),
+        )
+    console.print(t)
+
+
+@experiment_app.command("ttflash")
+def ttflash_cmd(
+    trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Trace file to replay."),
+    workload: Optional[str] = typer.Option(None, "--workload", "-w", help=f"Named synthetic workload: {', '.join(WORKLOADS)}."),
+    device: str = typer.Option("ttflash", "--device", "-d", help="Preset or TOML file."),
+    set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable), e.g. geometry.blocks_per_plane=256."),
+    trace_format: str = typer.Option("auto", "--format"),
+    lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo."),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests"),
+    time_scale: float = typer.Option(1.0, "--time-scale", help="Multiply inter-arrival times (0.5 = twice as fast)."),
+    precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (negative: no preconditioning)."),
+    stacks: List[str] = typer.Option([], "--stack", help="Run only these stacks (repeatable); default all six."),
+    seed: int = typer.Option(1, "--seed"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
+) -> None:
+    """Tiny-Tail Flash: the six stacks on one workload, in the seed's Table 1 form."""
+    console = Console(width=160)
+    if (trace_path is None) == (workload is None):
+        raise typer.BadParameter("give exactly one of --trace or --workload")
+    if trace_path is not None:
+        wl = trace(trace_path, format=trace_format, lba_map=lba_map, max_requests=max_requests)
+    else:
+        if workload not in WORKLOADS:
+            raise typer.BadParameter(f"unknown workload {workload!r}; expected one of {', '.join(WORKLOADS)}")
+        pat, rf, iops, n = WORKLOADS[workload]
+        wl = synthetic(pat, max_requests or n, read_fraction=rf, arrival={"kind": "poisson", "iops": iops})
+    try:
+        res = run(device, wl, overrides=set_, time_scale=time_scale, seed=seed, precondition_passes=precondition_passes, stacks=stacks or None)
+    except Exception as e:  # the core's errors are typed; show them without a traceback
+        Console(stderr=True).print(f"[red]error:[/red] {e}")
+        raise typer.Exit(1)
+    print_tables(res, console)
+    if json_path is not None:
+        json_path.write_text(json.dumps(res, indent=1))
+        console.print(f"wrote {json_path}")

@@ -1,0 +1,39 @@
+"""``ssdlab experiment ttflash`` end to end on a small device (Tiny-Tail Flash, FAST 2017)."""
+import json
+
+from typer.testing import CliRunner
+
+from ssdlab.cli import app
+
+SMALL = [
+    "geometry.chips_per_channel=2",
+    "geometry.blocks_per_plane=32",
+    "geometry.pages_per_block=32",
+    "geometry.spare_factor=0.3",
+    "rain.buffer_mib=1",
+]
+
+
+def test_experiment_ttflash_json(tmp_path):
+    out = tmp_path / "tt.json"
+    args = ["experiment", "ttflash", "--workload", "mixed70-small", "--max-requests", "3000", "--json", str(out)]
+    for s in SMALL:
+        args += ["--set", s]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "99.9th" in r.output and "blocked" in r.output
+    res = json.loads(out.read_text())
+    assert res["stacks"] == ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+    assert set(res["configs"]) == set(res["stacks"])
+    for name, c in res["configs"].items():
+        for kind in ("read", "write", "all"):
+            assert set(c["latency_us"][kind]) >= {"mean", "p50", "p99", "p99_9", "p99_99", "p99_9999", "max"}, name
+        assert 0.0 <= c["blocked_fraction"] <= 1.0
+        assert c["erases"] >= 0
+    assert res["configs"]["ttflash"]["parity_pages_written"] > 0
+    assert res["configs"]["nogc"]["parity_pages_written"] == 0
+
+
+def test_experiment_ttflash_needs_one_workload():
+    r = CliRunner().invoke(app, ["experiment", "ttflash"])
+    assert r.exit_code != 0
