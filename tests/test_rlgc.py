@@ -1,0 +1,68 @@
+"""The RL-assisted GC experiment and the Q-table round trip, end to end through the CLI on a small
+device (seconds)."""
+from __future__ import annotations
+
+import json
+
+import ssdlab
+from ssdlab import workload as wl
+
+from test_cli import assert_one_line_error
+
+SCHEDS = ("blocking", "lazyrtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es")
+LAT_KEYS = {"mean", "p50", "p99", "p99_9", "p99_99", "p99_9999", "max"}
+
+
+def test_experiment_rlgc_end_to_end(cli, tmp_path):
+    out, series = tmp_path / "rl.json", tmp_path / "fb.npz"
+    p = cli("experiment", "rlgc", "-d", "tiny", "-w", "webmail-online", "-n", "20000", "--repeat", "2",
+            "--precondition-passes", "1", "--series", str(series), "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "normalised to LazyRTGC" in p.stdout and "standard deviation" in p.stdout
+    d = json.loads(out.read_text())
+    assert set(d["schedulers"]) == set(SCHEDS)
+    for s in SCHEDS:
+        e = d["schedulers"][s]
+        assert LAT_KEYS <= set(e["latency_us"]["write"])
+        assert len(e["runs"]) == 2 and e["erases"] > 0
+    assert d["schedulers"]["lazyrtgc"]["normalised_write"]["p99"] == 1.0
+    assert series.exists()
+
+
+def test_experiment_rlgc_sensitivity(cli, tmp_path):
+    out = tmp_path / "rl.json"
+    p = cli("experiment", "rlgc", "-d", "tiny", "-w", "webmail-online", "-n", "10000", "--repeat", "1",
+            "--precondition-passes", "1", "--schedulers", "lazyrtgc,rlgc", "--sensitivity", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out.read_text())
+    assert len(d["sensitivity"]) >= 5
+    assert "sensitivity" in p.stdout
+
+
+def test_experiment_rlgc_bad_input(cli):
+    assert_one_line_error(cli("experiment", "rlgc", "-d", "tiny", "-w", "nope"), "--workload nope")
+    assert_one_line_error(cli("experiment", "rlgc", "-d", "tiny", "--schedulers", "rlgc"), "--schedulers")
+
+
+def test_q_table_saved_and_reused(cli, tmp_path):
+    q = tmp_path / "q.json"
+    args = ("run", "-d", "tiny", "-w", "webmail-online", "-n", "5000", "--gc", "rlgc", "--q-table", str(q))
+    p = cli(*args)
+    assert p.returncode == 0, p.stderr
+    table = json.loads(q.read_text())
+    assert table["format"] == "ssdlab-qtable-v1" and table["states"] == 68
+    assert any(v != 0 for row in table["values"] for v in row)
+    # Loading it again continues from it (the file changes, the shape does not).
+    p = cli(*args)
+    assert p.returncode == 0, p.stderr
+    again = json.loads(q.read_text())
+    assert again["states"] == table["states"] and again["values"] != table["values"]
+    q.write_text('{"format": "ssdlab-qtable-v1", "states": 2, "actions": 2, "values": [[0, 0], [0, 0]]}')
+    p = cli(*args)
+    assert p.returncode != 0 and "Traceback" not in p.stderr and "q_table" in p.stderr
+
+
+def test_preset_workloads_run_through_the_api():
+    for name in ("home1", "oltp"):
+        r = ssdlab.simulate("tiny", wl.preset(name, 2000), precondition=True)
+        assert r.requests["total"] == 2000
