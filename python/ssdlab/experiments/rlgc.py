@@ -37,8 +37,10 @@ SENSITIVITY = (
 )
 
 
-def run_one(device: str, overrides: list[str], workload: dict, seed: int, passes: float, series: bool) -> dict[str, Any]:
-    opts = build_options(workload, seed=seed, precondition={"sequential": True, "random_passes": passes})
+def run_one(device: str, overrides: list[str], workload: dict, seed: int, passes: float, series: bool,
+            time_scale: float = 1.0) -> dict[str, Any]:
+    opts = build_options(workload, seed=seed, precondition={"sequential": True, "random_passes": passes},
+                         time_scale=time_scale)
     sim = Simulation(Device(device, tuple(overrides)), workload, opts)
     while not sim.advance(CHUNK):
         pass
@@ -86,6 +88,7 @@ def experiment_rlgc(
     workload: str = typer.Option("home1", "--workload", "-w", help="A Table 1 stand-in: " + ", ".join(("home1", "home2", "home3", "home4", "webmail", "webmail-online", "rbesql", "msnfs", "oltp"))),
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Replay a trace instead (e.g. the real FIU/MSR traces)."),
     lba_map: str = typer.Option("modulo", "--lba-map"),
+    time_scale: float = typer.Option(1.0, "--time-scale", help="Traces: multiply inter-arrival times (re-rate a trace that saturates the device)."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Requests per run (the presets need ~1M on the Kang devices for GC to run long)."),
     repeat: int = typer.Option(3, "--repeat", help="Seeds per scheduler (the standard deviation is over these)."),
     seed: int = typer.Option(1, "--seed"),
@@ -111,12 +114,13 @@ def experiment_rlgc(
         fail(f"--workload {workload}: expected one of {', '.join(preset_names())} (or --trace)")
     runs: dict[str, list[dict]] = {}
     for s in chosen:
-        runs[s] = [run_one(device, list(set_) + [f'gc.scheduler="{s}"'], wl, seed + i, passes, series_path is not None and i == 0)
-                   for i in range(repeat)]
-    title = f"{device}, {trace_path or workload}, {repeat} seed(s)"
+        runs[s] = [run_one(device, list(set_) + [f'gc.scheduler="{s}"'], wl, seed + i, passes, series_path is not None and i == 0,
+                           time_scale) for i in range(repeat)]
+    title = f"{device}, {trace_path or workload}, {repeat} seed(s)" + (f", time scale {time_scale}" if time_scale != 1.0 else "")
     for t in tables(runs, title):
         console.print(t)
-    out: dict[str, Any] = {"device": device, "workload": str(trace_path or workload), "repeat": repeat, "schedulers": {}}
+    out: dict[str, Any] = {"device": device, "workload": str(trace_path or workload), "repeat": repeat,
+                           "time_scale": time_scale, "schedulers": {}}
     norms = {k: normalised(runs, k) for k in TAIL_KEYS}
     base_erases = mean(r["erases"] for r in runs[BASELINE])
     for s, rs in runs.items():
@@ -138,7 +142,7 @@ def experiment_rlgc(
         base = runs[BASELINE][0]
         out["sensitivity"] = {}
         for label, extra in SENSITIVITY:
-            r = run_one(device, list(set_) + ['gc.scheduler="rlgc"'] + extra, wl, seed, passes, False)
+            r = run_one(device, list(set_) + ['gc.scheduler="rlgc"'] + extra, wl, seed, passes, False, time_scale)
             vals = {k: r["latency_us"]["write"][k] / base["latency_us"]["write"][k] for k in TAIL_KEYS}
             sens.add_row(label, *(f"{vals[k]:.2f}x" for k in TAIL_KEYS), f"{r['erases'] / base['erases']:.3f}x")
             out["sensitivity"][label] = {"overrides": extra, "normalised_write": vals, "normalised_erases": r["erases"] / base["erases"]}
