@@ -7,6 +7,7 @@
 //!    requests per second.
 //! 3. Memory: FTL bytes per physical page.
 //! Single-threaded. Wall-clock timing lives here, never in the core or in tests.
+//! Arguments: `[PRESET [HOST_PAGE_WRITES [section.key=value ...]]]`.
 
 use std::time::Instant;
 
@@ -14,8 +15,8 @@ use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{open_workload, ArrivalSpec, Pattern, SyntheticSpec, WorkloadSpec};
 
-fn sim(timing: bool, requests: u64, device: &str) -> Simulation {
-    let cfg = DeviceConfig::from_preset(device, &[]).expect("preset");
+fn sim(timing: bool, requests: u64, device: &str, sets: &[String]) -> Simulation {
+    let cfg = DeviceConfig::from_preset(device, sets).expect("preset");
     let g = cfg.geometry.clone();
     let mut spec = SyntheticSpec::new(Pattern::Uniform, requests);
     spec.arrival = ArrivalSpec::Closed;
@@ -34,9 +35,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let device = args.get(1).map(String::as_str).unwrap_or("mqsim-small");
     let n: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000_000);
+    // Optional `section.key=value` overrides, e.g. geometry.spare_factor=0.25.
+    let sets: Vec<String> = args.iter().skip(3).cloned().collect();
 
     let t = Instant::now();
-    let mut s = sim(false, n, device);
+    let mut s = sim(false, n, device, &sets);
     let pre = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let r = s.run().expect("run");
@@ -47,7 +50,7 @@ fn main() {
     println!("  page programs/s     {:>8.2} M  (host + GC copies)", programs as f64 / dt / 1e6);
 
     let m = n / 4;
-    let mut s = sim(true, m, device);
+    let mut s = sim(true, m, device, &sets);
     let t = Instant::now();
     let r = s.run().expect("run");
     let dt = t.elapsed().as_secs_f64();
