@@ -1,22 +1,23 @@
 //! `DecisionSimulator`: a simulation whose GC decisions come from Python (the Gymnasium
 //! environment). Coarse crossings: one call serves requests up to the next decision point.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
 use pyo3::prelude::*;
 use ssdlab_core::api;
 use ssdlab_core::sim::Simulation;
 
+use crate::cell::SimCell;
 use crate::errors::to_py;
 
 #[pyclass(module = "ssdlab._core")]
 pub struct DecisionSimulator {
-    sim: Mutex<Simulation>,
+    sim: SimCell,
 }
 
 impl DecisionSimulator {
     fn lock(&self) -> MutexGuard<'_, Simulation> {
-        self.sim.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.sim.lock()
     }
 }
 
@@ -25,11 +26,7 @@ impl DecisionSimulator {
     /// Same arguments as `Simulator`; the device must use `gc.scheduler = "external"`.
     #[new]
     fn new(device: &str, origin: &str, overrides: Vec<String>, workload_json: &str, options_json: &str) -> PyResult<Self> {
-        let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
-        let wl = api::parse_workload(workload_json).map_err(to_py)?;
-        let opts = api::parse_options(options_json).map_err(to_py)?;
-        let sim = api::build_simulation(cfg, &wl, opts).map_err(to_py)?;
-        Ok(DecisionSimulator { sim: Mutex::new(sim) })
+        Ok(DecisionSimulator { sim: SimCell::build(device, origin, &overrides, workload_json, options_json)? })
     }
 
     /// Serve requests up to the next decision point: its observation as JSON, or None when the

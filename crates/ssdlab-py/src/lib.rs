@@ -1,5 +1,6 @@
 //! PyO3 bindings of ssdlab-core: conversions, GIL release and error mapping only — no logic.
 
+mod cell;
 mod decision;
 mod errors;
 mod offline;

@@ -1,6 +1,6 @@
 //! `Simulator`: a simulation held by Python, advanced in coarse chunks with the GIL released.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
@@ -9,17 +9,17 @@ use ssdlab_core::api;
 use ssdlab_core::sim::Simulation;
 use ssdlab_core::trace::OpKind;
 
+use crate::cell::SimCell;
 use crate::errors::to_py;
 
 #[pyclass(module = "ssdlab._core")]
 pub struct Simulator {
-    // A Mutex makes the (Send) simulation shareable as PyO3 requires; Python holds the only handle.
-    sim: Mutex<Simulation>,
+    sim: SimCell,
 }
 
 impl Simulator {
     fn lock(&self) -> MutexGuard<'_, Simulation> {
-        self.sim.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.sim.lock()
     }
 }
 
@@ -29,11 +29,7 @@ impl Simulator {
     /// workload spec (JSON) and run options (JSON).
     #[new]
     fn new(device: &str, origin: &str, overrides: Vec<String>, workload_json: &str, options_json: &str) -> PyResult<Self> {
-        let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
-        let wl = api::parse_workload(workload_json).map_err(to_py)?;
-        let opts = api::parse_options(options_json).map_err(to_py)?;
-        let sim = api::build_simulation(cfg, &wl, opts).map_err(to_py)?;
-        Ok(Simulator { sim: Mutex::new(sim) })
+        Ok(Simulator { sim: SimCell::build(device, origin, &overrides, workload_json, options_json)? })
     }
 
     /// Serve up to `budget` requests; True when the workload is exhausted.
