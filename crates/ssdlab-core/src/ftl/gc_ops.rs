@@ -185,7 +185,7 @@ impl Ftl {
 
 /// Hint the CPU to fetch `v[i]` into cache (no effect on results; a no-op off x86-64).
 #[inline(always)]
-fn prefetch(v: &[u32], i: usize) {
+pub(crate) fn prefetch(v: &[u32], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(r) = v.get(i) {
         // SAFETY: prefetch only hints the cache; the pointer is valid and never dereferenced.

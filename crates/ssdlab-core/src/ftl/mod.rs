@@ -375,6 +375,12 @@ impl Ftl {
         }
     }
 
+    /// Hint the CPU to bring `lpn`'s L2P entry into cache (no effect on results).
+    #[inline]
+    pub fn prefetch_lpn(&self, lpn: u32) {
+        gc_ops::prefetch(&self.l2p, lpn as usize);
+    }
+
     /// TRIM one logical page. Returns whether it was mapped.
     pub fn trim(&mut self, lpn: u32) -> bool {
         let old = self.l2p[lpn as usize];

@@ -55,6 +55,8 @@ pub struct Simulation {
     precondition_pages: u64,
     finished: bool,
     pub(crate) oracle: Option<oracle::OracleHints>,
+    /// The next request, already fetched (see `advance`).
+    lookahead: Option<Result<Option<(crate::trace::Request, u64, u64)>>>,
     /// RAIN parity (`[rain] rain = true`).
     pub(crate) rain: Option<Rain>,
     /// GC-tolerant flush buffer (`[rain] gtf = true`).
@@ -123,6 +125,7 @@ impl Simulation {
             precondition_pages: 0,
             finished: false,
             oracle,
+            lookahead: None,
             rain,
             wbuf,
             unit_scratch: Vec::new(),
@@ -214,10 +217,22 @@ impl Simulation {
                 self.finish();
                 break;
             }
-            match self.source.next_request()? {
+            // One request of lookahead: fetch (and range-check) the next request before serving
+            // this one, and prefetch its first page's L2P entry — the dominant cache miss of a
+            // host write. A fetch error is held back until its request's turn.
+            let current = match self.lookahead.take() {
+                Some(fetched) => fetched?,
+                None => self.fetch()?,
+            };
+            match current {
                 None => self.finish(),
-                Some(req) => {
-                    self.serve(req)?;
+                Some((req, first, pages)) => {
+                    let next = self.fetch();
+                    if let Ok(Some((_, next_first, _))) = &next {
+                        self.ftl.prefetch_lpn(*next_first as u32);
+                    }
+                    self.lookahead = Some(next);
+                    self.serve(req, first, pages)?;
                     served += 1;
                     if self.opts.check_every > 0 && self.counts.total % self.opts.check_every == 0 {
                         self.ftl.check_invariants().map_err(|m| crate::SsdError::Invalid(format!("FTL invariant broken after request {}: {m}", self.counts.total)))?;
@@ -226,6 +241,18 @@ impl Simulation {
             }
         }
         Ok(self.finished)
+    }
+
+    /// The next request of the workload with its page range, checked against the logical space
+    /// while the source still points at it (so errors name the right line).
+    fn fetch(&mut self) -> Result<Option<(crate::trace::Request, u64, u64)>> {
+        match self.source.next_request()? {
+            None => Ok(None),
+            Some(req) => {
+                let (first, pages) = self.page_range(&req)?;
+                Ok(Some((req, first, pages)))
+            }
+        }
     }
 
     /// Run the whole workload.

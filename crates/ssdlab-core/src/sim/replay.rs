@@ -11,7 +11,7 @@ use crate::trace::{OpKind, Request};
 
 impl Simulation {
     /// The page range [first, first + pages) of a request, checked against the logical space.
-    fn page_range(&self, req: &Request) -> Result<(u64, u64)> {
+    pub(crate) fn page_range(&self, req: &Request) -> Result<(u64, u64)> {
         if req.size_bytes == 0 {
             return Ok((req.offset_bytes / self.page_size, 0));
         }
@@ -52,8 +52,7 @@ impl Simulation {
         }
     }
 
-    pub(crate) fn serve(&mut self, req: Request) -> Result<()> {
-        let (first, pages) = self.page_range(&req)?;
+    pub(crate) fn serve(&mut self, req: Request, first: u64, pages: u64) -> Result<()> {
         if !self.options().timing {
             return self.serve_untimed(&req, first, pages);
         }
