@@ -61,57 +61,37 @@ fn parity_rebuilds_are_always_correct_and_rgc_holds() {
     let cfg = device();
     let run = run_stack(&cfg, "ttflash", opts(true), mixed(&cfg, 60_000, 15_000)).unwrap();
     let r = run.report.rain;
-    eprintln!("{r:?}");
+    eprintln!("ttflash: {r:?} erases {}", run.erases);
+    assert!(r.superblocks_erased > 0, "stripe-group GC must run");
     assert!(r.rebuilt_reads > 0, "GTR must be exercised");
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads, "every rebuild checked against the written checksum");
-    assert_eq!(r.rebuild_while_group_collecting, 0, "rotating GC: never two collecting planes in a group");
-    assert!(r.reparity_writes > 0, "GC erased dead members of live stripes: parity rewritten");
-    assert!(r.rebuilt_reads > 20 * r.rebuild_unavailable, "logical stripes: GC-blocked reads are rebuildable ({r:?})");
+    assert_eq!(r.rebuild_while_group_collecting, 0, "rotating GC: never two GC-busy planes in a group");
+    assert_eq!(r.rebuild_unavailable, 0, "under RGC every GC-blocked read is rebuildable");
 }
 
 #[test]
 fn full_parity_audit_after_gc() {
     use ssdlab_core::sim::Simulation;
-    let cfg = ssdlab_core::rain::device_for(&device(), "ttflash").unwrap();
-    let mut sim = Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
-    sim.run().unwrap();
-    let (verified, unprotected) = sim.audit_parity().unwrap();
-    eprintln!("audit: {verified} verified, {unprotected} unprotected");
-    assert!(verified > 100 * unprotected.max(1) / 2, "{verified} vs {unprotected}");
-    assert!(sim.ftl().counters.erases > 0);
+    for stack in ["ttflash", "pb+gtr"] {
+        let cfg = ssdlab_core::rain::device_for(&device(), stack).unwrap();
+        let mut sim = Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
+        sim.run().unwrap();
+        let (verified, open) = sim.audit_parity().unwrap();
+        let r = sim.ttflash_report().rain;
+        eprintln!("{stack} audit: {verified} verified, {open} in the open host stripe; {r:?}");
+        assert!(r.superblocks_erased > 0 && r.gc_stripes > 0);
+        // Only the open host stripe (< N − 1 pages) is unprotected.
+        assert!(open < u64::from(cfg.geometry.channels), "{open}");
+        assert!(verified as f64 > 0.99 * sim.ftl().live_pages() as f64);
+    }
 }
 
 #[test]
-fn without_rgc_rebuilds_can_meet_a_collecting_group() {
+fn without_rgc_rebuilds_meet_a_collecting_group() {
     let cfg = device();
     let run = run_stack(&cfg, "pb+gtr", opts(true), mixed(&cfg, 60_000, 15_000)).unwrap();
     let r = run.report.rain;
-    assert!(r.rebuilt_reads > 0);
-    assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
     eprintln!("pb+gtr: {r:?}");
-}
-
-#[test]
-fn seed_direction_on_mixed_workload() {
-    let cfg = device();
-    let mut rows = Vec::new();
-    for s in STACKS {
-        let run = run_stack(&cfg, s, opts(false), mixed(&cfg, 100_000, 60_000)).unwrap();
-        let l = run.result.latency_us;
-        eprintln!(
-            "{s:12} read p99 {:9.0} p99.9 {:9.0} p99.99 {:9.0} mean {:7.0} | write p99.9 {:9.0} | blocked {:.5} erases {} parity {} {:?}",
-            l.read.p99, l.read.p99_9, l.read.p99_99, l.all.mean, l.write.p99_9, run.blocked_fraction, run.erases, run.report.parity_pages_written, run.report.rain
-        );
-        rows.push(run);
-    }
-    let (nogc, base, pb, tt) = (&rows[0], &rows[1], &rows[2], &rows[5]);
-    let r = |x: &ssdlab_core::rain::StackRun| x.result.latency_us.read;
-    assert!(r(base).p99_9 > 5.0 * r(nogc).p99_9, "base p99.9 many times nogc's");
-    assert!(pb.blocked_fraction <= base.blocked_fraction);
-    assert!(r(pb).p99_9 < r(base).p99_9);
-    // NOT YET the seed's result: on this write-heavy load ttflash saturates (rotating GC lets one
-    // plane in eight collect, below the GC demand) and most GC-blocked reads are not rebuildable
-    // (stripes break when GC erases any member block). See the branch report.
-    let _ = tt;
-    assert!(tt.report.parity_pages_written > 0);
+    assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
+    assert!(r.rebuild_not_sooner + r.rebuild_while_group_collecting > 0);
 }
