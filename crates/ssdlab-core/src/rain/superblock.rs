@@ -58,12 +58,14 @@ struct Stripe {
     parity: u32,
     sb: u32,
     round: u64,
+    /// Channel of the parity page (GC stripes: fixed when the stripe is created).
+    pch: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
-    Erase,
     Parity,
+    Erase,
     Copy,
 }
 
@@ -87,10 +89,12 @@ struct GroupGc {
     phase: Phase,
     victim: u32,
     cursor: u32,
-    /// Victims copied, waiting for erase: (super-block, round copied, members erased).
-    pending: VecDeque<(u32, u64, u32)>,
+    /// Victims copied, waiting for erase: (super-block, round copied, bit mask of erased members).
+    pending: VecDeque<(u32, u64, u64)>,
     /// The GC super-block taking copies (NONE: none open).
     gc_sb: u32,
+    /// Per channel: page slots of `gc_sb`'s member reserved for the parity of open stripes.
+    resv: Vec<u32>,
     /// Open GC stripes (in `gc_sb` or in sealed GC super-blocks).
     open: Vec<u32>,
     /// End of the group's last GC operation (rotating GC chains its operations).
@@ -142,7 +146,8 @@ impl Rain {
         }
         let bpp = ftl.blocks_per_plane();
         let phys = (ftl.planes() * bpp * ftl.pages_per_block()) as usize;
-        let gc = GroupGc { active: false, round: 0, turn: 0, phase: Phase::Erase, victim: NONE, cursor: 0, pending: VecDeque::new(), gc_sb: NONE, open: Vec::new(), clock: 0 };
+        assert!(channels <= 64, "RAIN: at most 64 channels");
+        let gc = GroupGc { active: false, round: 0, turn: 0, phase: Phase::Parity, victim: NONE, cursor: 0, pending: VecDeque::new(), gc_sb: NONE, resv: vec![0; channels as usize], open: Vec::new(), clock: 0 };
         Rain {
             n: channels,
             groups,
@@ -215,12 +220,12 @@ impl Rain {
             st.active = true;
             st.clock = st.clock.max(now);
             st.turn = 0;
-            st.phase = Phase::Erase;
+            st.phase = Phase::Parity;
             st.cursor = 0;
         }
     }
 
-    fn new_stripe(&mut self, sb: usize, round: u64) -> u32 {
+    fn new_stripe(&mut self, sb: usize, round: u64, pch: u32) -> u32 {
         let id = match self.free_stripes.pop() {
             Some(id) => id,
             None => {
@@ -233,6 +238,7 @@ impl Rain {
         s.parity = NONE;
         s.sb = sb as u32;
         s.round = round;
+        s.pch = pch;
         self.sb_stripes[sb].push(id);
         id
     }
@@ -274,7 +280,7 @@ impl Rain {
                 self.host_sb[g as usize] = h;
             }
             let k = ftl.written_pages(self.blk(g, 0, h));
-            self.hs = self.new_stripe(self.sb_id(g, h), 0);
+            self.hs = self.new_stripe(self.sb_id(g, h), 0, k % self.n);
             self.hs_group = g;
             self.hs_pch = k % self.n;
             self.hs_filled = 0;
@@ -350,6 +356,11 @@ impl Rain {
         if best.1 == NONE || best.0 >= cap {
             return NONE;
         }
+        if std::env::var_os("RAIN_DEBUG").is_some() {
+            let st = &self.gcs[g as usize];
+            let used: u32 = (0..self.n).map(|c| ftl.written_pages(self.blk(g, c, if st.gc_sb == NONE { 0 } else { st.gc_sb }))).sum();
+            eprintln!("g{g} r{} victim valid {} free {} pending {} open {} states {:?}", st.round, best.0, self.free_sb[g as usize].len(), st.pending.len(), st.open.len(), (used, (0..self.bpp).filter(|&i| self.sb_state[self.sb_id(g, i)] == Sb::Gc).count()));
+        }
         let id = self.sb_id(g, best.1);
         self.sb_state[id] = Sb::Victim;
         self.stats.superblocks_collected += 1;
@@ -364,13 +375,19 @@ impl Rain {
     /// One GC operation of group `g`'s stripe-group GC, applied to the FTL.
     ///
     /// Rounds: in round r the victim picked at its start is copied member by member (turn c =
-    /// channel c), each plane copying its own valid pages (copy-back) into its member of the GC
-    /// super-block; each copy joins the oldest open GC stripe with no page on that plane. At
-    /// its turn a plane first erases its member of the victims copied two rounds ago, then
-    /// writes the parity of every open stripe it has no page in that is full (N − 1 members),
-    /// from an earlier round, or in a sealed super-block — so every stripe opened in round r is
-    /// closed by the end of round r + 1 and its pages, protected meanwhile by the victim's
-    /// intact stripes, are protected by their own before the victim is erased in round r + 2.
+    /// channel c). At its turn plane c (1) writes the parity of every open stripe whose parity
+    /// channel is c and that is full (N − 1 members), from an earlier round, or in a sealed
+    /// super-block; (2) erases its member of every pending victim that is erasable; (3) copies
+    /// its own valid pages of the victim (copy-back) into its member of the GC super-block. A
+    /// copy joins the oldest open stripe of the GC super-block with no page on c and a parity
+    /// channel ≠ c, or opens a stripe whose parity channel is fixed then (the one with most
+    /// room) and whose parity slot is reserved. A member takes a copy only while its written
+    /// pages + reserved parity slots + 1 ≤ pages per block; otherwise the super-block is sealed
+    /// (its open stripes close at their parity planes' next turns, whose slots are reserved) and
+    /// a fresh one is opened. Every stripe opened in round r is closed by the end of round
+    /// r + 1. A victim copied in round r is erasable once no open stripe is from round ≤ r:
+    /// copies from it joined only stripes opened in rounds ≤ r, so all of them are protected
+    /// by their own parity before the victim's pages (their rebuild path until then) vanish.
     pub fn gc_op(&mut self, ftl: &mut Ftl, g: u32) -> Result<GcOp> {
         let gi = g as usize;
         if !self.gcs[gi].active {
@@ -381,35 +398,32 @@ impl Rain {
         let round = self.gcs[gi].round;
         loop {
             match self.gcs[gi].phase {
-                Phase::Erase => {
-                    let n = self.n;
-                    let oldest_open = self.gcs[gi].open.iter().map(|&s| self.stripes[s as usize].round).min().unwrap_or(u64::MAX);
-                    let at = self.gcs[gi].pending.iter().position(|&(_, r, e)| r + 2 <= round && r < oldest_open && e == c);
-                    if let Some(k) = at {
-                        let (sb, _, _) = self.gcs[gi].pending[k];
-                        self.erase_member(ftl, g, c, sb);
-                        self.gcs[gi].pending[k].2 += 1;
-                        if c == n - 1 {
-                            self.gcs[gi].pending.remove(k);
-                            self.free_superblock(g, sb);
-                        }
-                        return Ok(GcOp::Erase(p));
-                    }
-                    self.gcs[gi].phase = Phase::Parity;
-                }
                 Phase::Parity => {
                     let n = self.n;
                     let pick = self.gcs[gi].open.iter().position(|&s| {
                         let st = &self.stripes[s as usize];
-                        let sealed = self.is_sealed(g, st.sb);
-                        let i = st.sb % self.bpp;
-                        let room = ftl.written_pages(self.blk(g, c, i)) < self.ppb;
-                        room && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p) && (st.members.len() as u32 == n - 1 || st.round < round || sealed)
+                        st.pch == c && (st.members.len() as u32 == n - 1 || st.round < round || self.is_sealed(g, st.sb))
                     });
                     if let Some(k) = pick {
-                        let s = self.gcs[gi].open.swap_remove(k);
+                        let s = self.gcs[gi].open.remove(k);
                         self.close_gc_stripe(ftl, g, c, s)?;
                         return Ok(GcOp::Parity(p));
+                    }
+                    self.gcs[gi].phase = Phase::Erase;
+                }
+                Phase::Erase => {
+                    let n = self.n;
+                    let oldest_open = self.gcs[gi].open.iter().map(|&s| self.stripes[s as usize].round).min().unwrap_or(u64::MAX);
+                    let at = self.gcs[gi].pending.iter().position(|&(_, r, e)| r < oldest_open && e & (1u64 << c) == 0);
+                    if let Some(k) = at {
+                        let (sb, _, _) = self.gcs[gi].pending[k];
+                        self.erase_member(ftl, g, c, sb);
+                        self.gcs[gi].pending[k].2 |= 1u64 << c;
+                        if self.gcs[gi].pending[k].2.count_ones() == n {
+                            self.gcs[gi].pending.remove(k);
+                            self.free_superblock(g, sb);
+                        }
+                        return Ok(GcOp::Erase(p));
                     }
                     self.gcs[gi].phase = Phase::Copy;
                     self.gcs[gi].cursor = 0;
@@ -434,7 +448,7 @@ impl Rain {
     fn end_turn(&mut self, ftl: &Ftl, g: u32) -> GcOp {
         let gi = g as usize;
         let st = &mut self.gcs[gi];
-        st.phase = Phase::Erase;
+        st.phase = Phase::Parity;
         st.cursor = 0;
         st.turn += 1;
         if st.turn < self.n {
@@ -447,7 +461,8 @@ impl Rain {
             st.pending.push_back((v, r, 0));
             st.victim = NONE;
         }
-        let want = self.free_sb[gi].len() < self.threshold;
+        // Victims pending erase count as free (they are, within two rounds).
+        let want = self.free_sb[gi].len() + self.gcs[gi].pending.len() < self.threshold;
         if want {
             let v = self.pick_victim(ftl, g);
             self.gcs[gi].victim = v;
@@ -460,47 +475,76 @@ impl Rain {
         GcOp::Turn
     }
 
+    /// Whether `gc_sb`'s member on channel `q` can take one more page besides its reserved
+    /// parity slots.
+    fn member_room(&self, ftl: &Ftl, g: u32, sb: u32, q: u32) -> bool {
+        ftl.written_pages(self.blk(g, q, sb)) + self.gcs[g as usize].resv[q as usize] < self.ppb
+    }
+
+    fn seal_gc_sb(&mut self, g: u32) {
+        let gi = g as usize;
+        let sb = self.gcs[gi].gc_sb;
+        if sb == NONE {
+            return;
+        }
+        let id = self.sb_id(g, sb) as u32;
+        self.gcs[gi].gc_sb = NONE;
+        self.gcs[gi].resv.iter_mut().for_each(|r| *r = 0);
+        if !self.gcs[gi].open.iter().any(|&s| self.stripes[s as usize].sb == id) {
+            self.sb_state[id as usize] = Sb::Full;
+        }
+    }
+
     fn gc_copy(&mut self, ftl: &mut Ftl, g: u32, c: u32, from: u32, round: u64) -> Result<()> {
         let gi = g as usize;
         let p = self.plane(g, c);
-        // The GC super-block takes a copy only while every member keeps room for its share of
-        // the parities of the open stripes (so that a sealed super-block's stripes can be
-        // closed: each lacks at least one plane); otherwise it is sealed.
-        let mut sb = self.gcs[gi].gc_sb;
-        if sb != NONE {
-            let id = self.sb_id(g, sb) as u32;
-            let open_in = self.gcs[gi].open.iter().filter(|&&s| self.stripes[s as usize].sb == id).count() as u32;
-            let room = (0..self.n).map(|q| self.ppb - ftl.written_pages(self.blk(g, q, sb))).min().unwrap_or(0);
-            if room < (open_in + 1).div_ceil(self.n) + 2 {
-                self.gcs[gi].gc_sb = NONE;
-                if open_in == 0 {
-                    self.sb_state[id as usize] = Sb::Full;
-                }
-                sb = NONE;
-            }
-        }
-        if sb == NONE {
-            sb = self.take_free_sb(g, Sb::Gc).ok_or_else(|| {
-                let st = &self.gcs[gi];
-                SsdError::DeviceFull(format!("RAIN group {g}: no free super-block for GC (round {}, {} victims pending erase, {} open GC stripes)", st.round, st.pending.len(), st.open.len()))
-            })?;
-            self.gcs[gi].gc_sb = sb;
-        }
-        let id = self.sb_id(g, sb) as u32;
-        let to = ftl.rain_copy(from, self.blk(g, c, sb))?;
         let n = self.n;
-        let join = self.gcs[gi].open.iter().copied().find(|&s| {
-            let st = &self.stripes[s as usize];
-            st.sb == id && (st.members.len() as u32) < n - 1 && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
-        });
+        let mut fresh = false;
+        let (sb, join, pch) = loop {
+            let mut sb = self.gcs[gi].gc_sb;
+            if sb == NONE {
+                sb = self.take_free_sb(g, Sb::Gc).ok_or_else(|| {
+                    let st = &self.gcs[gi];
+                    SsdError::DeviceFull(format!("RAIN group {g}: no free super-block for GC (round {}, {} victims pending erase, {} open GC stripes)", st.round, st.pending.len(), st.open.len()))
+                })?;
+                self.gcs[gi].gc_sb = sb;
+                fresh = true;
+            }
+            if self.member_room(ftl, g, sb, c) {
+                let id = self.sb_id(g, sb) as u32;
+                let join = self.gcs[gi].open.iter().copied().find(|&s| {
+                    let st = &self.stripes[s as usize];
+                    st.sb == id && st.pch != c && (st.members.len() as u32) < n - 1 && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
+                });
+                if join.is_some() {
+                    break (sb, join, NONE);
+                }
+                // A new stripe: its parity goes to the other member with most room left.
+                let free = |q: u32| self.ppb - ftl.written_pages(self.blk(g, q, sb)) - self.gcs[gi].resv[q as usize];
+                let best = (1..n).map(|d| (c + d) % n).max_by_key(|&q| (free(q), std::cmp::Reverse((q + n - c) % n)));
+                if let Some(q) = best {
+                    // Room for the copy on c (free(c) ≥ 1) and the parity slot on q.
+                    if free(q) >= 1 {
+                        break (sb, None, q);
+                    }
+                }
+            }
+            if fresh {
+                return Err(SsdError::Invalid(format!("RAIN bug: a fresh GC super-block of group {g} cannot take a copy")));
+            }
+            self.seal_gc_sb(g);
+        };
+        let id = self.sb_id(g, sb) as u32;
         let s = match join {
             Some(s) => s,
             None => {
-                let s = self.new_stripe(id as usize, round);
+                let s = self.new_stripe(id as usize, round, pch);
+                self.gcs[gi].resv[pch as usize] += 1;
                 self.gcs[gi].open.push(s);
                 s
             }
         };
+        let to = ftl.rain_copy(from, self.blk(g, c, sb))?;
         self.stripes[s as usize].members.push(to);
         self.stripe_of[to as usize] = s;
         self.origin[to as usize] = from;
@@ -512,6 +556,9 @@ impl Rain {
         let i = sbid % self.bpp;
         let x = self.members_xor(ftl, s);
         let pp = ftl.rain_write_parity(self.blk(g, c, i), x)?;
+        if !self.is_sealed(g, sbid) {
+            self.gcs[g as usize].resv[c as usize] -= 1;
+        }
         let st = &mut self.stripes[s as usize];
         st.parity = pp;
         self.stripe_of[pp as usize] = s;
