@@ -12,14 +12,30 @@
 //! * Pages stay physically present until their **whole super-block** is erased, so a dead
 //!   member never breaks its stripe: parity is never rewritten and is never copied by GC (a
 //!   parity page is not valid data; it dies with its super-block).
-//! * **GC victim = a super-block** (greedy on the valid pages of its members). Collection is
-//!   member by member: plane c copies its own valid pages (copy-back) into its member of the
-//!   group's GC super-block; a copy joins the oldest open GC stripe with no page on that plane.
-//!   A GC stripe's parity is written by a plane with no page in it, at that plane's turn, once
-//!   the stripe is full or one round old (short stripes then); until then its pages are
-//!   protected by the victim's intact stripes (a rebuild goes through the page it was copied
-//!   from). The victim's members are erased two rounds later, when every stripe holding its
-//!   copies has parity. Parity cost: one page per N − 1 host pages, one per GC stripe.
+//! * **GC victim = a super-block** (greedy on the valid pages of its members; only when its
+//!   valid pages are under N − 1 members' worth). Collection is in rounds, one victim per
+//!   round, member by member (turn c = channel c): plane c copies its own valid pages
+//!   (copy-back) into its member of an open GC super-block of the group (at most two open: copy-
+//!   back keeps each page on its plane, so one member fills before the others, and the second
+//!   super-block takes its overflow; with one, sealing it at the first full member wasted so much
+//!   that GC livelocked).
+//! * **GC stripe rule (room is always there for parity).** A copy on channel c joins the oldest
+//!   open stripe of that super-block with no page on c and a parity channel ≠ c; otherwise it
+//!   opens a stripe whose **parity channel is fixed at creation** (the other member with most
+//!   room) and whose **parity slot is reserved** on that member. A member takes a copy only
+//!   while written pages + reserved parity slots + 1 ≤ pages per block, so every open stripe's
+//!   parity always fits. A super-block none of whose members can take a copy, or the older of
+//!   two when a third would be needed, is **sealed**. At its turn, before copying, plane c writes
+//!   the parity of every open stripe whose parity channel is c and that is full (N − 1 members),
+//!   opened in an earlier round, or in a sealed super-block — a **short stripe** is then closed
+//!   with the parity of the members it has (valid parity). So every stripe opened in round r is
+//!   closed by the end of round r + 1. Until closed, its pages are protected by the victim's
+//!   intact stripes (a rebuild goes through the page it was copied from).
+//! * **Erase rule.** A victim copied in round r is erasable once no open stripe was opened in a
+//!   round ≤ r (its copies joined only such stripes, so every copy is then protected by its own
+//!   parity); plane c erases its member at its turn (any order; the super-block is freed when all
+//!   N are erased). Victims pending erase count as free when deciding whether to pick another.
+//! * Parity cost: one page per N − 1 host pages, one per GC stripe (short stripes cost more).
 //! * **Rotating GC** (`rgc`): the group's GC operations run one at a time, on one plane, back
 //!   to back, each started only when its plane is free and the engine's clock has reached it
 //!   (no future reservation): while plane c collects, every other plane of the group is free

@@ -10,6 +10,9 @@ use super::page_checksum;
 const NONE: u32 = u32::MAX;
 /// Free super-blocks of a group the host may not take (kept for GC frontiers).
 const GC_RESERVE: usize = 4;
+/// GC super-blocks a group keeps open for copies (copy-back keeps each page on its plane, so
+/// one member fills before the others; a second open super-block takes its overflow).
+const MAX_OPEN_GC_SB: usize = 2;
 
 /// Counters of the RAIN layer (since the simulation started, preconditioning excluded).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -91,11 +94,10 @@ struct GroupGc {
     cursor: u32,
     /// Victims copied, waiting for erase: (super-block, round copied, bit mask of erased members).
     pending: VecDeque<(u32, u64, u64)>,
-    /// The GC super-block taking copies (NONE: none open).
-    gc_sb: u32,
-    /// Per channel: page slots of `gc_sb`'s member reserved for the parity of open stripes.
-    resv: Vec<u32>,
-    /// Open GC stripes (in `gc_sb` or in sealed GC super-blocks).
+    /// The GC super-blocks taking copies, oldest first, each with its per-channel page slots
+    /// reserved for the parity of its open stripes.
+    gc_sbs: Vec<(u32, Vec<u32>)>,
+    /// Open GC stripes (in `gc_sbs` or in sealed GC super-blocks).
     open: Vec<u32>,
     /// End of the group's last GC operation (rotating GC chains its operations).
     clock: u64,
@@ -147,7 +149,7 @@ impl Rain {
         let bpp = ftl.blocks_per_plane();
         let phys = (ftl.planes() * bpp * ftl.pages_per_block()) as usize;
         assert!(channels <= 64, "RAIN: at most 64 channels");
-        let gc = GroupGc { active: false, round: 0, turn: 0, phase: Phase::Parity, victim: NONE, cursor: 0, pending: VecDeque::new(), gc_sb: NONE, resv: vec![0; channels as usize], open: Vec::new(), clock: 0 };
+        let gc = GroupGc { active: false, round: 0, turn: 0, phase: Phase::Parity, victim: NONE, cursor: 0, pending: VecDeque::new(), gc_sbs: Vec::new(), open: Vec::new(), clock: 0 };
         Rain {
             n: channels,
             groups,
@@ -356,11 +358,6 @@ impl Rain {
         if best.1 == NONE || best.0 >= cap {
             return NONE;
         }
-        if std::env::var_os("RAIN_DEBUG").is_some() {
-            let st = &self.gcs[g as usize];
-            let used: u32 = (0..self.n).map(|c| ftl.written_pages(self.blk(g, c, if st.gc_sb == NONE { 0 } else { st.gc_sb }))).sum();
-            eprintln!("g{g} r{} victim valid {} free {} pending {} open {} states {:?}", st.round, best.0, self.free_sb[g as usize].len(), st.pending.len(), st.open.len(), (used, (0..self.bpp).filter(|&i| self.sb_state[self.sb_id(g, i)] == Sb::Gc).count()));
-        }
         let id = self.sb_id(g, best.1);
         self.sb_state[id] = Sb::Victim;
         self.stats.superblocks_collected += 1;
@@ -368,8 +365,7 @@ impl Rain {
     }
 
     fn is_sealed(&self, g: u32, sb: u32) -> bool {
-        let gc_sb = self.gcs[g as usize].gc_sb;
-        gc_sb == NONE || self.sb_id(g, gc_sb) as u32 != sb
+        !self.gcs[g as usize].gc_sbs.iter().any(|&(i, _)| self.sb_id(g, i) as u32 == sb)
     }
 
     /// One GC operation of group `g`'s stripe-group GC, applied to the FTL.
@@ -475,79 +471,80 @@ impl Rain {
         GcOp::Turn
     }
 
-    /// Whether `gc_sb`'s member on channel `q` can take one more page besides its reserved
-    /// parity slots.
-    fn member_room(&self, ftl: &Ftl, g: u32, sb: u32, q: u32) -> bool {
-        ftl.written_pages(self.blk(g, q, sb)) + self.gcs[g as usize].resv[q as usize] < self.ppb
-    }
-
-    fn seal_gc_sb(&mut self, g: u32) {
+    /// Seal the `j`-th open GC super-block: it takes no more copies; its open stripes close at
+    /// their parity channels' next turns (their slots are reserved).
+    fn seal_gc_sb(&mut self, g: u32, j: usize) {
         let gi = g as usize;
-        let sb = self.gcs[gi].gc_sb;
-        if sb == NONE {
-            return;
-        }
+        let (sb, _) = self.gcs[gi].gc_sbs.remove(j);
         let id = self.sb_id(g, sb) as u32;
-        self.gcs[gi].gc_sb = NONE;
-        self.gcs[gi].resv.iter_mut().for_each(|r| *r = 0);
         if !self.gcs[gi].open.iter().any(|&s| self.stripes[s as usize].sb == id) {
             self.sb_state[id as usize] = Sb::Full;
         }
     }
 
+    /// Where a copy on channel `c` goes among the open GC super-blocks: (index, stripe to join
+    /// or NONE with the parity channel of a new stripe).
+    fn place_copy(&self, ftl: &Ftl, g: u32, c: u32) -> Option<(usize, u32, u32)> {
+        let gi = g as usize;
+        let n = self.n;
+        let p = self.plane(g, c);
+        for (j, (sb, resv)) in self.gcs[gi].gc_sbs.iter().enumerate() {
+            let free = |q: u32| self.ppb - ftl.written_pages(self.blk(g, q, *sb)) - resv[q as usize];
+            if free(c) == 0 {
+                continue;
+            }
+            let id = self.sb_id(g, *sb) as u32;
+            let join = self.gcs[gi].open.iter().copied().find(|&s| {
+                let st = &self.stripes[s as usize];
+                st.sb == id && st.pch != c && (st.members.len() as u32) < n - 1 && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
+            });
+            if let Some(s) = join {
+                return Some((j, s, NONE));
+            }
+            // A new stripe: its parity goes to the other member with most room left.
+            let q = (1..n).map(|d| (c + d) % n).max_by_key(|&q| (free(q), std::cmp::Reverse((q + n - c) % n)))?;
+            if free(q) >= 1 {
+                return Some((j, NONE, q));
+            }
+        }
+        None
+    }
+
     fn gc_copy(&mut self, ftl: &mut Ftl, g: u32, c: u32, from: u32, round: u64) -> Result<()> {
         let gi = g as usize;
-        let p = self.plane(g, c);
-        let n = self.n;
-        let mut fresh = false;
-        let (sb, join, pch) = loop {
-            let mut sb = self.gcs[gi].gc_sb;
-            if sb == NONE {
-                sb = self.take_free_sb(g, Sb::Gc).ok_or_else(|| {
+        let (j, join, pch) = match self.place_copy(ftl, g, c) {
+            Some(x) => x,
+            None => {
+                if self.gcs[gi].gc_sbs.len() >= MAX_OPEN_GC_SB {
+                    self.seal_gc_sb(g, 0);
+                }
+                let sb = self.take_free_sb(g, Sb::Gc).ok_or_else(|| {
                     let st = &self.gcs[gi];
                     SsdError::DeviceFull(format!("RAIN group {g}: no free super-block for GC (round {}, {} victims pending erase, {} open GC stripes)", st.round, st.pending.len(), st.open.len()))
                 })?;
-                self.gcs[gi].gc_sb = sb;
-                fresh = true;
+                self.gcs[gi].gc_sbs.push((sb, vec![0; self.n as usize]));
+                self.place_copy(ftl, g, c).ok_or_else(|| SsdError::Invalid(format!("RAIN bug: a fresh GC super-block of group {g} cannot take a copy")))?
             }
-            if self.member_room(ftl, g, sb, c) {
-                let id = self.sb_id(g, sb) as u32;
-                let join = self.gcs[gi].open.iter().copied().find(|&s| {
-                    let st = &self.stripes[s as usize];
-                    st.sb == id && st.pch != c && (st.members.len() as u32) < n - 1 && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
-                });
-                if join.is_some() {
-                    break (sb, join, NONE);
-                }
-                // A new stripe: its parity goes to the other member with most room left.
-                let free = |q: u32| self.ppb - ftl.written_pages(self.blk(g, q, sb)) - self.gcs[gi].resv[q as usize];
-                let best = (1..n).map(|d| (c + d) % n).max_by_key(|&q| (free(q), std::cmp::Reverse((q + n - c) % n)));
-                if let Some(q) = best {
-                    // Room for the copy on c (free(c) ≥ 1) and the parity slot on q.
-                    if free(q) >= 1 {
-                        break (sb, None, q);
-                    }
-                }
-            }
-            if fresh {
-                return Err(SsdError::Invalid(format!("RAIN bug: a fresh GC super-block of group {g} cannot take a copy")));
-            }
-            self.seal_gc_sb(g);
         };
+        let sb = self.gcs[gi].gc_sbs[j].0;
         let id = self.sb_id(g, sb) as u32;
-        let s = match join {
-            Some(s) => s,
-            None => {
-                let s = self.new_stripe(id as usize, round, pch);
-                self.gcs[gi].resv[pch as usize] += 1;
-                self.gcs[gi].open.push(s);
-                s
-            }
+        let s = if join != NONE {
+            join
+        } else {
+            let s = self.new_stripe(id as usize, round, pch);
+            self.gcs[gi].gc_sbs[j].1[pch as usize] += 1;
+            self.gcs[gi].open.push(s);
+            s
         };
         let to = ftl.rain_copy(from, self.blk(g, c, sb))?;
         self.stripes[s as usize].members.push(to);
         self.stripe_of[to as usize] = s;
         self.origin[to as usize] = from;
+        // A super-block none of whose members can take another copy is sealed.
+        let resv = &self.gcs[gi].gc_sbs[j].1;
+        if (0..self.n).all(|q| ftl.written_pages(self.blk(g, q, sb)) + resv[q as usize] >= self.ppb) {
+            self.seal_gc_sb(g, j);
+        }
         Ok(())
     }
 
@@ -556,8 +553,9 @@ impl Rain {
         let i = sbid % self.bpp;
         let x = self.members_xor(ftl, s);
         let pp = ftl.rain_write_parity(self.blk(g, c, i), x)?;
-        if !self.is_sealed(g, sbid) {
-            self.gcs[g as usize].resv[c as usize] -= 1;
+        let i_sb = sbid % self.bpp;
+        if let Some(e) = self.gcs[g as usize].gc_sbs.iter_mut().find(|e| e.0 == i_sb) {
+            e.1[c as usize] -= 1;
         }
         let st = &mut self.stripes[s as usize];
         st.parity = pp;

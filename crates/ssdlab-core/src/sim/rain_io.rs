@@ -42,6 +42,9 @@ impl Simulation {
         };
         r.activate(g, now);
         let mut guard = 0u64;
+        let mut ops = 0u64;
+        let g_ = &self.cfg.geometry;
+        let livelock = 4 * u64::from(g_.blocks_per_plane) * u64::from(g_.pages_per_block) * u64::from(g_.channels);
         loop {
             if let GcRun::Forced(_) = how {
                 if r.free_superblocks(g) > r.gc_reserve() {
@@ -78,6 +81,12 @@ impl Simulation {
             // Work-less turns: a round has N; stripes close within a round and victims are
             // erased within two, so more than a few rounds of them in a row is a stall.
             guard = if op == GcOp::Turn { guard + 1 } else { 0 };
+            // Copying a whole group's pages several times over in one call is a livelock (GC
+            // gains nothing net: too little spare for the super-block reserves).
+            ops += 1;
+            if ops > livelock {
+                return Err(SsdError::DeviceFull(format!("RAIN group {g}: GC livelock ({ops} operations without reaching its target; too little spare?)")));
+            }
             if guard > 8 * u64::from(self.cfg.geometry.channels) + 8 {
                 return Err(SsdError::Invalid(format!("RAIN bug: group {g}'s GC makes no progress")));
             }
@@ -210,9 +219,10 @@ impl Simulation {
                         }
                         r.stats.rebuilt_reads += 1;
                         r.stats.rebuilds_via_origin += u64::from(via);
-                        // Another plane of the read's group busy with GC while its own plane is
-                        // (rotating GC forbids it).
-                        if self.res.group_of(plane).any(|q| q != plane && self.res.gc_busy_at(q, ready)) {
+                        // Another plane of the read's group executing GC work now while its own
+                        // plane is busy with GC (rotating GC forbids it; a GC operation reserved
+                        // for later, as a forced chain does, is not collecting now).
+                        if self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
                         r.verify_rebuild(&self.ftl, ppn, &set)?;
