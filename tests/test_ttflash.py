@@ -7,9 +7,9 @@ from ssdlab.cli import app
 
 SMALL = [
     "geometry.chips_per_channel=2",
-    "geometry.blocks_per_plane=32",
-    "geometry.pages_per_block=32",
-    "geometry.spare_factor=0.3",
+    "geometry.blocks_per_plane=64",
+    "geometry.pages_per_block=16",
+    "geometry.spare_factor=0.4",  # super-block reserves need room (docs/ttflash.md)
     "rain.buffer_mib=1",
 ]
 

@@ -41,12 +41,6 @@ pub struct RainConfig {
     /// Ideal device: GC happens in the FTL but costs no time.
     #[serde(default)]
     pub nogc: bool,
-    /// When GC erases a dead member of a live stripe whose live members are fewer than this,
-    /// the stripe is retired (its live pages lose protection until rewritten) instead of having
-    /// its parity rewritten. 0 (default): always rewrite. The seed does not say; this bounds
-    /// the space parity of half-dead stripes takes (one parity page per live stripe).
-    #[serde(default)]
-    pub unprotect_below: u32,
     /// GTF buffer size, MiB (the seed's preset: 64 MiB).
     #[serde(default = "buffer_mib")]
     pub buffer_mib: f64,
@@ -67,7 +61,7 @@ fn flush_at() -> f64 {
 
 impl Default for RainConfig {
     fn default() -> Self {
-        RainConfig { rain: false, gc_blocking: plane(), gtr: false, gtf: false, rgc: false, nogc: false, unprotect_below: 0, buffer_mib: buffer_mib(), flush_at: flush_at() }
+        RainConfig { rain: false, gc_blocking: plane(), gtr: false, gtf: false, rgc: false, nogc: false, buffer_mib: buffer_mib(), flush_at: flush_at() }
     }
 }
 

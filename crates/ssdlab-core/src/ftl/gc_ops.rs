@@ -105,13 +105,13 @@ impl Ftl {
                 return Ok(GcStep::Copy { from, to });
             }
         }
-        self.erase(job.victim);
+        self.erase_block(job.victim, true);
         self.jobs[plane as usize] = None;
         Ok(GcStep::Erase { block: job.victim })
     }
 
     /// First valid physical page in [from, to), scanning the bitmap a word at a time.
-    fn next_valid(&self, from: u32, to: u32) -> Option<u32> {
+    pub(crate) fn next_valid(&self, from: u32, to: u32) -> Option<u32> {
         let mut i = from as usize;
         let end = to as usize;
         while i < end {
@@ -125,7 +125,7 @@ impl Ftl {
         None
     }
 
-    fn erase(&mut self, blk: u32) {
+    pub(crate) fn erase_block(&mut self, blk: u32, to_pool: bool) {
         let ppb = self.pages_per_block as usize;
         let base = blk as usize * ppb;
         debug_assert_eq!(self.valid[blk as usize], 0);
@@ -138,14 +138,13 @@ impl Ftl {
         self.state[blk as usize] = BlockState::Free;
         self.erase_count[blk as usize] += 1;
         self.counters.erases += 1;
-        if let Some(log) = &mut self.erase_log {
-            log.push(blk);
-        }
         if let Some(c) = &mut self.content {
             c[base..base + ppb].fill(0);
         }
-        let plane = self.plane_of_block(blk);
-        self.free[plane as usize].push_back(blk);
+        if to_pool {
+            let plane = self.plane_of_block(blk);
+            self.free[plane as usize].push_back(blk);
+        }
     }
 
     /// Collect whole victims on `plane` until its free pool is back at the threshold, or no

@@ -50,6 +50,10 @@ impl Ftl {
                 return Err(format!("free block {b} is not empty"));
             }
         }
+        if self.external_alloc {
+            // RAIN super-blocks: the RAIN layer owns allocation (checked there).
+            return Ok(());
+        }
         // Every block in exactly one place.
         let mut seen = vec![0u8; total_blocks as usize];
         let mut mark = |b: u32, what: &str, want: BlockState| -> Result<(), String> {

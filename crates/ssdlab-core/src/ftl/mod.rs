@@ -89,8 +89,8 @@ pub struct Ftl {
     pub counters: FtlCounters,
     /// When enabled (tests), marks programmed pages to prove none is programmed twice.
     program_marks: Option<Vec<bool>>,
-    /// RAIN: blocks erased since the last `take_erased` (None when parity is off).
-    pub(crate) erase_log: Option<Vec<u32>>,
+    /// RAIN super-blocks: the RAIN layer allocates and erases blocks itself.
+    pub(crate) external_alloc: bool,
     /// Test mode: a checksum of what each physical page holds (0 = erased). Host and parity
     /// writes set it, GC copies carry it, erases clear it.
     pub(crate) content: Option<Vec<u64>>,
@@ -136,37 +136,97 @@ impl Ftl {
             write_clock: 0,
             counters: FtlCounters::default(),
             program_marks: None,
-            erase_log: None,
+            external_alloc: false,
             content: None,
         })
     }
 
-    /// RAIN: make room for `slots` parity pages, mapped as pseudo logical pages
-    /// `logical_pages + slot` (so GC moves them like data), and start logging erases.
-    pub fn enable_parity(&mut self, slots: u32) {
-        self.l2p.resize(self.logical_pages as usize + slots as usize, UNMAPPED);
-        self.erase_log = Some(Vec::new());
+    /// RAIN super-blocks: the RAIN layer takes over block allocation (it owns every free block
+    /// and opens, fills and erases blocks itself through the `rain_*` calls); the per-plane free
+    /// pools, frontiers and victim index are unused.
+    pub fn enable_external_alloc(&mut self) {
+        for f in &mut self.free {
+            f.clear();
+        }
+        self.external_alloc = true;
     }
 
-    /// Program the parity page of stripe slot `slot` on `plane`.
-    pub fn write_parity(&mut self, slot: u32, plane: u32) -> Result<u32> {
-        let ppn = self.program(self.logical_pages + slot, plane, 0)?;
-        self.counters.parity_pages_written += 1;
+    /// RAIN: program the next page of `blk` with host data of `lpn` (its old copy invalidated).
+    pub fn rain_write_host(&mut self, lpn: u32, blk: u32) -> Result<u32> {
+        let old = self.l2p[lpn as usize];
+        let ppn = self.rain_program(lpn, old, blk)?;
+        self.counters.host_pages_written += 1;
         Ok(ppn)
     }
 
-    /// Where the parity page of `slot` lives now.
-    pub fn parity_location(&self, slot: u32) -> Option<u32> {
-        self.lookup(self.logical_pages + slot)
+    /// RAIN: program the next page of `blk` with a parity page (not mapped, never valid).
+    pub fn rain_write_parity(&mut self, blk: u32, checksum: u64) -> Result<u32> {
+        let ppn = self.rain_next_page(blk)?;
+        self.write_clock += 1;
+        self.counters.parity_pages_written += 1;
+        self.set_content(ppn, checksum);
+        Ok(ppn)
     }
 
-    /// Invalidate the parity page of `slot` (its stripe is dead or broken).
-    pub fn drop_parity(&mut self, slot: u32) {
-        let lpn = self.logical_pages + slot;
-        let old = self.l2p[lpn as usize];
+    /// RAIN GC: copy the valid page `from` to the next page of `blk` (same plane: copy-back).
+    pub fn rain_copy(&mut self, from: u32, blk: u32) -> Result<u32> {
+        let lpn = self.p2l[from as usize];
+        let to = self.rain_program(lpn, from, blk)?;
+        if let Some(c) = &mut self.content {
+            c[to as usize] = c[from as usize];
+        }
+        self.counters.gc_pages_copied += 1;
+        Ok(to)
+    }
+
+    /// RAIN GC: erase `blk` (it must hold no valid page); it is not put in a free pool.
+    pub fn rain_erase(&mut self, blk: u32) {
+        self.erase_block(blk, false);
+    }
+
+    /// Pages programmed so far in `blk`.
+    pub fn written_pages(&self, blk: u32) -> u32 {
+        self.next_page[blk as usize]
+    }
+
+    fn rain_next_page(&mut self, blk: u32) -> Result<u32> {
+        let page = self.next_page[blk as usize];
+        if page >= self.pages_per_block {
+            return Err(SsdError::Invalid(format!("RAIN bug: block {blk} is full")));
+        }
+        self.state[blk as usize] = BlockState::Open;
+        let ppn = blk * self.pages_per_block + page;
+        if let Some(marks) = &mut self.program_marks {
+            if marks[ppn as usize] {
+                return Err(SsdError::Invalid(format!("FTL bug: page {ppn} programmed twice without an erase")));
+            }
+            marks[ppn as usize] = true;
+        }
+        self.next_page[blk as usize] = page + 1;
+        Ok(ppn)
+    }
+
+    fn rain_program(&mut self, lpn: u32, old: u32, blk: u32) -> Result<u32> {
+        let ppn = self.rain_next_page(blk)?;
         if old != UNMAPPED {
             self.invalidate(old);
-            self.l2p[lpn as usize] = UNMAPPED;
+        }
+        self.p2l[ppn as usize] = lpn;
+        self.valid_bits[ppn as usize >> 6] |= 1u64 << (ppn & 63);
+        self.valid[blk as usize] += 1;
+        self.l2p[lpn as usize] = ppn;
+        self.write_clock += 1;
+        Ok(ppn)
+    }
+
+    /// Valid pages of `blk`, in page order.
+    pub fn valid_pages_of(&self, blk: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let base = blk * self.pages_per_block;
+        let mut i = base;
+        while let Some(p) = self.next_valid(i, base + self.pages_per_block) {
+            out.push(p);
+            i = p + 1;
         }
     }
 
@@ -181,13 +241,6 @@ impl Ftl {
     }
     pub fn content(&self, ppn: u32) -> Option<u64> {
         self.content.as_ref().map(|c| c[ppn as usize])
-    }
-
-    /// Blocks erased since the last call (RAIN bookkeeping).
-    pub fn take_erased(&mut self, into: &mut Vec<u32>) {
-        if let Some(log) = &mut self.erase_log {
-            into.append(log);
-        }
     }
 
     /// The logical page a physical page holds, if valid.

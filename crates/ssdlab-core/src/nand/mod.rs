@@ -3,8 +3,8 @@
 //! time, each operation returns when it completes. Knows nothing of the FTL.
 //!
 //! The Tiny-Tail Flash switches (Yan et al., FAST 2017) that concern time live here: the GC
-//! blocking level (plane or channel), rotating GC (one collecting plane per parity group) and
-//! the ideal `nogc` device. A parity group is the same (chip, die, plane) index across all
+//! blocking level (plane or channel) and the ideal `nogc` device. Rotating GC is a schedule of
+//! GC operations (the RAIN layer's, `sim::rain_io`), not a property of the time lines. A parity group is the same (chip, die, plane) index across all
 //! channels (the seed's "RAIN ... same chip index across channels").
 
 mod channel;
@@ -41,12 +41,8 @@ pub struct Resources {
     per_channel: u32,
     channel_blocking: bool,
     nogc: bool,
-    rgc: bool,
     /// Channel-blocking GC: end of the latest GC step holding each channel.
     chan_gc_until: Vec<u64>,
-    /// Rotating GC: the plane that last collected in each group, and until when.
-    group_gc_plane: Vec<u32>,
-    group_gc_until: Vec<u64>,
 }
 
 impl Resources {
@@ -69,10 +65,7 @@ impl Resources {
             per_channel,
             channel_blocking: cfg.rain.gc_blocking == GcBlocking::Channel,
             nogc: cfg.rain.nogc,
-            rgc: cfg.rain.rgc,
             chan_gc_until: vec![0; g.channels as usize],
-            group_gc_plane: vec![u32::MAX; per_channel as usize],
-            group_gc_until: vec![0; per_channel as usize],
         }
     }
 
@@ -218,15 +211,25 @@ impl Resources {
         done
     }
 
-    /// Earliest start of a GC step: the plane must be free; under rotating GC no other plane of
-    /// the group may be collecting; under channel blocking no other GC may hold the channel.
+    /// GC program of a page computed by the controller (a RAIN parity page of a GC stripe):
+    /// transfer in, then program, on `plane`.
+    pub fn gc_program(&mut self, plane: u32, not_before: u64) -> u64 {
+        if self.nogc {
+            return not_before;
+        }
+        let start = self.gc_start(plane, not_before);
+        let ch = self.plane_channel[plane as usize] as usize;
+        let x = self.channels[ch].reserve(start, self.times.transfer_ns);
+        let done = x + self.times.transfer_ns + self.times.program_ns;
+        self.gc_finish(plane, start, done);
+        done
+    }
+
+    /// Earliest start of a GC step: the plane must be free; under channel blocking no other GC
+    /// may hold the channel.
     #[inline]
     fn gc_start(&self, plane: u32, not_before: u64) -> u64 {
         let mut s = not_before.max(self.plane_free_at(plane));
-        let k = (plane % self.per_channel) as usize;
-        if self.rgc && self.group_gc_plane[k] != plane {
-            s = s.max(self.group_gc_until[k]);
-        }
         if self.channel_blocking {
             s = s.max(self.chan_gc_until[self.plane_channel[plane as usize] as usize]);
         }
@@ -245,11 +248,6 @@ impl Resources {
         if self.channel_blocking {
             let ch = self.plane_channel[p] as usize;
             self.chan_gc_until[ch] = self.chan_gc_until[ch].max(done);
-        }
-        if self.rgc {
-            let k = (plane % self.per_channel) as usize;
-            self.group_gc_plane[k] = plane;
-            self.group_gc_until[k] = self.group_gc_until[k].max(done);
         }
     }
 

@@ -26,7 +26,7 @@ pub struct StackRun {
 pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
     let mut cfg = device.clone();
     let s = RainConfig::from_stack(stack).map_err(|m| SsdError::config("stack", m))?;
-    cfg.rain = RainConfig { buffer_mib: device.rain.buffer_mib, flush_at: device.rain.flush_at, unprotect_below: device.rain.unprotect_below, ..s };
+    cfg.rain = RainConfig { buffer_mib: device.rain.buffer_mib, flush_at: device.rain.flush_at, ..s };
     cfg.validate(&format!("{} + {stack}", device.name))?;
     Ok(cfg)
 }

@@ -1,36 +1,54 @@
 //! RAIN parity groups for Tiny-Tail Flash (Yan et al., FAST 2017): stripe-aligned allocation,
 //! parity bookkeeping, rebuild sets for GC-tolerant reads, and the GC-tolerant flush buffer.
 //!
-//! ## Parity design (how parity stays correct under GC)
-//! * A **parity group** is the same (chip, die, plane) index `k` on every channel (the seed:
-//!   "RAIN ... same chip index across channels"). Host pages are allocated stripe by stripe:
-//!   stripe `i` sits in group `i mod groups`, its parity on channel `i mod channels` (rotating),
-//!   its N − 1 data pages on the other channels in order (7 + 1 on the `ttflash` preset).
-//! * The parity page is a physical page mapped as a pseudo logical page
-//!   (`logical_pages + slot`), so it consumes space and GC copies it like data; its location is
-//!   always the L2P entry.
-//! * Stripes are **logical**: membership is by stripe id (logical page → stripe; parity slot →
-//!   stripe). GC copies stay in their plane, so wherever GC moves a member or the parity, the
-//!   stripe's pages stay on distinct planes (channels) of one group, and a page is rebuilt from
-//!   its co-members' *current* locations through the maps. GC moves never break a stripe.
-//! * Parity covers what was written, so an overwritten or trimmed member stays in it as a
-//!   **dead member**: its old physical page (still readable until erased) joins the rebuild
-//!   set. When GC erases a dead member of a closed live stripe, the stripe's parity is stale
-//!   until it is **rewritten** (new parity = old parity XOR the dead page, read by GC before the
-//!   erase; one parity program on the parity's plane, counted as a parity write:
-//!   `reparity_writes`). A stale stripe is not used for rebuilds. A stripe whose members are all
-//!   dead is retired (parity invalidated, slot freed).
-//! * The P/E cost of parity is the parity programs (stripe closes and rewrites) plus the GC
-//!   copies and erases they cause: ≈ 1/(N − 1) of host writes for the closes (seed: "Ideally
-//!   1/7 ≈ 15 %") plus one program per rewrite, which the seed does not model.
+//! ## Parity design: super-blocks and stripe-group GC (how parity stays correct under GC)
+//! * A **parity group** is the same (chip, die, plane) index on every channel (the seed:
+//!   "RAIN ... same chip index across channels"). A **super-block** is the blocks with the same
+//!   block index on the N planes of one group. The RAIN layer owns block allocation: free
+//!   super-blocks are counted per group.
+//! * **Host writes** fill a host super-block stripe by stripe: stripe k is page k of each
+//!   member, N − 1 data pages then the parity on channel k mod N (rotating). Host stripes
+//!   rotate over the groups.
+//! * Pages stay physically present until their **whole super-block** is erased, so a dead
+//!   member never breaks its stripe: parity is never rewritten and is never copied by GC (a
+//!   parity page is not valid data; it dies with its super-block).
+//! * **GC victim = a super-block** (greedy on the valid pages of its members; only when its
+//!   valid pages are under N − 1 members' worth). Collection is in rounds, one victim per
+//!   round, member by member (turn c = channel c): plane c copies its own valid pages
+//!   (copy-back) into its member of an open GC super-block of the group (at most two open: copy-
+//!   back keeps each page on its plane, so one member fills before the others, and the second
+//!   super-block takes its overflow; with one, sealing it at the first full member wasted so much
+//!   that GC livelocked).
+//! * **GC stripe rule (room is always there for parity).** A copy on channel c joins the oldest
+//!   open stripe of that super-block with no page on c and a parity channel ≠ c; otherwise it
+//!   opens a stripe whose **parity channel is fixed at creation** (the other member with most
+//!   room) and whose **parity slot is reserved** on that member. A member takes a copy only
+//!   while written pages + reserved parity slots + 1 ≤ pages per block, so every open stripe's
+//!   parity always fits. A super-block none of whose members can take a copy, or the older of
+//!   two when a third would be needed, is **sealed**. At its turn, before copying, plane c writes
+//!   the parity of every open stripe whose parity channel is c and that is full (N − 1 members),
+//!   opened in an earlier round, or in a sealed super-block — a **short stripe** is then closed
+//!   with the parity of the members it has (valid parity). So every stripe opened in round r is
+//!   closed by the end of round r + 1. Until closed, its pages are protected by the victim's
+//!   intact stripes (a rebuild goes through the page it was copied from).
+//! * **Erase rule.** A victim copied in round r is erasable once no open stripe was opened in a
+//!   round ≤ r (its copies joined only such stripes, so every copy is then protected by its own
+//!   parity); plane c erases its member at its turn (any order; the super-block is freed when all
+//!   N are erased). Victims pending erase count as free when deciding whether to pick another.
+//! * Parity cost: one page per N − 1 host pages, one per GC stripe (short stripes cost more).
+//! * **Rotating GC** (`rgc`): the group's GC operations run one at a time, on one plane, back
+//!   to back, each started only when its plane is free and the engine's clock has reached it
+//!   (no future reservation): while plane c collects, every other plane of the group is free
+//!   of GC and every read of the group is rebuildable. Without `rgc`, a group's GC runs
+//!   eagerly on all its planes in parallel (plane-blocking GC).
 
 mod buffer;
 mod experiment;
-mod stripes;
+mod superblock;
 
 pub use buffer::WriteBuffer;
 pub use experiment::{compare, device_for, run_stack, StackRun, STACKS};
-pub use stripes::{Rain, RainStats};
+pub use superblock::{GcOp, HostWrite, Rain, RainStats};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).
 pub fn page_checksum(lpn: u32, version: u32) -> u64 {

@@ -72,8 +72,8 @@ pub struct TtflashReport {
     pub parity_pages_written: u64,
     pub buffer_read_hits: u64,
     pub buffer_full_waits: u64,
-    /// At the end: live logical pages per live stripe (parity's space is live pages / this).
-    pub mean_live_members: f64,
+    /// Mean data members of the GC stripes closed (N − 1 when none is short).
+    pub mean_gc_stripe_members: f64,
     /// Requests that waited for GC, over all requests.
     pub blocked_fraction: f64,
 }
@@ -97,7 +97,7 @@ impl Simulation {
         let page_size = u64::from(cfg.geometry.page_size);
         let g = &cfg.geometry;
         let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
-        let rain = cfg.rain.rain.then(|| Rain::new(&mut ftl, g.channels, per_channel, cfg.rain.unprotect_below, opts.check_every > 0));
+        let rain = cfg.rain.rain.then(|| Rain::new(&mut ftl, g.channels, per_channel, cfg.gc.threshold_blocks, opts.check_every > 0));
         let wbuf = cfg.rain.gtf.then(|| {
             let cap = (cfg.rain.buffer_mib * 1048576.0 / page_size as f64) as usize;
             let unit = if cfg.rain.rain { g.channels as usize - 1 } else { g.channels as usize };
@@ -167,19 +167,17 @@ impl Simulation {
             parity_pages_written: self.ftl.counters.parity_pages_written,
             buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
             buffer_full_waits: self.wbuf.as_ref().map_or(0, |b| b.full_waits),
-            mean_live_members: self.rain.as_ref().map_or(0.0, |r| r.mean_live_members()),
+            mean_gc_stripe_members: self.rain.as_ref().map_or(0.0, |r| if r.stats.gc_stripes == 0 { 0.0 } else { r.stats.gc_stripe_members as f64 / r.stats.gc_stripes as f64 }),
             blocked_fraction: if self.counts.total == 0 { 0.0 } else { self.blocked as f64 / self.counts.total as f64 },
         }
     }
 
     /// Test mode: rebuild every protected live page from its stripe and verify its checksum.
-    /// Returns (pages verified, live pages without a usable stripe now).
+    /// Every closed stripe's parity is also checked against its members. Returns (pages
+    /// verified, live pages in the open host stripe, not yet protected).
     pub fn audit_parity(&mut self) -> Result<(u64, u64)> {
         match &mut self.rain {
-            Some(r) => {
-                r.drain_erased(&mut self.ftl);
-                r.audit(&self.ftl)
-            }
+            Some(r) => r.audit(&self.ftl),
             None => Ok((0, 0)),
         }
     }

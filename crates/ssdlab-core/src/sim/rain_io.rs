@@ -1,6 +1,7 @@
-//! Page I/O when the Tiny-Tail Flash mechanisms are on (`[rain]`): stripe-aligned host writes
-//! with parity, GC-tolerant reads (XOR rebuild), the GC-tolerant flush buffer, and RAIN-aware
-//! preconditioning. The plain device never comes here (its path in `replay` is unchanged).
+//! Page I/O when the Tiny-Tail Flash mechanisms are on (`[rain]`): host writes into RAIN
+//! super-blocks with parity, the stripe-group GC and its scheduling (rotating or not), GC-tolerant
+//! reads (XOR rebuild), the GC-tolerant flush buffer, and RAIN-aware preconditioning. The plain
+//! device never comes here (its path in `replay` is unchanged).
 
 use rand::Rng;
 
@@ -9,7 +10,20 @@ use super::precondition::first_writable;
 use super::{Precondition, Simulation};
 use crate::error::{Result, SsdError};
 use crate::nand::OpDone;
+use crate::rain::GcOp;
 use crate::rng;
+
+/// How far a group's GC runs now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GcRun {
+    /// Rotating GC: operations run one after the other, each only if it can start by `now`.
+    Until(u64),
+    /// To completion, each operation as soon as its plane is free from `now` (plane-blocking GC,
+    /// or timing off).
+    Eager(u64),
+    /// Until the group can take a host super-block again (forced), from `now`.
+    Forced(u64),
+}
 
 impl Simulation {
     /// True when writes or reads must go through the RAIN/GTF path.
@@ -17,7 +31,86 @@ impl Simulation {
         self.rain.is_some() || self.wbuf.is_some()
     }
 
-    /// Make `plane` writable (forced GC), or fall back to any writable plane.
+    /// Run group `g`'s GC as `how` says. Under rotating GC the group's operations are chained
+    /// (each starts after the previous one ends), so at most one plane of the group does GC at
+    /// any instant.
+    fn run_group_gc(&mut self, g: u32, how: GcRun, timed: bool) -> Result<()> {
+        let rgc = self.cfg.rain.rgc;
+        let Some(r) = &mut self.rain else { return Ok(()) };
+        let now = match how {
+            GcRun::Until(t) | GcRun::Eager(t) | GcRun::Forced(t) => t,
+        };
+        r.activate(g, now);
+        let mut guard = 0u64;
+        let mut ops = 0u64;
+        let g_ = &self.cfg.geometry;
+        let livelock = 4 * u64::from(g_.blocks_per_plane) * u64::from(g_.pages_per_block) * u64::from(g_.channels);
+        loop {
+            if let GcRun::Forced(_) = how {
+                if r.free_superblocks(g) > r.gc_reserve() {
+                    return Ok(());
+                }
+            }
+            let plane = r.gc_plane(g);
+            let not_before = if rgc { r.gc_clock(g).max(now) } else { now };
+            if timed {
+                if let GcRun::Until(t) = how {
+                    if not_before.max(self.res.plane_free_at(plane)) > t {
+                        return Ok(());
+                    }
+                }
+            }
+            let op = r.gc_op(&mut self.ftl, g)?;
+            let done = if !timed {
+                not_before
+            } else {
+                match op {
+                    GcOp::Copy(p) => self.res.gc_copy(p, not_before),
+                    GcOp::Erase(p) => self.res.gc_erase(p, not_before),
+                    GcOp::Parity(p) => self.res.gc_program(p, not_before),
+                    GcOp::Turn => not_before,
+                    GcOp::Done => return Ok(()),
+                }
+            };
+            if op == GcOp::Done {
+                return Ok(());
+            }
+            if rgc {
+                r.set_gc_clock(g, done);
+            }
+            // Work-less turns: a round has N; stripes close within a round and victims are
+            // erased within two, so more than a few rounds of them in a row is a stall.
+            guard = if op == GcOp::Turn { guard + 1 } else { 0 };
+            // Copying a whole group's pages several times over in one call is a livelock (GC
+            // gains nothing net: too little spare for the super-block reserves).
+            ops += 1;
+            if ops > livelock {
+                return Err(SsdError::DeviceFull(format!("RAIN group {g}: GC livelock ({ops} operations without reaching its target; too little spare?)")));
+            }
+            if guard > 8 * u64::from(self.cfg.geometry.channels) + 8 {
+                return Err(SsdError::Invalid(format!("RAIN bug: group {g}'s GC makes no progress")));
+            }
+        }
+    }
+
+    /// Rotating GC: let every collecting group run the operations that can start by `now`.
+    pub(crate) fn rain_advance(&mut self, now: u64) -> Result<()> {
+        if !self.cfg.rain.rgc {
+            return Ok(());
+        }
+        let groups = match &self.rain {
+            Some(r) => r.groups(),
+            None => return Ok(()),
+        };
+        for g in 0..groups {
+            if self.rain.as_ref().is_some_and(|r| r.gc_active(g)) {
+                self.run_group_gc(g, GcRun::Until(now), true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Plain device behind the GC-tolerant flush (no parity): make `plane` writable.
     fn make_writable(&mut self, plane: u32, ready: u64, timed: bool) -> Result<u32> {
         if self.ftl.host_can_write(plane) {
             return Ok(plane);
@@ -31,77 +124,56 @@ impl Simulation {
         first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take a page after GC on plane {plane}")))
     }
 
-    fn after_write(&mut self, plane: u32, ready: u64, timed: bool) -> Result<()> {
-        if !timed && !self.ftl.needs_gc(plane) {
-            return Ok(());
-        }
-        let res = if timed { Some(&mut self.res) } else { None };
-        let mut ctx = GcContext { ftl: &mut self.ftl, res, rng: &mut self.gc_rng };
-        self.scheduler.after_page_write(plane, ready, &mut ctx)
-    }
-
     /// Program one host page (and, when it completes a stripe, the stripe's parity) at `ready`.
     pub(crate) fn program_page(&mut self, lpn: u32, ready: u64, timed: bool) -> Result<OpDone> {
-        let want = match &mut self.rain {
-            Some(r) => r.next_data_plane(&mut self.ftl),
-            None => self.ftl.next_host_plane(lpn),
-        };
-        let plane = self.make_writable(want, ready, timed)?;
-        if let Some(r) = &mut self.rain {
-            r.unlink(&mut self.ftl, lpn);
-        }
-        let ppn = self.ftl.write_host(lpn, plane)?;
-        let mut d = if timed { self.res.write(plane, ready) } else { OpDone { done: ready, blocked_by_gc: false } };
-        let parity = match &mut self.rain {
-            Some(r) => r.on_data_written(&mut self.ftl, lpn, ppn),
-            None => None,
-        };
-        self.after_write(plane, ready, timed)?;
-        if let Some(want) = parity {
-            let pp = self.make_writable(want, ready, timed)?;
-            let written = match &mut self.rain {
-                Some(r) => r.write_parity(&mut self.ftl, pp)?,
-                None => None,
-            };
-            if written.is_some() {
-                if timed {
-                    let p = self.res.write(pp, ready);
-                    d.done = d.done.max(p.done);
-                    d.blocked_by_gc |= p.blocked_by_gc;
-                }
-                self.after_write(pp, ready, timed)?;
+        if self.rain.is_none() {
+            let want = self.ftl.next_host_plane(lpn);
+            let plane = self.make_writable(want, ready, timed)?;
+            self.ftl.write_host(lpn, plane)?;
+            let d = if timed { self.res.write(plane, ready) } else { OpDone { done: ready, blocked_by_gc: false } };
+            if !timed && !self.ftl.needs_gc(plane) {
+                return Ok(d);
             }
+            let res = if timed { Some(&mut self.res) } else { None };
+            let mut ctx = GcContext { ftl: &mut self.ftl, res, rng: &mut self.gc_rng };
+            self.scheduler.after_page_write(plane, ready, &mut ctx)?;
+            return Ok(d);
         }
-        self.rewrite_stale_parity(ready, timed)?;
-        Ok(d)
-    }
-
-    /// Rewrite the parity of every stripe that lost a dead member to an erase: read the old
-    /// parity, program the new one on the same plane (the dead page is read by the GC that
-    /// erases it, on its own busy plane). Background work: no host request waits for it.
-    fn rewrite_stale_parity(&mut self, ready: u64, timed: bool) -> Result<()> {
+        let mut tries = 0;
         loop {
-            let next = match &mut self.rain {
-                Some(r) => {
-                    r.drain_erased(&mut self.ftl);
-                    r.next_reparity()
+            let next = self.rain.as_mut().map(|r| r.next_data_plane(&self.ftl)).expect("rain");
+            match next {
+                Ok(_) => break,
+                Err(g) => {
+                    tries += 1;
+                    if tries > 4 {
+                        return Err(SsdError::DeviceFull(format!("RAIN: no group can take a host stripe after forced GC on group {g}")));
+                    }
+                    if let Some(r) = &mut self.rain {
+                        r.stats.forced_gc += 1;
+                    }
+                    self.run_group_gc(g, GcRun::Forced(ready), timed)?;
                 }
-                None => None,
-            };
-            let Some((s, want)) = next else { return Ok(()) };
-            let pp = self.make_writable(want, ready, timed)?;
-            let written = match &mut self.rain {
-                Some(r) => r.rewrite_parity(&mut self.ftl, s, pp)?,
-                None => None,
-            };
-            if written.is_some() {
-                if timed {
-                    self.res.read(pp, ready);
-                    self.res.write(pp, ready);
-                }
-                self.after_write(pp, ready, timed)?;
             }
         }
+        let r = self.rain.as_mut().expect("rain");
+        let w = r.write_host(&mut self.ftl, lpn)?;
+        let g = r.group_of_plane(w.plane);
+        let mut d = OpDone { done: ready, blocked_by_gc: false };
+        if timed {
+            d = self.res.write(w.plane, ready);
+            if let Some(pp) = w.parity_plane {
+                let p = self.res.write(pp, ready);
+                d.done = d.done.max(p.done);
+                d.blocked_by_gc |= p.blocked_by_gc;
+            }
+        }
+        let r = self.rain.as_ref().expect("rain");
+        if r.gc_active(g) || r.needs_gc(g) {
+            let how = if timed && self.cfg.rain.rgc { GcRun::Until(ready) } else { GcRun::Eager(ready) };
+            self.run_group_gc(g, how, timed)?;
+        }
+        Ok(d)
     }
 
     /// A host write of one page through the GTF buffer (when on) or straight to flash.
@@ -133,10 +205,10 @@ impl Simulation {
         let plane = self.ftl.plane_of_ppn(ppn);
         if self.cfg.rain.gtr && self.res.gc_busy_at(plane, ready) {
             if let Some(r) = &mut self.rain {
-                r.drain_erased(&mut self.ftl);
                 let mut set = std::mem::take(&mut self.rebuild_scratch);
                 let normal = self.res.peek_read(plane, ready);
-                if r.rebuild_set(&self.ftl, lpn, ppn, &mut set) {
+                let (ok, via) = r.rebuild_set(ppn, &mut set);
+                if ok {
                     let t = set.iter().map(|&m| self.res.peek_read(self.ftl.plane_of_ppn(m), ready).done).max().unwrap_or(ready);
                     if t < normal.done {
                         let mut d = OpDone { done: ready, blocked_by_gc: false };
@@ -146,11 +218,11 @@ impl Simulation {
                             d.blocked_by_gc |= o.blocked_by_gc;
                         }
                         r.stats.rebuilt_reads += 1;
-                        // Two planes of the group executing GC at once (RGC forbids it). A
-                        // plane merely waiting for its group turn (GC reserved later) is not
-                        // collecting.
-                        let collecting = self.res.gc_collecting_at(plane, ready);
-                        if collecting && self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
+                        r.stats.rebuilds_via_origin += u64::from(via);
+                        // Another plane of the read's group executing GC work now while its own
+                        // plane is busy with GC (rotating GC forbids it; a GC operation reserved
+                        // for later, as a forced chain does, is not collecting now).
+                        if self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
                         r.verify_rebuild(&self.ftl, ppn, &set)?;
@@ -167,11 +239,8 @@ impl Simulation {
         Ok(self.res.read(plane, ready))
     }
 
-    /// Trim through RAIN (the trimmed copy is dead for its stripe).
+    /// Trim through RAIN: the page stays in its stripe until its super-block is erased.
     pub(crate) fn trim_page_rain(&mut self, lpn: u32) {
-        if let Some(r) = &mut self.rain {
-            r.unlink(&mut self.ftl, lpn);
-        }
         self.ftl.trim(lpn);
     }
 
@@ -191,7 +260,6 @@ impl Simulation {
             let lpn = prng.gen_range(0..n);
             self.program_page(lpn, 0, false)?;
         }
-        self.rewrite_stale_parity(0, false)?;
         if let Some(r) = &mut self.rain {
             r.stats = Default::default();
         }

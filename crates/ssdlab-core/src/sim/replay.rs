@@ -65,6 +65,9 @@ impl Simulation {
             }
         }
         self.res.advance(arrival);
+        if self.rain.is_some() {
+            self.rain_advance(arrival)?;
+        }
         let ready = arrival + self.device().timing.controller_overhead_ns;
         let mut completion = ready;
         let mut blocked = false;
