@@ -93,7 +93,7 @@ def print_tables(res: dict[str, Any], console: Console) -> None:
 def ttflash_cmd(
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Trace file to replay."),
     workload: Optional[str] = typer.Option(None, "--workload", "-w", help=f"Named synthetic workload: {', '.join(WORKLOADS)}."),
-    device: str = typer.Option("ttflash", "--device", "-d", help="Preset or TOML file."),
+    device: str = typer.Option("ttflash-small", "--device", "-d", help="Preset or TOML file (ttflash-small: the measured configuration; the full ttflash preset's 10 % spare cannot hold parity plus GC reserves)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable), e.g. geometry.blocks_per_plane=256."),
     trace_format: str = typer.Option("auto", "--format"),
     lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo."),

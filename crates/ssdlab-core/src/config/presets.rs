@@ -7,6 +7,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("mqsim-small", include_str!("../../presets/mqsim-small.toml")),
     ("tiny", include_str!("../../presets/tiny.toml")),
     ("ttflash", include_str!("../../presets/ttflash.toml")),
+    ("ttflash-small", include_str!("../../presets/ttflash-small.toml")),
 ];
 
 pub fn preset(name: &str) -> Option<&'static str> {
