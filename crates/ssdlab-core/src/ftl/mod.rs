@@ -189,6 +189,18 @@ impl Ftl {
         self.next_page[blk as usize]
     }
 
+    /// The double-program detector (tests): a page may be programmed once per erase.
+    #[inline]
+    fn mark_programmed(&mut self, ppn: u32) -> Result<()> {
+        if let Some(marks) = &mut self.program_marks {
+            if marks[ppn as usize] {
+                return Err(SsdError::Invalid(format!("FTL bug: page {ppn} programmed twice without an erase")));
+            }
+            marks[ppn as usize] = true;
+        }
+        Ok(())
+    }
+
     fn rain_next_page(&mut self, blk: u32) -> Result<u32> {
         let page = self.next_page[blk as usize];
         if page >= self.pages_per_block {
@@ -196,12 +208,7 @@ impl Ftl {
         }
         self.state[blk as usize] = BlockState::Open;
         let ppn = blk * self.pages_per_block + page;
-        if let Some(marks) = &mut self.program_marks {
-            if marks[ppn as usize] {
-                return Err(SsdError::Invalid(format!("FTL bug: page {ppn} programmed twice without an erase")));
-            }
-            marks[ppn as usize] = true;
-        }
+        self.mark_programmed(ppn)?;
         self.next_page[blk as usize] = page + 1;
         Ok(ppn)
     }
@@ -394,12 +401,7 @@ impl Ftl {
         }
         let page = self.next_page[blk as usize];
         let ppn = blk * self.pages_per_block + page;
-        if let Some(marks) = &mut self.program_marks {
-            if marks[ppn as usize] {
-                return Err(SsdError::Invalid(format!("FTL bug: page {ppn} programmed twice without an erase")));
-            }
-            marks[ppn as usize] = true;
-        }
+        self.mark_programmed(ppn)?;
         self.next_page[blk as usize] = page + 1;
         self.p2l[ppn as usize] = lpn;
         self.valid_bits[ppn as usize >> 6] |= 1u64 << (ppn & 63);
