@@ -189,6 +189,16 @@ impl Ftl {
         self.next_page[blk as usize]
     }
 
+    /// Record that freshly programmed page `ppn` (of block `blk`) holds `lpn`, both ways.
+    #[inline]
+    fn map(&mut self, lpn: u32, ppn: u32, blk: u32) {
+        self.p2l[ppn as usize] = lpn;
+        self.valid_bits[ppn as usize >> 6] |= 1u64 << (ppn & 63);
+        self.valid[blk as usize] += 1;
+        self.l2p[lpn as usize] = ppn;
+        self.write_clock += 1;
+    }
+
     /// The double-program detector (tests): a page may be programmed once per erase.
     #[inline]
     fn mark_programmed(&mut self, ppn: u32) -> Result<()> {
@@ -218,11 +228,7 @@ impl Ftl {
         if old != UNMAPPED {
             self.invalidate(old);
         }
-        self.p2l[ppn as usize] = lpn;
-        self.valid_bits[ppn as usize >> 6] |= 1u64 << (ppn & 63);
-        self.valid[blk as usize] += 1;
-        self.l2p[lpn as usize] = ppn;
-        self.write_clock += 1;
+        self.map(lpn, ppn, blk);
         Ok(ppn)
     }
 
@@ -355,6 +361,11 @@ impl Ftl {
         (full == 0 && free >= 1) || free > full
     }
 
+    /// A plane that can take a host page now (the fallback when GC cannot free the chosen one).
+    pub fn first_writable_plane(&self) -> Option<u32> {
+        (0..self.planes).find(|p| self.host_can_write(*p))
+    }
+
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
     #[inline]
     pub fn write_host(&mut self, lpn: u32, plane: u32) -> Result<u32> {
@@ -403,11 +414,7 @@ impl Ftl {
         let ppn = blk * self.pages_per_block + page;
         self.mark_programmed(ppn)?;
         self.next_page[blk as usize] = page + 1;
-        self.p2l[ppn as usize] = lpn;
-        self.valid_bits[ppn as usize >> 6] |= 1u64 << (ppn & 63);
-        self.valid[blk as usize] += 1;
-        self.l2p[lpn as usize] = ppn;
-        self.write_clock += 1;
+        self.map(lpn, ppn, blk);
         Ok(ppn)
     }
 

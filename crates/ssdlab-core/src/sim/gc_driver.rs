@@ -3,7 +3,7 @@
 //! the scheduler decides which unit steps to run and the [`GcContext`] executes them — on the
 //! FTL always, and on the NAND time lines when timing is on.
 
-use crate::error::Result;
+use crate::error::{Result, SsdError};
 use crate::ftl::{Ftl, GcStep};
 use crate::config::DeviceConfig;
 use crate::gc::{IdlePredict, LazyRtgc, RlGc, SchedulerKind};
@@ -53,6 +53,23 @@ impl GcContext<'_> {
     /// Collect whole victims on `plane` until the host can write there again (forced GC).
     pub fn collect_for_host(&mut self, plane: u32, not_before: u64) -> Result<u64> {
         self.collect_while(plane, not_before, move |f| !f.host_can_write(plane))
+    }
+
+    /// The plane the next host page of `lpn` goes to: the allocator's choice, after forced GC
+    /// there if it is out of space (whatever the scheduler: a write cannot wait forever), else
+    /// any plane that can take it, else `DeviceFull` — never a hang.
+    pub fn host_plane(&mut self, lpn: u32, not_before: u64) -> Result<u32> {
+        let plane = self.ftl.next_host_plane(lpn);
+        if self.ftl.host_can_write(plane) {
+            return Ok(plane);
+        }
+        self.collect_for_host(plane, not_before)?;
+        if self.ftl.host_can_write(plane) {
+            return Ok(plane);
+        }
+        self.ftl
+            .first_writable_plane()
+            .ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))
     }
 
     fn collect_while(&mut self, plane: u32, not_before: u64, more: impl Fn(&Ftl) -> bool) -> Result<u64> {

@@ -4,7 +4,8 @@
 use rand::Rng;
 
 use super::Precondition;
-use crate::error::{Result, SsdError};
+use crate::error::Result;
+use super::GcContext;
 use crate::ftl::Ftl;
 use crate::rng;
 
@@ -31,21 +32,10 @@ pub fn run(ftl: &mut Ftl, p: &Precondition, seed: u64) -> Result<u64> {
 /// One host page write with blocking GC, timing off: the timing-free fast path.
 #[inline]
 pub fn write_one(ftl: &mut Ftl, lpn: u32, gc_rng: &mut crate::rng::SimRng) -> Result<()> {
-    let mut plane = ftl.next_host_plane(lpn);
-    if !ftl.host_can_write(plane) {
-        ftl.gc_while(plane, gc_rng, |f| !f.host_can_write(plane), |_| {})?;
-        if !ftl.host_can_write(plane) {
-            plane = first_writable(ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))?;
-        }
-    }
+    let plane = GcContext { ftl: &mut *ftl, res: None, rng: &mut *gc_rng }.host_plane(lpn, 0)?;
     ftl.write_host(lpn, plane)?;
     if ftl.needs_gc(plane) {
         ftl.gc_until_threshold(plane, gc_rng, |_| {})?;
     }
     Ok(())
-}
-
-/// A plane that can take a host page now (round-robin allocation skips exhausted planes).
-pub fn first_writable(ftl: &Ftl) -> Option<u32> {
-    (0..ftl.planes()).find(|p| ftl.host_can_write(*p))
 }

@@ -6,7 +6,6 @@
 use rand::Rng;
 
 use super::gc_driver::GcContext;
-use super::precondition::first_writable;
 use super::{Precondition, Simulation};
 use crate::error::{Result, SsdError};
 use crate::nand::OpDone;
@@ -121,7 +120,7 @@ impl Simulation {
         if self.ftl.host_can_write(plane) {
             return Ok(plane);
         }
-        first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take a page after GC on plane {plane}")))
+        self.ftl.first_writable_plane().ok_or_else(|| SsdError::DeviceFull(format!("no plane can take a page after GC on plane {plane}")))
     }
 
     /// Program one host page (and, when it completes a stripe, the stripe's parity) at `ready`.

@@ -4,7 +4,6 @@
 use std::cmp::Reverse;
 
 use super::gc_driver::{GcContext, RequestInfo};
-use super::precondition::first_writable;
 use super::{Replay, Simulation};
 use crate::error::{Result, SsdError};
 use crate::trace::{OpKind, Request};
@@ -143,16 +142,7 @@ impl Simulation {
     /// The plane for the next host page of `lpn`, running forced GC when the chosen plane is out
     /// of space (whatever the scheduler: a write cannot wait forever).
     fn writable_plane(&mut self, lpn: u32, ready: u64) -> Result<u32> {
-        let plane = self.ftl.next_host_plane(lpn);
-        if self.ftl.host_can_write(plane) {
-            return Ok(plane);
-        }
-        let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
-        ctx.collect_for_host(plane, ready)?;
-        if self.ftl.host_can_write(plane) {
-            return Ok(plane);
-        }
-        first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))
+        GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng }.host_plane(lpn, ready)
     }
 
     /// Timing-free service: the FTL and GC only, as fast as the machine allows.
@@ -176,14 +166,7 @@ impl Simulation {
             OpKind::Write => {
                 for lpn in first..first + pages {
                     let lpn = lpn as u32;
-                    let mut plane = self.ftl.next_host_plane(lpn);
-                    if !self.ftl.host_can_write(plane) {
-                        let mut ctx = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng };
-                        ctx.collect_for_host(plane, 0)?;
-                        if !self.ftl.host_can_write(plane) {
-                            plane = first_writable(&self.ftl).ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))?;
-                        }
-                    }
+                    let plane = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng }.host_plane(lpn, 0)?;
                     let hint = self.next_write_hint();
                     self.ftl.write_host_hinted(lpn, plane, hint)?;
                     if self.ftl.needs_gc(plane) {
