@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ssdlab import _core
+from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 from ssdlab.simulate import build_options
 from ssdlab.workload import synthetic, trace
@@ -117,7 +118,7 @@ def ttflash_cmd(
         wl = synthetic(pat, max_requests or n, read_fraction=rf, arrival={"kind": "poisson", "iops": iops})
     try:
         res = run(device, wl, overrides=set_, time_scale=time_scale, seed=seed, precondition_passes=precondition_passes, stacks=stacks or None)
-    except Exception as e:  # the core's errors are typed; show them without a traceback
+    except SsdlabError as e:  # bad input: one line, no traceback (anything else is a bug and should show)
         Console(stderr=True).print(f"[red]error:[/red] {e}")
         raise typer.Exit(1)
     print_tables(res, console)

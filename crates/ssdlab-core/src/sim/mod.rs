@@ -271,7 +271,6 @@ impl Simulation {
         let c = self.ftl.counters;
         let (min, mean, max) = self.ftl.erase_stats();
         let host = c.host_pages_written;
-        let origin = 0;
         SimResult {
             device: self.cfg.name.clone(),
             workload: self.source.describe(),
@@ -288,7 +287,7 @@ impl Simulation {
             unmapped_reads: c.unmapped_reads,
             requests: self.counts,
             blocked_requests: self.blocked,
-            sim_time_s: (self.last_completion.max(self.last_arrival) - origin) as f64 / 1e9,
+            sim_time_s: self.last_completion.max(self.last_arrival) as f64 / 1e9,
             gc_busy_s: self.res.gc_busy_ns as f64 / 1e9,
             latency_us: self.latency.report(),
             precondition_pages: self.precondition_pages,
