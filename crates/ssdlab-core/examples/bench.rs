@@ -34,7 +34,10 @@ fn sim(timing: bool, requests: u64, device: &str, sets: &[String]) -> Simulation
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let device = args.get(1).map(String::as_str).unwrap_or("mqsim-small");
-    let n: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20_000_000);
+    let n: u64 = args
+        .get(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000_000);
     // Optional `section.key=value` overrides, e.g. geometry.spare_factor=0.25.
     let sets: Vec<String> = args.iter().skip(3).cloned().collect();
 
@@ -45,19 +48,39 @@ fn main() {
     let r = s.run().expect("run");
     let dt = t.elapsed().as_secs_f64();
     let programs = r.host_pages_written + r.gc_pages_copied;
-    println!("timing-free  {device}: {} host page writes, WAF {:.3}, {:.2} s (precondition {:.2} s)", r.host_pages_written, r.waf, dt, pre);
-    println!("  host page writes/s  {:>8.2} M", r.host_pages_written as f64 / dt / 1e6);
-    println!("  page programs/s     {:>8.2} M  (host + GC copies)", programs as f64 / dt / 1e6);
+    println!(
+        "timing-free  {device}: {} host page writes, WAF {:.3}, {:.2} s (precondition {:.2} s)",
+        r.host_pages_written, r.waf, dt, pre
+    );
+    println!(
+        "  host page writes/s  {:>8.2} M",
+        r.host_pages_written as f64 / dt / 1e6
+    );
+    println!(
+        "  page programs/s     {:>8.2} M  (host + GC copies)",
+        programs as f64 / dt / 1e6
+    );
 
     let m = n / 4;
     let mut s = sim(true, m, device, &sets);
     let t = Instant::now();
     let r = s.run().expect("run");
     let dt = t.elapsed().as_secs_f64();
-    println!("timed        {device}: {} requests QD16, WAF {:.3}, {:.2} s", r.requests.total, r.waf, dt);
-    println!("  requests/s          {:>8.2} M", r.requests.total as f64 / dt / 1e6);
+    println!(
+        "timed        {device}: {} requests QD16, WAF {:.3}, {:.2} s",
+        r.requests.total, r.waf, dt
+    );
+    println!(
+        "  requests/s          {:>8.2} M",
+        r.requests.total as f64 / dt / 1e6
+    );
 
     let g = s.device().geometry.clone();
     let bytes = s.ftl().memory_bytes();
-    println!("memory: {} bytes of FTL state for {} physical pages = {:.2} B/page", bytes, g.physical_pages(), bytes as f64 / g.physical_pages() as f64);
+    println!(
+        "memory: {} bytes of FTL state for {} physical pages = {:.2} B/page",
+        bytes,
+        g.physical_pages(),
+        bytes as f64 / g.physical_pages() as f64
+    );
 }

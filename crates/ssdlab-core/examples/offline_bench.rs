@@ -10,7 +10,9 @@
 
 use std::time::Instant;
 
-use ssdlab_core::offline::{load_problem, run_offline, OfflineMethod, OfflineSetup, OfflineWorkload};
+use ssdlab_core::offline::{
+    load_problem, run_offline, OfflineMethod, OfflineSetup, OfflineWorkload,
+};
 use ssdlab_core::trace::{LbaMapMode, Pattern, SyntheticSpec, TraceSpec};
 
 fn arg<T: std::str::FromStr>(i: usize, default: T) -> T {
@@ -27,11 +29,21 @@ fn main() {
     let (workload, logical, playouts, spare_pct) = if on_trace {
         let mut t = TraceSpec::new(arg(2, String::new()));
         t.lba_map = LbaMapMode::Dense;
-        (OfflineWorkload::Trace(t), None, arg(3, 256u64), arg(4, 7.0f64))
+        (
+            OfflineWorkload::Trace(t),
+            None,
+            arg(3, 256u64),
+            arg(4, 7.0f64),
+        )
     } else {
         // Hot/cold: 80% of writes to 20% of the pages (the generator's defaults).
         let s = SyntheticSpec::new(Pattern::Hotcold, arg(2, 650_000u64));
-        (OfflineWorkload::Synthetic(s), Some(arg(3, 200_000u64)), arg(1, 256u64), arg(4, 7.0f64))
+        (
+            OfflineWorkload::Synthetic(s),
+            Some(arg(3, 200_000u64)),
+            arg(1, 256u64),
+            arg(4, 7.0f64),
+        )
     };
     let setup = OfflineSetup {
         spare: spare_pct / 100.0,
@@ -43,7 +55,11 @@ fn main() {
         Ok(p) => p,
         Err(e) => return eprintln!("{e}"),
     };
-    println!("input: {} ({:.2} s)", prob.source, t0.elapsed().as_secs_f64());
+    println!(
+        "input: {} ({:.2} s)",
+        prob.source,
+        t0.elapsed().as_secs_f64()
+    );
     let (trace, cfg) = (prob.writes, prob.config);
     let (blocks, np, pages) = (cfg.blocks, cfg.pages_per_block, cfg.logical_pages);
     let writes = trace.len();

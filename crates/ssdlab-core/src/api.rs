@@ -3,12 +3,18 @@
 
 use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
-use crate::offline::{load_problem, run_offline, run_placement, OfflineMethod, OfflineSetup, OfflineWorkload};
+use crate::offline::{
+    load_problem, run_offline, run_placement, OfflineMethod, OfflineSetup, OfflineWorkload,
+};
 use crate::sim::{SimOptions, Simulation};
 use crate::trace::{open_workload, trace_info, TraceInfo, TraceSpec, WorkloadSpec};
 
 /// A device from a preset name or TOML text (`origin` names the file), with overrides.
-pub fn load_device(preset_or_toml: &str, origin: &str, overrides: &[String]) -> Result<DeviceConfig> {
+pub fn load_device(
+    preset_or_toml: &str,
+    origin: &str,
+    overrides: &[String],
+) -> Result<DeviceConfig> {
     if crate::config::preset(preset_or_toml).is_some() {
         DeviceConfig::from_preset(preset_or_toml, overrides)
     } else {
@@ -27,37 +33,60 @@ pub fn parse_workload(json: &str) -> Result<WorkloadSpec> {
 
 /// Parse run options (JSON).
 pub fn parse_options(json: &str) -> Result<SimOptions> {
-    let o: SimOptions = serde_json::from_str(json).map_err(|e| SsdError::config("options", e.to_string()))?;
+    let o: SimOptions =
+        serde_json::from_str(json).map_err(|e| SsdError::config("options", e.to_string()))?;
     o.validate()?;
     Ok(o)
 }
 
 /// Build a simulation of `device` running `workload` under `options`.
-pub fn build_simulation(device: DeviceConfig, workload: &WorkloadSpec, options: SimOptions) -> Result<Simulation> {
+pub fn build_simulation(
+    device: DeviceConfig,
+    workload: &WorkloadSpec,
+    options: SimOptions,
+) -> Result<Simulation> {
     let g = &device.geometry;
-    let source = open_workload(workload, g.logical_bytes(), u64::from(g.page_size), options.seed)?;
+    let source = open_workload(
+        workload,
+        g.logical_bytes(),
+        u64::from(g.page_size),
+        options.seed,
+    )?;
     Simulation::new(device, options, source)
 }
 
 /// `ssdlab experiment ttflash`: the Tiny-Tail Flash stacks (Yan et al., FAST 2017) on one
 /// workload, as JSON (see [`crate::rain::compare`]). Empty `stacks`: all six of the seed.
-pub fn ttflash_experiment(device: DeviceConfig, workload: &WorkloadSpec, options: SimOptions, stacks: &[String]) -> Result<String> {
-    let stacks: Vec<String> = if stacks.is_empty() { crate::rain::STACKS.iter().map(|s| s.to_string()).collect() } else { stacks.to_vec() };
+pub fn ttflash_experiment(
+    device: DeviceConfig,
+    workload: &WorkloadSpec,
+    options: SimOptions,
+    stacks: &[String],
+) -> Result<String> {
+    let stacks: Vec<String> = if stacks.is_empty() {
+        crate::rain::STACKS.iter().map(|s| s.to_string()).collect()
+    } else {
+        stacks.to_vec()
+    };
     let g = &device.geometry;
     let (bytes, page) = (g.logical_bytes(), u64::from(g.page_size));
-    let v = crate::rain::compare(&device, &stacks, &options, || open_workload(workload, bytes, page, options.seed))?;
+    let v = crate::rain::compare(&device, &stacks, &options, || {
+        open_workload(workload, bytes, page, options.seed)
+    })?;
     Ok(v.to_string())
 }
 
 /// `ssdlab trace info`: statistics of a trace file (JSON trace spec).
 pub fn trace_stats(spec_json: &str, page_size: u64) -> Result<TraceInfo> {
-    let spec: TraceSpec = serde_json::from_str(spec_json).map_err(|e| SsdError::Workload(e.to_string()))?;
+    let spec: TraceSpec =
+        serde_json::from_str(spec_json).map_err(|e| SsdError::Workload(e.to_string()))?;
     trace_info(&spec, page_size)
 }
 
 /// Serialize anything serde can, as JSON (results, infos).
 pub fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
-    serde_json::to_string(v).map_err(|e| SsdError::Invalid(format!("cannot encode result as JSON: {e}")))
+    serde_json::to_string(v)
+        .map_err(|e| SsdError::Invalid(format!("cannot encode result as JSON: {e}")))
 }
 
 /// `ssdlab offline` / `experiment offline`: build the offline problem of a workload (JSON
@@ -66,13 +95,20 @@ pub fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
 /// `{"problem": OfflineProblem, "reports": [OfflineReport, …], "placements": [PlacementReport, …]}`
 /// as JSON; `placements_json` is an array of placement names (`dual-frontier`, `hot-cold`, `eti`,
 /// `oracle`, `single`) replayed with greedy cleaning for the seed's Figure 9 comparison.
-pub fn run_offline_json(workload_json: &str, setup_json: &str, methods_json: &str, placements_json: &str, seed: u64) -> Result<String> {
+pub fn run_offline_json(
+    workload_json: &str,
+    setup_json: &str,
+    methods_json: &str,
+    placements_json: &str,
+    seed: u64,
+) -> Result<String> {
     let workload: OfflineWorkload =
         serde_json::from_str(workload_json).map_err(|e| SsdError::Workload(e.to_string()))?;
-    let setup: OfflineSetup = serde_json::from_str(setup_json).map_err(|e| SsdError::config("offline", e.to_string()))?;
+    let setup: OfflineSetup =
+        serde_json::from_str(setup_json).map_err(|e| SsdError::config("offline", e.to_string()))?;
     let methods = parse_methods(methods_json)?;
-    let placements: Vec<String> =
-        serde_json::from_str(placements_json).map_err(|e| SsdError::config("offline.placements", e.to_string()))?;
+    let placements: Vec<String> = serde_json::from_str(placements_json)
+        .map_err(|e| SsdError::config("offline.placements", e.to_string()))?;
     let problem = load_problem(&workload, &setup, seed)?;
     for m in &methods {
         m.validate(problem.config.pages_per_block)?;
@@ -85,12 +121,15 @@ pub fn run_offline_json(workload_json: &str, setup_json: &str, methods_json: &st
         .iter()
         .map(|p| run_placement(&problem.writes, &problem.config, p))
         .collect::<Result<Vec<_>>>()?;
-    to_json(&serde_json::json!({ "problem": problem, "reports": reports, "placements": placements }))
+    to_json(
+        &serde_json::json!({ "problem": problem, "reports": reports, "placements": placements }),
+    )
 }
 
 /// One method object or an array of them; an unknown name lists the valid ones.
 fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
-    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| SsdError::config("offline.method", e.to_string()))?;
+    let v: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| SsdError::config("offline.method", e.to_string()))?;
     let items = match v {
         serde_json::Value::Array(a) => a,
         other => vec![other],
@@ -101,7 +140,8 @@ fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
             if let Some(name) = item.get("name").and_then(|n| n.as_str()) {
                 OfflineMethod::from_name(name)?;
             }
-            serde_json::from_value(item).map_err(|e| SsdError::config("offline.method", e.to_string()))
+            serde_json::from_value(item)
+                .map_err(|e| SsdError::config("offline.method", e.to_string()))
         })
         .collect()
 }

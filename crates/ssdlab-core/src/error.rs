@@ -11,7 +11,11 @@ pub enum SsdError {
     Config { origin: String, message: String },
     /// A trace line or binary record could not be read.
     #[error("{file}:{line}: {message}")]
-    Trace { file: String, line: u64, message: String },
+    Trace {
+        file: String,
+        line: u64,
+        message: String,
+    },
     /// An I/O error opening or reading a file.
     #[error("{file}: {message}")]
     Io { file: String, message: String },
@@ -28,13 +32,23 @@ pub enum SsdError {
 
 impl SsdError {
     pub fn config(origin: impl Into<String>, message: impl Into<String>) -> Self {
-        SsdError::Config { origin: origin.into(), message: message.into() }
+        SsdError::Config {
+            origin: origin.into(),
+            message: message.into(),
+        }
     }
     pub fn trace(file: impl Into<String>, line: u64, message: impl Into<String>) -> Self {
-        SsdError::Trace { file: file.into(), line, message: message.into() }
+        SsdError::Trace {
+            file: file.into(),
+            line,
+            message: message.into(),
+        }
     }
     pub fn io(file: impl Into<String>, err: impl std::fmt::Display) -> Self {
-        SsdError::Io { file: file.into(), message: err.to_string() }
+        SsdError::Io {
+            file: file.into(),
+            message: err.to_string(),
+        }
     }
     /// A short machine-readable kind, used by the Python layer to pick an exception class.
     pub fn kind(&self) -> &'static str {

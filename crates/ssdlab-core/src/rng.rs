@@ -4,8 +4,8 @@
 //! component's draws, and the same seed always gives the same result. The core never reads the
 //! wall clock or the OS entropy pool.
 
-use rand::SeedableRng;
 pub use rand::Rng;
+use rand::SeedableRng;
 pub use rand_xoshiro::Xoshiro256PlusPlus as SimRng;
 
 /// 64-bit FNV-1a hash of a stream name.
@@ -30,9 +30,24 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_and_names_differ() {
-        let a: Vec<u64> = (0..4).map({ let mut r = stream(7, "gc"); move |_| r.gen() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = stream(7, "gc"); move |_| r.gen() }).collect();
-        let c: Vec<u64> = (0..4).map({ let mut r = stream(7, "workload"); move |_| r.gen() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, "gc");
+                move |_| r.gen()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, "gc");
+                move |_| r.gen()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, "workload");
+                move |_| r.gen()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

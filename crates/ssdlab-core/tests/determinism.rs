@@ -16,9 +16,19 @@ fn run(seed: u64, victim: &str) -> String {
         precondition: Some(Precondition::default()),
         ..SimOptions::default()
     };
-    let mut sim = Simulation::new(cfg, opts, Box::new(UniformWrites::new(seed, 20_000, n, 4096))).unwrap();
+    let mut sim = Simulation::new(
+        cfg,
+        opts,
+        Box::new(UniformWrites::new(seed, 20_000, n, 4096)),
+    )
+    .unwrap();
     let r = sim.run().unwrap();
-    format!("{:?} {:?} {:?}", serde_json::to_string(&r).unwrap(), r.series.waf, sim.latency_distribution(None))
+    format!(
+        "{:?} {:?} {:?}",
+        serde_json::to_string(&r).unwrap(),
+        r.series.waf,
+        sim.latency_distribution(None)
+    )
 }
 
 #[test]
@@ -35,12 +45,27 @@ fn interleaved_simulations_do_not_interfere() {
     let cfg = DeviceConfig::from_preset("tiny", &["gc.victim=\"random\"".into()]).unwrap();
     let n = cfg.geometry.logical_pages();
     let mk = |seed| {
-        let opts = SimOptions { seed, replay: Replay::ClosedLoop { queue_depth: 8 }, precondition: Some(Precondition::default()), ..SimOptions::default() };
-        Simulation::new(cfg.clone(), opts, Box::new(UniformWrites::new(seed, 20_000, n, 4096))).unwrap()
+        let opts = SimOptions {
+            seed,
+            replay: Replay::ClosedLoop { queue_depth: 8 },
+            precondition: Some(Precondition::default()),
+            ..SimOptions::default()
+        };
+        Simulation::new(
+            cfg.clone(),
+            opts,
+            Box::new(UniformWrites::new(seed, 20_000, n, 4096)),
+        )
+        .unwrap()
     };
     let (mut a, mut b) = (mk(5), mk(6));
     while !(a.advance(1000).unwrap() & b.advance(1000).unwrap()) {}
     let r = a.result();
-    let together = format!("{:?} {:?} {:?}", serde_json::to_string(&r).unwrap(), r.series.waf, a.latency_distribution(None));
+    let together = format!(
+        "{:?} {:?} {:?}",
+        serde_json::to_string(&r).unwrap(),
+        r.series.waf,
+        a.latency_distribution(None)
+    );
     assert_eq!(alone, together);
 }

@@ -15,7 +15,14 @@ use ssdlab_core::trace::{OpKind, Request, VecSource};
 const POLICIES: [&str; 5] = ["greedy", "cost-benefit", "fifo", "random", "d-choices:d=3"];
 const PLACEMENTS: [&str; 5] = ["single", "dual-frontier", "hot-cold", "eti", "oracle"];
 
-fn device(policy: &str, blocks: u32, pages: u32, planes: u32, sf: f64, placement: &str) -> DeviceConfig {
+fn device(
+    policy: &str,
+    blocks: u32,
+    pages: u32,
+    planes: u32,
+    sf: f64,
+    placement: &str,
+) -> DeviceConfig {
     let sets = vec![
         format!("geometry.planes_per_die={planes}"),
         format!("geometry.blocks_per_plane={blocks}"),
@@ -40,7 +47,12 @@ fn random_requests(seed: u64, n: usize, logical_pages: u64, page: u64) -> Vec<Re
             };
             let pages = rng.gen_range(1..=4u64).min(logical_pages);
             let first = rng.gen_range(0..=logical_pages - pages);
-            Request { arrival_ns: t, op, offset_bytes: first * page, size_bytes: pages * page }
+            Request {
+                arrival_ns: t,
+                op,
+                offset_bytes: first * page,
+                size_bytes: pages * page,
+            }
         })
         .collect()
 }
@@ -106,17 +118,36 @@ fn trim_invalidates_and_reduces_gc_work() {
     let logical = cfg.geometry.logical_pages();
     let page = u64::from(cfg.geometry.page_size);
     // Fill, trim half, overwrite the other half repeatedly.
-    let mut reqs = vec![Request { arrival_ns: 0, op: OpKind::Write, offset_bytes: 0, size_bytes: logical * page }];
-    reqs.push(Request { arrival_ns: 0, op: OpKind::Trim, offset_bytes: 0, size_bytes: logical / 2 * page });
+    let mut reqs = vec![Request {
+        arrival_ns: 0,
+        op: OpKind::Write,
+        offset_bytes: 0,
+        size_bytes: logical * page,
+    }];
+    reqs.push(Request {
+        arrival_ns: 0,
+        op: OpKind::Trim,
+        offset_bytes: 0,
+        size_bytes: logical / 2 * page,
+    });
     let with_trim = reqs.clone();
     let run = |reqs: Vec<Request>| {
         let mut all = reqs;
         let mut rng = stream(5, "t");
         for _ in 0..20_000 {
             let l = rng.gen_range(logical / 2..logical);
-            all.push(Request { arrival_ns: 0, op: OpKind::Write, offset_bytes: l * page, size_bytes: page });
+            all.push(Request {
+                arrival_ns: 0,
+                op: OpKind::Write,
+                offset_bytes: l * page,
+                size_bytes: page,
+            });
         }
-        let opts = SimOptions { timing: false, check_every: 1000, ..SimOptions::default() };
+        let opts = SimOptions {
+            timing: false,
+            check_every: 1000,
+            ..SimOptions::default()
+        };
         let mut sim = Simulation::new(cfg.clone(), opts, Box::new(VecSource::new(all))).unwrap();
         let r = sim.run().unwrap();
         sim.ftl().check_invariants().unwrap();
@@ -125,5 +156,10 @@ fn trim_invalidates_and_reduces_gc_work() {
     let a = run(with_trim);
     let b = run(vec![reqs[0]]);
     assert_eq!(a.trimmed_pages, logical / 2);
-    assert!(a.waf < b.waf, "trim should lower WAF: {} vs {}", a.waf, b.waf);
+    assert!(
+        a.waf < b.waf,
+        "trim should lower WAF: {} vs {}",
+        a.waf,
+        b.waf
+    );
 }

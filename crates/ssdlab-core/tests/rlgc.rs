@@ -6,7 +6,9 @@ use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::gc::{lazyrtgc_quantum, partial::PartialGc, RlGc, SCHEDULERS};
 use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
 use ssdlab_core::stats::SimResult;
-use ssdlab_core::trace::{open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, WorkloadSpec};
+use ssdlab_core::trace::{
+    open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, WorkloadSpec,
+};
 
 fn workload(requests: u64, reads: f64, arrival: ArrivalSpec) -> WorkloadSpec {
     let mut s = SyntheticSpec::new(Pattern::Hotcold, requests);
@@ -17,23 +19,46 @@ fn workload(requests: u64, reads: f64, arrival: ArrivalSpec) -> WorkloadSpec {
 }
 
 fn bursty() -> ArrivalSpec {
-    ArrivalSpec::OnOff { burst_requests: 8.0, burst_interval_us: 100.0, idle_mean_us: 30_000.0, idle: IdleDist::Lognormal { sigma: 1.0 } }
+    ArrivalSpec::OnOff {
+        burst_requests: 8.0,
+        burst_interval_us: 100.0,
+        idle_mean_us: 30_000.0,
+        idle: IdleDist::Lognormal { sigma: 1.0 },
+    }
 }
 
 fn sim(cfg: &DeviceConfig, w: &WorkloadSpec, opts: SimOptions) -> Simulation {
-    let src = open_workload(w, cfg.geometry.logical_bytes(), u64::from(cfg.geometry.page_size), opts.seed).unwrap();
+    let src = open_workload(
+        w,
+        cfg.geometry.logical_bytes(),
+        u64::from(cfg.geometry.page_size),
+        opts.seed,
+    )
+    .unwrap();
     Simulation::new(cfg.clone(), opts, src).unwrap()
 }
 
 fn preconditioned(seed: u64, replay: Replay) -> SimOptions {
-    SimOptions { seed, replay, precondition: Some(Precondition { sequential: true, random_passes: 1.0 }), ..SimOptions::default() }
+    SimOptions {
+        seed,
+        replay,
+        precondition: Some(Precondition {
+            sequential: true,
+            random_passes: 1.0,
+        }),
+        ..SimOptions::default()
+    }
 }
 
 #[test]
 fn every_scheduler_keeps_the_ftl_invariants() {
     for (name, _) in SCHEDULERS {
         for seed in [1, 2] {
-            let cfg = DeviceConfig::from_preset("tiny", &[format!("gc.scheduler=\"{name}\""), "gc.rl.t_agc=6".into()]).unwrap();
+            let cfg = DeviceConfig::from_preset(
+                "tiny",
+                &[format!("gc.scheduler=\"{name}\""), "gc.rl.t_agc=6".into()],
+            )
+            .unwrap();
             let mut opts = preconditioned(seed, Replay::OpenLoop { time_scale: 1.0 });
             opts.check_every = 97;
             let mut s = sim(&cfg, &workload(15_000, 0.3, bursty()), opts);
@@ -47,11 +72,20 @@ fn every_scheduler_keeps_the_ftl_invariants() {
 #[test]
 fn lazyrtgc_quantum_and_intensive_copies_follow_the_formula() {
     // α = ⌊t_erase / (t_read + t_program)⌋; intensive GC defaults to α + 1.
-    for (preset, alpha) in [("kang-128gb", 6), ("kang-512gb", 4), ("ttflash", 2), ("mqsim-small", 4)] {
+    for (preset, alpha) in [
+        ("kang-128gb", 6),
+        ("kang-512gb", 4),
+        ("ttflash", 2),
+        ("mqsim-small", 4),
+    ] {
         let cfg = DeviceConfig::from_preset(preset, &[]).unwrap();
         let t = cfg.op_times();
         assert_eq!(lazyrtgc_quantum(&t), alpha, "{preset}");
-        assert_eq!(u64::from(alpha), t.erase_ns / (t.read_ns + t.program_ns), "{preset}");
+        assert_eq!(
+            u64::from(alpha),
+            t.erase_ns / (t.read_ns + t.program_ns),
+            "{preset}"
+        );
         assert_eq!(PartialGc::new(&cfg).intensive_copies, alpha + 1, "{preset}");
     }
 }
@@ -59,9 +93,20 @@ fn lazyrtgc_quantum_and_intensive_copies_follow_the_formula() {
 /// One plane (mqsim-small cut to 1 channel × 1 chip × 1 plane: 512 blocks of 128 pages, 7 %
 /// spare), so that no plane is idle while another serves the host.
 fn closed_loop(name: &str) -> SimResult {
-    let o = [format!("gc.scheduler=\"{name}\""), "gc.threshold_blocks=10".into(), "gc.rl.t_agc=20".into(), "geometry.channels=1".into(), "geometry.chips_per_channel=1".into(), "geometry.planes_per_die=1".into()];
+    let o = [
+        format!("gc.scheduler=\"{name}\""),
+        "gc.threshold_blocks=10".into(),
+        "gc.rl.t_agc=20".into(),
+        "geometry.channels=1".into(),
+        "geometry.chips_per_channel=1".into(),
+        "geometry.planes_per_die=1".into(),
+    ];
     let cfg = DeviceConfig::from_preset("mqsim-small", &o).unwrap();
-    let mut s = sim(&cfg, &workload(60_000, 0.0, ArrivalSpec::Closed), preconditioned(3, Replay::ClosedLoop { queue_depth: 1 }));
+    let mut s = sim(
+        &cfg,
+        &workload(60_000, 0.0, ArrivalSpec::Closed),
+        preconditioned(3, Replay::ClosedLoop { queue_depth: 1 }),
+    );
     s.run().unwrap()
 }
 
@@ -79,14 +124,25 @@ fn rl_schedulers_without_idle_time_are_not_much_worse_than_blocking() {
             "{name}: mean {m1:.0} µs vs blocking {m0:.0}; time {t1:.2} s vs {t0:.2}; p99 {:.0} vs {:.0}; p99.99 {:.0} vs {:.0}; erases {} vs {}",
             r.latency_us.write.p99, base.latency_us.write.p99, r.latency_us.write.p99_99, base.latency_us.write.p99_99, r.erases, base.erases
         );
-        assert!(m1 <= 1.15 * m0, "{name}: mean write latency {m1} vs blocking {m0}");
+        assert!(
+            m1 <= 1.15 * m0,
+            "{name}: mean write latency {m1} vs blocking {m0}"
+        );
         assert!(t1 <= 1.15 * t0, "{name}: total time {t1} vs blocking {t0}");
     }
 }
 
-fn rl_run(cfg: &DeviceConfig, seed: u64, table: Option<ssdlab_core::rl::QTable>) -> (SimResult, ssdlab_core::rl::QTable) {
+fn rl_run(
+    cfg: &DeviceConfig,
+    seed: u64,
+    table: Option<ssdlab_core::rl::QTable>,
+) -> (SimResult, ssdlab_core::rl::QTable) {
     let w = workload(20_000, 0.1, bursty());
-    let mut s = sim(cfg, &w, preconditioned(seed, Replay::OpenLoop { time_scale: 1.0 }));
+    let mut s = sim(
+        cfg,
+        &w,
+        preconditioned(seed, Replay::OpenLoop { time_scale: 1.0 }),
+    );
     if table.is_some() {
         s.set_scheduler(Box::new(RlGc::with_table(cfg, seed, false, table).unwrap()));
     }
@@ -95,7 +151,10 @@ fn rl_run(cfg: &DeviceConfig, seed: u64, table: Option<ssdlab_core::rl::QTable>)
 }
 
 fn key(r: &SimResult) -> String {
-    format!("{:?} {} {} {}", r.latency_us, r.erases, r.gc_pages_copied, r.blocked_requests)
+    format!(
+        "{:?} {} {} {}",
+        r.latency_us, r.erases, r.gc_pages_copied, r.blocked_requests
+    )
 }
 
 #[test]
@@ -117,7 +176,10 @@ fn saved_and_loaded_q_table_gives_identical_decisions() {
     let path = std::env::temp_dir().join(format!("ssdlab-rlgc-{}.json", std::process::id()));
     trained.save(&path).unwrap();
     // Greedy reuse (ε = 0): the in-memory table and the file give the same run.
-    let frozen = ["gc.rl.epsilon_initial=0.0".to_string(), "gc.rl.epsilon=0.0".into()];
+    let frozen = [
+        "gc.rl.epsilon_initial=0.0".to_string(),
+        "gc.rl.epsilon=0.0".into(),
+    ];
     let mut o = vec!["gc.scheduler=\"rlgc\"".to_string()];
     o.extend(frozen.iter().cloned());
     let cfg_mem = DeviceConfig::from_preset("tiny", &o).unwrap();
@@ -128,10 +190,23 @@ fn saved_and_loaded_q_table_gives_identical_decisions() {
     assert_eq!(key(&m), key(&f));
     assert_eq!(qm, qf);
     // A table of the wrong shape is an error naming the field.
-    let bad = ["gc.scheduler=\"rlgc\"".to_string(), "gc.rl.actions=[0,1]".into(), format!("gc.rl.q_table=\"{}\"", path.display())];
+    let bad = [
+        "gc.scheduler=\"rlgc\"".to_string(),
+        "gc.rl.actions=[0,1]".into(),
+        format!("gc.rl.q_table=\"{}\"", path.display()),
+    ];
     let cfg_bad = DeviceConfig::from_preset("tiny", &bad).unwrap();
-    let src = open_workload(&workload(10, 0.0, ArrivalSpec::Closed), cfg_bad.geometry.logical_bytes(), 4096, 1).unwrap();
-    let e = Simulation::new(cfg_bad, SimOptions::default(), src).err().unwrap().to_string();
+    let src = open_workload(
+        &workload(10, 0.0, ArrivalSpec::Closed),
+        cfg_bad.geometry.logical_bytes(),
+        4096,
+        1,
+    )
+    .unwrap();
+    let e = Simulation::new(cfg_bad, SimOptions::default(), src)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("gc.rl.q_table") && e.contains("68 × 2"), "{e}");
     let _ = std::fs::remove_file(&path);
 }
@@ -144,37 +219,69 @@ fn external_decisions_step_through_the_run() {
     let mut s = sim(&cfg, &workload(10_000, 0.2, bursty()), opts);
     let (mut n, mut reward) = (0u64, 0.0);
     while let Some(o) = s.advance_to_decision().unwrap() {
-        assert_eq!(s.advance_to_decision().unwrap(), Some(o), "re-asking returns the same decision");
-        assert!(o.free_blocks <= cfg.gc.threshold_blocks && o.state < 68 && (-0.5..=1.0).contains(&o.reward));
+        assert_eq!(
+            s.advance_to_decision().unwrap(),
+            Some(o),
+            "re-asking returns the same decision"
+        );
+        assert!(
+            o.free_blocks <= cfg.gc.threshold_blocks
+                && o.state < 68
+                && (-0.5..=1.0).contains(&o.reward)
+        );
         reward += o.reward;
-        s.apply_decision(if o.interval_us > 2000.0 { 4 } else { 1 }).unwrap();
+        s.apply_decision(if o.interval_us > 2000.0 { 4 } else { 1 })
+            .unwrap();
         n += 1;
     }
     s.ftl().check_invariants().unwrap();
     assert!(s.is_finished() && n > 100, "{n} decisions");
-    eprintln!("external: {n} decisions, mean reward {:.3}", reward / n as f64);
+    eprintln!(
+        "external: {n} decisions, mean reward {:.3}",
+        reward / n as f64
+    );
     // Not available under another scheduler.
     let cfg = DeviceConfig::from_preset("tiny", &[]).unwrap();
-    let mut s = sim(&cfg, &workload(10, 0.0, ArrivalSpec::Closed), SimOptions::default());
-    assert!(s.advance_to_decision().unwrap_err().to_string().contains("external"));
+    let mut s = sim(
+        &cfg,
+        &workload(10, 0.0, ArrivalSpec::Closed),
+        SimOptions::default(),
+    );
+    assert!(s
+        .advance_to_decision()
+        .unwrap_err()
+        .to_string()
+        .contains("external"));
 }
 
 #[test]
 fn sensitivity_options_reshape_the_agent_and_bad_values_name_the_field() {
-    let o = ["gc.scheduler=\"rlgc\"".to_string(), "gc.rl.interval_bins_us=[100.0, 1000.0, 10000.0]".into(), "gc.rl.actions=[0, 2, 4]".into()];
+    let o = [
+        "gc.scheduler=\"rlgc\"".to_string(),
+        "gc.rl.interval_bins_us=[100.0, 1000.0, 10000.0]".into(),
+        "gc.rl.actions=[0, 2, 4]".into(),
+    ];
     let cfg = DeviceConfig::from_preset("tiny", &o).unwrap();
     let (_, q) = rl_run(&cfg, 2, None);
     assert_eq!((q.states(), q.actions()), (2 * 4 * 2, 3));
     for (bad, field) in [
-        ("gc.rl.interval_bins_us=[500.0, 100.0]", "gc.rl.interval_bins_us"),
+        (
+            "gc.rl.interval_bins_us=[500.0, 100.0]",
+            "gc.rl.interval_bins_us",
+        ),
         ("gc.rl.reward_levels=[1.0, 0.0]", "gc.rl.reward_levels"),
-        ("gc.rl.reward_percentiles=[90.0, 70.0, 99.0]", "gc.rl.reward_percentiles"),
+        (
+            "gc.rl.reward_percentiles=[90.0, 70.0, 99.0]",
+            "gc.rl.reward_percentiles",
+        ),
         ("gc.rl.alpha=1.5", "gc.rl.alpha"),
         ("gc.rl.actions=[]", "gc.rl.actions"),
         ("gc.partial.es_alpha=0.0", "gc.partial.es_alpha"),
         ("gc.rl.colour=1", "colour"),
     ] {
-        let e = DeviceConfig::from_preset("tiny", &[bad.to_string()]).unwrap_err().to_string();
+        let e = DeviceConfig::from_preset("tiny", &[bad.to_string()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(field), "{bad}: {e}");
     }
 }

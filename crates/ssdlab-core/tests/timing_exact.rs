@@ -14,12 +14,23 @@ const XFER: f64 = 10.0;
 fn run(sets: &[&str], reqs: Vec<Request>, replay: Replay) -> ssdlab_core::stats::SimResult {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let cfg = DeviceConfig::from_preset("tiny", &sets).unwrap();
-    let opts = SimOptions { replay, ..SimOptions::default() };
-    Simulation::new(cfg, opts, Box::new(VecSource::new(reqs))).unwrap().run().unwrap()
+    let opts = SimOptions {
+        replay,
+        ..SimOptions::default()
+    };
+    Simulation::new(cfg, opts, Box::new(VecSource::new(reqs)))
+        .unwrap()
+        .run()
+        .unwrap()
 }
 
 fn req(t_us: u64, op: OpKind, page: u64, pages: u64) -> Request {
-    Request { arrival_ns: t_us * 1000, op, offset_bytes: page * PAGE, size_bytes: pages * PAGE }
+    Request {
+        arrival_ns: t_us * 1000,
+        op,
+        offset_bytes: page * PAGE,
+        size_bytes: pages * PAGE,
+    }
 }
 
 const OPEN: Replay = Replay::OpenLoop { time_scale: 1.0 };
@@ -33,14 +44,22 @@ fn idle_write_is_transfer_plus_program() {
 #[test]
 fn idle_read_is_read_plus_transfer() {
     // Write, then read long after the write completed.
-    let r = run(&[], vec![req(0, OpKind::Write, 7, 1), req(10_000, OpKind::Read, 7, 1)], OPEN);
+    let r = run(
+        &[],
+        vec![req(0, OpKind::Write, 7, 1), req(10_000, OpKind::Read, 7, 1)],
+        OPEN,
+    );
     assert_eq!(r.latency_us.read.max, READ + XFER);
     assert_eq!(r.latency_us.read.count, 1);
 }
 
 #[test]
 fn controller_overhead_adds_once() {
-    let r = run(&["timing.controller_overhead_ns=3000"], vec![req(0, OpKind::Write, 0, 1), req(10_000, OpKind::Read, 0, 1)], OPEN);
+    let r = run(
+        &["timing.controller_overhead_ns=3000"],
+        vec![req(0, OpKind::Write, 0, 1), req(10_000, OpKind::Read, 0, 1)],
+        OPEN,
+    );
     assert_eq!(r.latency_us.write.max, 3.0 + XFER + PROG);
     assert_eq!(r.latency_us.read.max, 3.0 + READ + XFER);
 }
@@ -56,7 +75,11 @@ fn reads_to_one_plane_form_a_staircase() {
     // transfer): the k-th completes at k·(READ + XFER). Mean = (n+1)/2 · 60 µs, max = n · 60 µs.
     let step = READ + XFER;
     assert_eq!(r.latency_us.read.max, n as f64 * step);
-    assert!((r.latency_us.read.mean - (n as f64 + 1.0) / 2.0 * step).abs() < 0.1, "{}", r.latency_us.read.mean);
+    assert!(
+        (r.latency_us.read.mean - (n as f64 + 1.0) / 2.0 * step).abs() < 0.1,
+        "{}",
+        r.latency_us.read.mean
+    );
     // The writes: each waits for the previous program on the same plane.
     assert_eq!(r.latency_us.write.max, n as f64 * (XFER + PROG));
 }
@@ -76,7 +99,11 @@ fn closed_loop_queue_depth_one_serialises() {
     let reqs: Vec<Request> = (0..10).map(|i| req(0, OpKind::Write, i, 1)).collect();
     let r = run(&[], reqs, Replay::ClosedLoop { queue_depth: 1 });
     assert_eq!(r.latency_us.write.max, XFER + PROG);
-    assert!((r.sim_time_s - 10.0 * (XFER + PROG) / 1e6).abs() < 1e-9, "{}", r.sim_time_s);
+    assert!(
+        (r.sim_time_s - 10.0 * (XFER + PROG) / 1e6).abs() < 1e-9,
+        "{}",
+        r.sim_time_s
+    );
 }
 
 #[test]
@@ -93,5 +120,9 @@ fn gc_blocks_requests_behind_it() {
     }
     let r = run(&["ftl.allocation=\"static\""], reqs, OPEN);
     assert!(r.erases > 0 && r.blocked_requests > 0, "{r:?}");
-    assert!(r.latency_us.write.max >= 2000.0, "an erase must have delayed some write: {}", r.latency_us.write.max);
+    assert!(
+        r.latency_us.write.max >= 2000.0,
+        "an erase must have delayed some write: {}",
+        r.latency_us.write.max
+    );
 }

@@ -27,9 +27,18 @@ impl RequestSource for Mixed {
         }
         self.left -= 1;
         self.t += self.gap_ns;
-        let op = if self.rng.gen_range(0..100) < self.read_pct { OpKind::Read } else { OpKind::Write };
+        let op = if self.rng.gen_range(0..100) < self.read_pct {
+            OpKind::Read
+        } else {
+            OpKind::Write
+        };
         let lpn = self.rng.gen_range(0..self.pages);
-        Ok(Some(Request { arrival_ns: self.t, op, offset_bytes: lpn * self.page, size_bytes: self.page }))
+        Ok(Some(Request {
+            arrival_ns: self.t,
+            op,
+            offset_bytes: lpn * self.page,
+            size_bytes: self.page,
+        }))
     }
     fn describe(&self) -> String {
         "mixed".into()
@@ -42,18 +51,35 @@ fn device() -> DeviceConfig {
     // group keeps ~8 super-blocks out of use: GC reserve, open host and GC super-blocks,
     // victims pending erase), which is a large part of a 64-super-block group; with 25 % the
     // group's GC livelocks (each round erases one super-block and fills one).
-    let sets = ["geometry.chips_per_channel=4", "geometry.blocks_per_plane=64", "geometry.pages_per_block=32", "geometry.spare_factor=0.4", "rain.buffer_mib=2"];
+    let sets = [
+        "geometry.chips_per_channel=4",
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=32",
+        "geometry.spare_factor=0.4",
+        "rain.buffer_mib=2",
+    ];
     DeviceConfig::from_preset("ttflash", &sets.map(String::from)).unwrap()
 }
 
 fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64) -> Box<dyn RequestSource> {
     let pages = cfg.geometry.logical_pages();
-    Box::new(Mixed { rng: stream(7, "mixed"), left: n, t: 0, gap_ns, read_pct: 50, pages, page: u64::from(cfg.geometry.page_size) })
+    Box::new(Mixed {
+        rng: stream(7, "mixed"),
+        left: n,
+        t: 0,
+        gap_ns,
+        read_pct: 50,
+        pages,
+        page: u64::from(cfg.geometry.page_size),
+    })
 }
 
 fn opts(check: bool) -> SimOptions {
     SimOptions {
-        precondition: Some(Precondition { sequential: true, random_passes: 1.0 }),
+        precondition: Some(Precondition {
+            sequential: true,
+            random_passes: 1.0,
+        }),
         check_every: if check { 5000 } else { 0 },
         ..SimOptions::default()
     }
@@ -67,9 +93,18 @@ fn parity_rebuilds_are_always_correct_and_rgc_holds() {
     eprintln!("ttflash: {r:?} erases {}", run.erases);
     assert!(r.superblocks_erased > 0, "stripe-group GC must run");
     assert!(r.rebuilt_reads > 0, "GTR must be exercised");
-    assert_eq!(r.rebuilds_verified, r.rebuilt_reads, "every rebuild checked against the written checksum");
-    assert_eq!(r.rebuild_while_group_collecting, 0, "rotating GC: never two GC-busy planes in a group");
-    assert_eq!(r.rebuild_unavailable, 0, "under RGC every GC-blocked read is rebuildable");
+    assert_eq!(
+        r.rebuilds_verified, r.rebuilt_reads,
+        "every rebuild checked against the written checksum"
+    );
+    assert_eq!(
+        r.rebuild_while_group_collecting, 0,
+        "rotating GC: never two GC-busy planes in a group"
+    );
+    assert_eq!(
+        r.rebuild_unavailable, 0,
+        "under RGC every GC-blocked read is rebuildable"
+    );
 }
 
 #[test]
@@ -77,7 +112,8 @@ fn full_parity_audit_after_gc() {
     use ssdlab_core::sim::Simulation;
     for stack in ["ttflash", "pb+gtr"] {
         let cfg = ssdlab_core::rain::device_for(&device(), stack).unwrap();
-        let mut sim = Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
+        let mut sim =
+            Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
         sim.run().unwrap();
         let (verified, open) = sim.audit_parity().unwrap();
         let r = sim.ttflash_report().rain;
@@ -102,7 +138,13 @@ fn without_rgc_rebuilds_meet_a_collecting_group() {
 /// A small device (2 groups × 8 channels × 64 blocks × 16 pages, 40 % spare): stripe-group GC must keep
 /// making progress through preconditioning and a write-heavy load (the round-3 stall).
 fn small() -> DeviceConfig {
-    let sets = ["geometry.chips_per_channel=2", "geometry.blocks_per_plane=64", "geometry.pages_per_block=16", "geometry.spare_factor=0.4", "rain.buffer_mib=1"];
+    let sets = [
+        "geometry.chips_per_channel=2",
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=16",
+        "geometry.spare_factor=0.4",
+        "rain.buffer_mib=1",
+    ];
     DeviceConfig::from_preset("ttflash", &sets.map(String::from)).unwrap()
 }
 
@@ -123,7 +165,15 @@ struct Poisson(Mixed);
 
 fn poisson70(cfg: &DeviceConfig, n: u64, gap: u64) -> Box<dyn RequestSource> {
     let pages = cfg.geometry.logical_pages();
-    Box::new(Poisson(Mixed { rng: stream(7, "mixed"), left: n, t: gap, gap_ns: gap, read_pct: 70, pages, page: u64::from(cfg.geometry.page_size) }))
+    Box::new(Poisson(Mixed {
+        rng: stream(7, "mixed"),
+        left: n,
+        t: gap,
+        gap_ns: gap,
+        read_pct: 70,
+        pages,
+        page: u64::from(cfg.geometry.page_size),
+    }))
 }
 impl RequestSource for Poisson {
     fn next_request(&mut self) -> Result<Option<Request>> {
@@ -143,10 +193,23 @@ impl RequestSource for Poisson {
 #[test]
 fn ttflash_cuts_gc_blocked_ios() {
     let cfg = device();
-    let run = |stack: &str| run_stack(&cfg, stack, opts(false), poisson70(&cfg, 60_000, 200_000)).unwrap();
-    let p999 = |r: &ssdlab_core::rain::StackRun| serde_json::to_value(&r.result).unwrap()["latency_us"]["read"]["p99_9"].as_f64().unwrap();
+    let run = |stack: &str| {
+        run_stack(&cfg, stack, opts(false), poisson70(&cfg, 60_000, 200_000)).unwrap()
+    };
+    let p999 = |r: &ssdlab_core::rain::StackRun| {
+        serde_json::to_value(&r.result).unwrap()["latency_us"]["read"]["p99_9"]
+            .as_f64()
+            .unwrap()
+    };
     let (nogc, base, tt) = (run("nogc"), run("base"), run("ttflash"));
-    eprintln!("p99.9 nogc {} base {} ttflash {}; blocked base {} ttflash {}", p999(&nogc), p999(&base), p999(&tt), base.blocked_fraction, tt.blocked_fraction);
+    eprintln!(
+        "p99.9 nogc {} base {} ttflash {}; blocked base {} ttflash {}",
+        p999(&nogc),
+        p999(&base),
+        p999(&tt),
+        base.blocked_fraction,
+        tt.blocked_fraction
+    );
     assert!(p999(&base) > 10.0 * p999(&nogc));
     assert!(base.blocked_fraction > 0.01);
     assert!(tt.blocked_fraction < base.blocked_fraction / 100.0);
@@ -158,13 +221,27 @@ fn ttflash_cuts_gc_blocked_ios() {
 #[ignore]
 fn six_stacks_table() {
     let cfg = device();
-    let gap: u64 = std::env::var("GAP_NS").ok().and_then(|v| v.parse().ok()).unwrap_or(40_000);
-    let n: u64 = std::env::var("REQS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let gap: u64 = std::env::var("GAP_NS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40_000);
+    let n: u64 = std::env::var("REQS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
     println!("| stack | read p99 | p99.9 | p99.99 (µs) | blocked | erases | parity pages |");
     for stack in ssdlab_core::rain::STACKS {
         let run = run_stack(&cfg, stack, opts(false), poisson70(&cfg, n, gap)).unwrap();
         let v = serde_json::to_value(&run.result).unwrap();
         let l = &v["latency_us"]["read"];
-        println!("| {stack} | {} | {} | {} | {:.5} | {} | {} |", l["p99"], l["p99_9"], l["p99_99"], run.blocked_fraction, run.erases, run.report.parity_pages_written);
+        println!(
+            "| {stack} | {} | {} | {} | {:.5} | {} | {} |",
+            l["p99"],
+            l["p99_9"],
+            l["p99_99"],
+            run.blocked_fraction,
+            run.erases,
+            run.report.parity_pages_written
+        );
     }
 }

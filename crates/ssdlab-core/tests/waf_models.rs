@@ -40,11 +40,19 @@ fn measured_waf(victim: &str, sf: f64, pages_per_block: u32, passes: f64) -> (f6
     let opts = SimOptions {
         timing: false,
         seed: 42,
-        precondition: Some(Precondition { sequential: true, random_passes: 3.0 }),
+        precondition: Some(Precondition {
+            sequential: true,
+            random_passes: 3.0,
+        }),
         ..SimOptions::default()
     };
     let writes = (passes * logical as f64) as u64;
-    let mut sim = Simulation::new(cfg, opts, Box::new(UniformWrites::new(7, writes, logical, page))).expect("simulation");
+    let mut sim = Simulation::new(
+        cfg,
+        opts,
+        Box::new(UniformWrites::new(7, writes, logical, page)),
+    )
+    .expect("simulation");
     let r = sim.run().expect("run");
     let effective_blocks = f64::from(BLOCKS) - f64::from(THRESHOLD) - 0.5;
     let alpha = effective_blocks * f64::from(pages_per_block) / logical as f64;
@@ -60,24 +68,48 @@ fn check(victim: &str, model: impl Fn(f64, u32) -> f64, sfs: &[f64], pages: &[u3
             let err = (got / want - 1.0).abs();
             eprintln!("{victim:8} sf={sf:.2} Np={np:4}: simulated {got:.4}, model {want:.4}, error {:.3} %", err * 100.0);
             if err > tol {
-                failures.push(format!("sf={sf} Np={np}: simulated {got:.4} vs model {want:.4}"));
+                failures.push(format!(
+                    "sf={sf} Np={np}: simulated {got:.4} vs model {want:.4}"
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{victim} outside {:.1} %: {failures:?}", tol * 100.0);
+    assert!(
+        failures.is_empty(),
+        "{victim} outside {:.1} %: {failures:?}",
+        tol * 100.0
+    );
 }
 
 #[test]
 fn fifo_matches_desnoyers_lrw_model() {
-    check("fifo", |a, _| waf_fifo(a), &[0.07, 0.10, 0.15, 0.25], &[32, 64, 128], 0.01);
+    check(
+        "fifo",
+        |a, _| waf_fifo(a),
+        &[0.07, 0.10, 0.15, 0.25],
+        &[32, 64, 128],
+        0.01,
+    );
 }
 
 #[test]
 fn greedy_matches_mean_field_model() {
-    check("greedy", waf_greedy, &[0.07, 0.10, 0.15, 0.25], &[32, 64, 128], 0.01);
+    check(
+        "greedy",
+        waf_greedy,
+        &[0.07, 0.10, 0.15, 0.25],
+        &[32, 64, 128],
+        0.01,
+    );
 }
 
 #[test]
 fn random_victims_give_one_over_spare_factor() {
-    check("random", |a, _| waf_random(a), &[0.10, 0.25], &[32, 64], 0.01);
+    check(
+        "random",
+        |a, _| waf_random(a),
+        &[0.10, 0.25],
+        &[32, 64],
+        0.01,
+    );
 }

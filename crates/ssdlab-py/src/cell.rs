@@ -15,7 +15,13 @@ pub struct SimCell(Mutex<Simulation>);
 impl SimCell {
     /// Build from a device (preset name or TOML text with its origin), `--set` overrides, a
     /// workload spec (JSON) and run options (JSON).
-    pub fn build(device: &str, origin: &str, overrides: &[String], workload_json: &str, options_json: &str) -> PyResult<Self> {
+    pub fn build(
+        device: &str,
+        origin: &str,
+        overrides: &[String],
+        workload_json: &str,
+        options_json: &str,
+    ) -> PyResult<Self> {
         let cfg = api::load_device(device, origin, overrides).map_err(to_py)?;
         let wl = api::parse_workload(workload_json).map_err(to_py)?;
         let opts = api::parse_options(options_json).map_err(to_py)?;
@@ -24,6 +30,8 @@ impl SimCell {
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Simulation> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

@@ -25,8 +25,16 @@ impl DecisionSimulator {
 impl DecisionSimulator {
     /// Same arguments as `Simulator`; the device must use `gc.scheduler = "external"`.
     #[new]
-    fn new(device: &str, origin: &str, overrides: Vec<String>, workload_json: &str, options_json: &str) -> PyResult<Self> {
-        Ok(DecisionSimulator { sim: SimCell::build(device, origin, &overrides, workload_json, options_json)? })
+    fn new(
+        device: &str,
+        origin: &str,
+        overrides: Vec<String>,
+        workload_json: &str,
+        options_json: &str,
+    ) -> PyResult<Self> {
+        Ok(DecisionSimulator {
+            sim: SimCell::build(device, origin, &overrides, workload_json, options_json)?,
+        })
     }
 
     /// Serve requests up to the next decision point: its observation as JSON, or None when the

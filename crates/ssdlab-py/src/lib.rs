@@ -46,7 +46,9 @@ fn device_json(device: &str, origin: &str, overrides: Vec<String>) -> PyResult<S
 /// Statistics of a trace (JSON trace spec) at a page size, as JSON.
 #[pyfunction]
 fn trace_info_json(py: Python<'_>, spec_json: &str, page_size: u64) -> PyResult<String> {
-    let info = py.detach(|| api::trace_stats(spec_json, page_size)).map_err(to_py)?;
+    let info = py
+        .detach(|| api::trace_stats(spec_json, page_size))
+        .map_err(to_py)?;
     api::to_json(&info).map_err(to_py)
 }
 
@@ -60,7 +62,10 @@ fn victim_policies() -> Vec<(&'static str, &'static str)> {
 /// ratio, mean inter-request interval µs, mean request size KiB).
 #[pyfunction]
 fn workload_presets() -> Vec<(&'static str, f64, f64, f64)> {
-    ssdlab_core::trace::presets::TABLE1.iter().map(|r| (r.name, r.write_ratio, r.mean_interval_us, r.mean_size_kib)).collect()
+    ssdlab_core::trace::presets::TABLE1
+        .iter()
+        .map(|r| (r.name, r.write_ratio, r.mean_interval_us, r.mean_size_kib))
+        .collect()
 }
 
 /// (name, description) of every GC scheduler.

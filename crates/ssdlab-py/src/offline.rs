@@ -11,12 +11,31 @@ use crate::errors::to_py;
 /// with greedy cleaning; returns `{"problem": …, "reports": […], "placements": […]}` as JSON.
 #[pyfunction]
 #[pyo3(signature = (workload_json, setup_json, methods_json, seed, placements_json="[]"))]
-pub fn run_offline_json(py: Python<'_>, workload_json: &str, setup_json: &str, methods_json: &str, seed: u64, placements_json: &str) -> PyResult<String> {
-    py.detach(|| api::run_offline_json(workload_json, setup_json, methods_json, placements_json, seed)).map_err(to_py)
+pub fn run_offline_json(
+    py: Python<'_>,
+    workload_json: &str,
+    setup_json: &str,
+    methods_json: &str,
+    seed: u64,
+    placements_json: &str,
+) -> PyResult<String> {
+    py.detach(|| {
+        api::run_offline_json(
+            workload_json,
+            setup_json,
+            methods_json,
+            placements_json,
+            seed,
+        )
+    })
+    .map_err(to_py)
 }
 
 /// (name, summary) of every offline method.
 #[pyfunction]
 pub fn offline_methods() -> Vec<(&'static str, &'static str)> {
-    offline::METHODS.iter().map(|m| (m.name, m.summary)).collect()
+    offline::METHODS
+        .iter()
+        .map(|m| (m.name, m.summary))
+        .collect()
 }

@@ -28,8 +28,16 @@ impl Simulator {
     /// Build from a device (preset name or TOML text with its origin), `--set` overrides, a
     /// workload spec (JSON) and run options (JSON).
     #[new]
-    fn new(device: &str, origin: &str, overrides: Vec<String>, workload_json: &str, options_json: &str) -> PyResult<Self> {
-        Ok(Simulator { sim: SimCell::build(device, origin, &overrides, workload_json, options_json)? })
+    fn new(
+        device: &str,
+        origin: &str,
+        overrides: Vec<String>,
+        workload_json: &str,
+        options_json: &str,
+    ) -> PyResult<Self> {
+        Ok(Simulator {
+            sim: SimCell::build(device, origin, &overrides, workload_json, options_json)?,
+        })
     }
 
     /// Serve up to `budget` requests; True when the workload is exhausted.
@@ -74,19 +82,33 @@ impl Simulator {
     /// Latency histogram of `op` ("read", "write", or None for all) as an (n, 2) array of
     /// (latency µs, count).
     #[pyo3(signature = (op=None))]
-    fn latency_distribution<'py>(&self, py: Python<'py>, op: Option<&str>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    fn latency_distribution<'py>(
+        &self,
+        py: Python<'py>,
+        op: Option<&str>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let kind = match op {
             None | Some("all") => None,
             Some("read") => Some(OpKind::Read),
             Some("write") => Some(OpKind::Write),
             Some("trim") => Some(OpKind::Trim),
-            Some(other) => return Err(pyo3::exceptions::PyValueError::new_err(format!("op: expected read, write, trim or all, got '{other}'"))),
+            Some(other) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "op: expected read, write, trim or all, got '{other}'"
+                )))
+            }
         };
-        let rows: Vec<Vec<f64>> = self.lock().latency_distribution(kind).into_iter().map(|(v, c)| vec![v, c as f64]).collect();
+        let rows: Vec<Vec<f64>> = self
+            .lock()
+            .latency_distribution(kind)
+            .into_iter()
+            .map(|(v, c)| vec![v, c as f64])
+            .collect();
         if rows.is_empty() {
             return Ok(numpy::ndarray::Array2::<f64>::zeros((0, 2)).into_pyarray(py));
         }
-        PyArray2::from_vec2(py, &rows).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+        PyArray2::from_vec2(py, &rows)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
     /// The learned Q-table as JSON (RL schedulers), or None.

@@ -25,5 +25,6 @@ pub fn ttflash_experiment_json(
     let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
     let wl = api::parse_workload(workload_json).map_err(to_py)?;
     let opts = api::parse_options(options_json).map_err(to_py)?;
-    py.detach(|| api::ttflash_experiment(cfg, &wl, opts, &stacks)).map_err(to_py)
+    py.detach(|| api::ttflash_experiment(cfg, &wl, opts, &stacks))
+        .map_err(to_py)
 }

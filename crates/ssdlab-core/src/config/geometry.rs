@@ -71,21 +71,42 @@ impl Geometry {
         ];
         for (name, v) in positive {
             if v == 0 {
-                return Err((format!("geometry.{name}"), "expected a positive integer, got 0".into()));
+                return Err((
+                    format!("geometry.{name}"),
+                    "expected a positive integer, got 0".into(),
+                ));
             }
         }
         if !(self.page_size >= 512 && self.page_size.is_power_of_two()) {
-            return Err(("geometry.page_size".into(), format!("expected a power of two ≥ 512 bytes, got {}", self.page_size)));
+            return Err((
+                "geometry.page_size".into(),
+                format!(
+                    "expected a power of two ≥ 512 bytes, got {}",
+                    self.page_size
+                ),
+            ));
         }
         if !(self.spare_factor > 0.0 && self.spare_factor < 1.0) {
-            return Err(("geometry.spare_factor".into(), format!("expected a fraction in (0, 1), got {}", self.spare_factor)));
+            return Err((
+                "geometry.spare_factor".into(),
+                format!("expected a fraction in (0, 1), got {}", self.spare_factor),
+            ));
         }
         if self.pages_per_block > 65_535 {
-            return Err(("geometry.pages_per_block".into(), format!("expected at most 65535, got {}", self.pages_per_block)));
+            return Err((
+                "geometry.pages_per_block".into(),
+                format!("expected at most 65535, got {}", self.pages_per_block),
+            ));
         }
         // Physical page numbers are u32 in the FTL (4 bytes of L2P and P2L per page).
         if self.physical_pages() >= u64::from(u32::MAX) {
-            return Err(("geometry".into(), format!("{} physical pages exceed the 2^32-1 the FTL addresses", self.physical_pages())));
+            return Err((
+                "geometry".into(),
+                format!(
+                    "{} physical pages exceed the 2^32-1 the FTL addresses",
+                    self.physical_pages()
+                ),
+            ));
         }
         // Each plane must keep, beyond its share of logical data, the GC reserve plus one block
         // per write frontier; otherwise GC can never make progress.

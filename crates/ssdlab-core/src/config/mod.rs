@@ -42,12 +42,17 @@ impl DeviceConfig {
     /// Parse TOML text, apply `section.key=value` overrides, deserialize and validate.
     /// `origin` names the file (or preset) in error messages.
     pub fn from_toml(text: &str, origin: &str, overrides: &[String]) -> Result<Self> {
-        let mut value: toml::Value = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
+        let mut value: toml::Value =
+            toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
         for o in overrides {
             apply_override(&mut value, o)?;
         }
         let cfg: DeviceConfig = value.try_into().map_err(|e: toml::de::Error| {
-            let what = if overrides.is_empty() { origin.to_string() } else { format!("{origin} (with --set overrides)") };
+            let what = if overrides.is_empty() {
+                origin.to_string()
+            } else {
+                format!("{origin} (with --set overrides)")
+            };
             SsdError::config(what, one_line(e.message()))
         })?;
         cfg.validate(origin)?;
@@ -57,7 +62,13 @@ impl DeviceConfig {
     /// A shipped preset by name, with overrides.
     pub fn from_preset(name: &str, overrides: &[String]) -> Result<Self> {
         let text = preset(name).ok_or_else(|| {
-            SsdError::config("--device", format!("unknown preset '{name}'; expected one of: {}", preset_names().join(", ")))
+            SsdError::config(
+                "--device",
+                format!(
+                    "unknown preset '{name}'; expected one of: {}",
+                    preset_names().join(", ")
+                ),
+            )
         })?;
         let mut cfg = Self::from_toml(text, &format!("preset {name}"), overrides)?;
         if cfg.name.is_empty() {
@@ -68,12 +79,18 @@ impl DeviceConfig {
 
     /// All checks, each naming the field.
     pub fn validate(&self, origin: &str) -> Result<()> {
-        let err = |(field, msg): (String, String)| SsdError::config(origin, format!("{field}: {msg}"));
+        let err =
+            |(field, msg): (String, String)| SsdError::config(origin, format!("{field}: {msg}"));
         if self.gc.threshold_blocks == 0 {
-            return Err(err(("gc.threshold_blocks".into(), "expected at least 1 free block".into())));
+            return Err(err((
+                "gc.threshold_blocks".into(),
+                "expected at least 1 free block".into(),
+            )));
         }
         self.ftl.check().map_err(err)?;
-        self.geometry.check(self.gc.threshold_blocks + self.ftl.streams() as u32).map_err(err)?;
+        self.geometry
+            .check(self.gc.threshold_blocks + self.ftl.streams() as u32)
+            .map_err(err)?;
         self.timing.check().map_err(err)?;
         VictimPolicy::parse(&self.gc.victim).map_err(|m| err(("gc.victim".into(), m)))?;
         SchedulerKind::parse(&self.gc.scheduler).map_err(|m| err(("gc.scheduler".into(), m)))?;
@@ -81,13 +98,23 @@ impl DeviceConfig {
         self.gc.partial.check().map_err(err)?;
         self.rain.check().map_err(err)?;
         if self.rain.rain && self.geometry.channels < 3 {
-            return Err(err(("rain.rain".into(), format!("a stripe spans the channels: need at least 3, got {}", self.geometry.channels))));
+            return Err(err((
+                "rain.rain".into(),
+                format!(
+                    "a stripe spans the channels: need at least 3, got {}",
+                    self.geometry.channels
+                ),
+            )));
         }
         Ok(())
     }
 
     pub fn op_times(&self) -> OpTimes {
-        OpTimes::new(&self.timing, self.geometry.cell_mode, self.geometry.page_size)
+        OpTimes::new(
+            &self.timing,
+            self.geometry.cell_mode,
+            self.geometry.page_size,
+        )
     }
 
     /// The configuration as TOML (for `ssdlab devices --show` and result provenance).
@@ -100,7 +127,9 @@ impl DeviceConfig {
 /// TOML value (number, bool, string, array); a bare word is taken as a string.
 pub fn apply_override(root: &mut toml::Value, spec: &str) -> Result<()> {
     let bad = |m: String| SsdError::config(format!("--set {spec}"), m);
-    let (path, raw) = spec.split_once('=').ok_or_else(|| bad("expected section.key=value".into()))?;
+    let (path, raw) = spec
+        .split_once('=')
+        .ok_or_else(|| bad("expected section.key=value".into()))?;
     let keys: Vec<&str> = path.trim().split('.').collect();
     if keys.len() < 2 || keys.iter().any(|k| k.is_empty()) {
         return Err(bad("expected section.key=value, e.g. gc.victim=fifo".into()));
@@ -112,10 +141,16 @@ pub fn apply_override(root: &mut toml::Value, spec: &str) -> Result<()> {
         .unwrap_or_else(|| toml::Value::String(raw.to_string()));
     let mut node = root;
     for k in &keys[..keys.len() - 1] {
-        let table = node.as_table_mut().ok_or_else(|| bad(format!("'{k}' is not a section")))?;
-        node = table.entry(k.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let table = node
+            .as_table_mut()
+            .ok_or_else(|| bad(format!("'{k}' is not a section")))?;
+        node = table
+            .entry(k.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
     }
-    let table = node.as_table_mut().ok_or_else(|| bad(format!("'{}' is not a section", keys[keys.len() - 2])))?;
+    let table = node
+        .as_table_mut()
+        .ok_or_else(|| bad(format!("'{}' is not a section", keys[keys.len() - 2])))?;
     // Integers given where the existing field is a float (or the reverse) are coerced.
     let last = keys[keys.len() - 1].to_string();
     let value = match (table.get(&last), parsed) {
@@ -127,7 +162,9 @@ pub fn apply_override(root: &mut toml::Value, spec: &str) -> Result<()> {
 }
 
 fn toml_error(origin: &str, text: &str, e: &toml::de::Error) -> SsdError {
-    let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    let line = e
+        .span()
+        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
     match line {
         Some(l) => SsdError::config(format!("{origin}:{l}"), one_line(e.message())),
         None => SsdError::config(origin, one_line(e.message())),
@@ -137,4 +174,3 @@ fn toml_error(origin: &str, text: &str, e: &toml::de::Error) -> SsdError {
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
-

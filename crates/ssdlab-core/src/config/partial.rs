@@ -62,7 +62,10 @@ fn actions() -> Vec<u32> {
     (0..=7).collect()
 }
 fn interval_bins() -> Vec<f64> {
-    vec![100.0, 500.0, 1000.0, 1500.0, 2000.0, 3000.0, 4000.0, 5000.0, 6000.0, 8000.0, 10000.0, 15000.0, 20000.0, 30000.0, 50000.0, 100000.0]
+    vec![
+        100.0, 500.0, 1000.0, 1500.0, 2000.0, 3000.0, 4000.0, 5000.0, 6000.0, 8000.0, 10000.0,
+        15000.0, 20000.0, 30000.0, 50000.0, 100000.0,
+    ]
 }
 fn prev_interval_bins() -> Vec<f64> {
     vec![100.0]
@@ -166,7 +169,14 @@ fn es_alpha() -> f64 {
 
 impl Default for PartialConfig {
     fn default() -> Self {
-        PartialConfig { intensive_start_blocks: 1, t_igc: t_igc(), intensive_copies: 0, lazy_trigger_blocks: 1, ma_window: ma_window(), es_alpha: es_alpha() }
+        PartialConfig {
+            intensive_start_blocks: 1,
+            t_igc: t_igc(),
+            intensive_copies: 0,
+            lazy_trigger_blocks: 1,
+            ma_window: ma_window(),
+            es_alpha: es_alpha(),
+        }
     }
 }
 
@@ -178,7 +188,10 @@ fn field(name: &str, msg: impl Into<String>) -> FieldErr {
 
 fn edges_ok(name: &str, v: &[f64]) -> Result<(), FieldErr> {
     if v.iter().any(|e| !(e.is_finite() && *e >= 0.0)) || v.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(field(name, format!("expected increasing non-negative bin edges in µs, got {v:?}")));
+        return Err(field(
+            name,
+            format!("expected increasing non-negative bin edges in µs, got {v:?}"),
+        ));
     }
     Ok(())
 }
@@ -186,23 +199,46 @@ fn edges_ok(name: &str, v: &[f64]) -> Result<(), FieldErr> {
 impl RlConfig {
     pub fn check(&self) -> Result<(), FieldErr> {
         if self.actions.is_empty() || self.actions.len() > 64 {
-            return Err(field("gc.rl.actions", "expected 1 to 64 actions (page copies each)"));
+            return Err(field(
+                "gc.rl.actions",
+                "expected 1 to 64 actions (page copies each)",
+            ));
         }
         edges_ok("gc.rl.interval_bins_us", &self.interval_bins_us)?;
         edges_ok("gc.rl.prev_interval_bins_us", &self.prev_interval_bins_us)?;
         let p = &self.reward_percentiles;
         if p.iter().any(|q| !(*q > 0.0 && *q < 100.0)) || p.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(field("gc.rl.reward_percentiles", format!("expected increasing percentiles in (0, 100), got {p:?}")));
+            return Err(field(
+                "gc.rl.reward_percentiles",
+                format!("expected increasing percentiles in (0, 100), got {p:?}"),
+            ));
         }
-        if self.reward_levels.len() != p.len() + 1 || self.reward_levels.iter().any(|r| !r.is_finite()) {
-            return Err(field("gc.rl.reward_levels", format!("expected {} finite levels (one more than the percentiles)", p.len() + 1)));
+        if self.reward_levels.len() != p.len() + 1
+            || self.reward_levels.iter().any(|r| !r.is_finite())
+        {
+            return Err(field(
+                "gc.rl.reward_levels",
+                format!(
+                    "expected {} finite levels (one more than the percentiles)",
+                    p.len() + 1
+                ),
+            ));
         }
         if self.reward_refresh == 0 {
             return Err(field("gc.rl.reward_refresh", "expected at least 1"));
         }
-        for (n, v) in [("alpha", self.alpha), ("gamma", self.gamma), ("epsilon_initial", self.epsilon_initial), ("epsilon", self.epsilon), ("victim_invalid_fraction", self.victim_invalid_fraction)] {
+        for (n, v) in [
+            ("alpha", self.alpha),
+            ("gamma", self.gamma),
+            ("epsilon_initial", self.epsilon_initial),
+            ("epsilon", self.epsilon),
+            ("victim_invalid_fraction", self.victim_invalid_fraction),
+        ] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(field(&format!("gc.rl.{n}"), format!("expected a number in [0, 1], got {v}")));
+                return Err(field(
+                    &format!("gc.rl.{n}"),
+                    format!("expected a number in [0, 1], got {v}"),
+                ));
             }
         }
         Ok(())
@@ -215,10 +251,16 @@ impl PartialConfig {
             return Err(field("gc.partial.ma_window", "expected at least 1"));
         }
         if !(self.es_alpha > 0.0 && self.es_alpha <= 1.0) {
-            return Err(field("gc.partial.es_alpha", format!("expected a number in (0, 1], got {}", self.es_alpha)));
+            return Err(field(
+                "gc.partial.es_alpha",
+                format!("expected a number in (0, 1], got {}", self.es_alpha),
+            ));
         }
         if self.t_igc < self.intensive_start_blocks {
-            return Err(field("gc.partial.t_igc", "expected at least intensive_start_blocks"));
+            return Err(field(
+                "gc.partial.t_igc",
+                "expected at least intensive_start_blocks",
+            ));
         }
         Ok(())
     }

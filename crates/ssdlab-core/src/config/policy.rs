@@ -92,10 +92,16 @@ impl FtlConfig {
 
     pub fn check(&self) -> Result<(), (String, String)> {
         if !(1..=8).contains(&self.temperature_streams) {
-            return Err(("ftl.temperature_streams".into(), format!("expected 1 to 8, got {}", self.temperature_streams)));
+            return Err((
+                "ftl.temperature_streams".into(),
+                format!("expected 1 to 8, got {}", self.temperature_streams),
+            ));
         }
         if self.eti_extent_pages == 0 {
-            return Err(("ftl.eti_extent_pages".into(), "expected a positive number of pages".into()));
+            return Err((
+                "ftl.eti_extent_pages".into(),
+                "expected a positive number of pages".into(),
+            ));
         }
         Ok(())
     }

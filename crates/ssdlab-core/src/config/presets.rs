@@ -4,10 +4,16 @@
 pub const PRESETS: &[(&str, &str)] = &[
     ("kang-128gb", include_str!("../../presets/kang-128gb.toml")),
     ("kang-512gb", include_str!("../../presets/kang-512gb.toml")),
-    ("mqsim-small", include_str!("../../presets/mqsim-small.toml")),
+    (
+        "mqsim-small",
+        include_str!("../../presets/mqsim-small.toml"),
+    ),
     ("tiny", include_str!("../../presets/tiny.toml")),
     ("ttflash", include_str!("../../presets/ttflash.toml")),
-    ("ttflash-small", include_str!("../../presets/ttflash-small.toml")),
+    (
+        "ttflash-small",
+        include_str!("../../presets/ttflash-small.toml"),
+    ),
 ];
 
 pub fn preset(name: &str) -> Option<&'static str> {

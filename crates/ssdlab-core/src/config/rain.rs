@@ -61,7 +61,16 @@ fn flush_at() -> f64 {
 
 impl Default for RainConfig {
     fn default() -> Self {
-        RainConfig { rain: false, gc_blocking: plane(), gtr: false, gtf: false, rgc: false, nogc: false, buffer_mib: buffer_mib(), flush_at: flush_at() }
+        RainConfig {
+            rain: false,
+            gc_blocking: plane(),
+            gtr: false,
+            gtf: false,
+            rgc: false,
+            nogc: false,
+            buffer_mib: buffer_mib(),
+            flush_at: flush_at(),
+        }
     }
 }
 
@@ -75,7 +84,10 @@ impl RainConfig {
     /// `rain|pb|gtr|gtf|rgc|nogc`. `base` is none of them (channel-blocking GC). `gtr` implies
     /// `rain` (it needs parity).
     pub fn from_stack(spec: &str) -> Result<Self, String> {
-        let mut c = RainConfig { gc_blocking: GcBlocking::Channel, ..RainConfig::default() };
+        let mut c = RainConfig {
+            gc_blocking: GcBlocking::Channel,
+            ..RainConfig::default()
+        };
         for part in spec.split('+').map(str::trim) {
             match part {
                 "base" => {}
@@ -106,13 +118,22 @@ impl RainConfig {
 
     pub fn check(&self) -> Result<(), (String, String)> {
         if self.gtr && !self.rain {
-            return Err(("rain.gtr".into(), "needs rain.rain = true (rebuilds use parity)".into()));
+            return Err((
+                "rain.gtr".into(),
+                "needs rain.rain = true (rebuilds use parity)".into(),
+            ));
         }
         if !(self.buffer_mib.is_finite() && self.buffer_mib > 0.0) {
-            return Err(("rain.buffer_mib".into(), format!("expected a positive size, got {}", self.buffer_mib)));
+            return Err((
+                "rain.buffer_mib".into(),
+                format!("expected a positive size, got {}", self.buffer_mib),
+            ));
         }
         if !(self.flush_at > 0.0 && self.flush_at <= 1.0) {
-            return Err(("rain.flush_at".into(), format!("expected a fraction in (0, 1], got {}", self.flush_at)));
+            return Err((
+                "rain.flush_at".into(),
+                format!("expected a fraction in (0, 1], got {}", self.flush_at),
+            ));
         }
         Ok(())
     }

@@ -69,16 +69,32 @@ fn yes() -> bool {
     true
 }
 fn default_slc() -> ModeTiming {
-    ModeTiming { read_us: 25.0, program_us: 200.0, erase_us: 1500.0 }
+    ModeTiming {
+        read_us: 25.0,
+        program_us: 200.0,
+        erase_us: 1500.0,
+    }
 }
 fn default_mlc() -> ModeTiming {
-    ModeTiming { read_us: 50.0, program_us: 600.0, erase_us: 3000.0 }
+    ModeTiming {
+        read_us: 50.0,
+        program_us: 600.0,
+        erase_us: 3000.0,
+    }
 }
 fn default_tlc() -> ModeTiming {
-    ModeTiming { read_us: 75.0, program_us: 1000.0, erase_us: 3500.0 }
+    ModeTiming {
+        read_us: 75.0,
+        program_us: 1000.0,
+        erase_us: 3500.0,
+    }
 }
 fn default_qlc() -> ModeTiming {
-    ModeTiming { read_us: 140.0, program_us: 2500.0, erase_us: 5000.0 }
+    ModeTiming {
+        read_us: 140.0,
+        program_us: 2500.0,
+        erase_us: 5000.0,
+    }
 }
 
 impl Timing {
@@ -93,12 +109,27 @@ impl Timing {
 
     pub fn check(&self) -> Result<(), (String, String)> {
         if !(self.channel_mb_per_s.is_finite() && self.channel_mb_per_s > 0.0) {
-            return Err(("timing.channel_mb_per_s".into(), format!("expected a positive rate, got {}", self.channel_mb_per_s)));
+            return Err((
+                "timing.channel_mb_per_s".into(),
+                format!("expected a positive rate, got {}", self.channel_mb_per_s),
+            ));
         }
-        for (name, m) in [("slc", &self.slc), ("mlc", &self.mlc), ("tlc", &self.tlc), ("qlc", &self.qlc)] {
-            for (field, v) in [("read_us", m.read_us), ("program_us", m.program_us), ("erase_us", m.erase_us)] {
+        for (name, m) in [
+            ("slc", &self.slc),
+            ("mlc", &self.mlc),
+            ("tlc", &self.tlc),
+            ("qlc", &self.qlc),
+        ] {
+            for (field, v) in [
+                ("read_us", m.read_us),
+                ("program_us", m.program_us),
+                ("erase_us", m.erase_us),
+            ] {
                 if !(v.is_finite() && v >= 0.0) {
-                    return Err((format!("timing.{name}.{field}"), format!("expected a non-negative time in µs, got {v}")));
+                    return Err((
+                        format!("timing.{name}.{field}"),
+                        format!("expected a non-negative time in µs, got {v}"),
+                    ));
                 }
             }
         }

@@ -35,10 +35,16 @@ impl Ftl {
         if self.jobs[plane as usize].is_some() {
             return true;
         }
-        match self.victims.select(plane, &self.valid, &self.closed_at, self.write_clock, rng) {
+        match self
+            .victims
+            .select(plane, &self.valid, &self.closed_at, self.write_clock, rng)
+        {
             Some(v) => {
                 self.state[v as usize] = BlockState::Victim;
-                self.jobs[plane as usize] = Some(GcJob { victim: v, cursor: 0 });
+                self.jobs[plane as usize] = Some(GcJob {
+                    victim: v,
+                    cursor: 0,
+                });
                 self.counters.gc_victims += 1;
                 true
             }
@@ -54,10 +60,16 @@ impl Ftl {
         if self.jobs[plane as usize].is_some() {
             return true;
         }
-        match self.victims.select(plane, &self.valid, &self.closed_at, self.write_clock, rng) {
+        match self
+            .victims
+            .select(plane, &self.valid, &self.closed_at, self.write_clock, rng)
+        {
             Some(v) if self.valid[v as usize] <= max_valid => {
                 self.state[v as usize] = BlockState::Victim;
-                self.jobs[plane as usize] = Some(GcJob { victim: v, cursor: 0 });
+                self.jobs[plane as usize] = Some(GcJob {
+                    victim: v,
+                    cursor: 0,
+                });
                 self.counters.gc_victims += 1;
                 true
             }
@@ -84,7 +96,9 @@ impl Ftl {
         if !self.gc_begin(plane, rng) {
             return Ok(GcStep::Idle);
         }
-        let Some(job) = self.jobs[plane as usize] else { return Ok(GcStep::Idle) };
+        let Some(job) = self.jobs[plane as usize] else {
+            return Ok(GcStep::Idle);
+        };
         let ppb = self.pages_per_block;
         let base = job.victim * ppb;
         if self.valid[job.victim as usize] > 0 {
@@ -101,7 +115,10 @@ impl Ftl {
                     c[to as usize] = c[from as usize];
                 }
                 self.counters.gc_pages_copied += 1;
-                self.jobs[plane as usize] = Some(GcJob { victim: job.victim, cursor: from - base + 1 });
+                self.jobs[plane as usize] = Some(GcJob {
+                    victim: job.victim,
+                    cursor: from - base + 1,
+                });
                 return Ok(GcStep::Copy { from, to });
             }
         }
@@ -149,12 +166,23 @@ impl Ftl {
 
     /// Collect whole victims on `plane` until its free pool is back at the threshold, or no
     /// progress is possible. Returns the steps in order through `on_step`.
-    pub fn gc_until_threshold(&mut self, plane: u32, rng: &mut SimRng, on_step: impl FnMut(GcStep)) -> Result<()> {
+    pub fn gc_until_threshold(
+        &mut self,
+        plane: u32,
+        rng: &mut SimRng,
+        on_step: impl FnMut(GcStep),
+    ) -> Result<()> {
         self.gc_while(plane, rng, |f| f.needs_gc(plane), on_step)
     }
 
     /// Collect whole victims on `plane` while `more(self)` holds (and finish a started victim).
-    pub fn gc_while(&mut self, plane: u32, rng: &mut SimRng, more: impl Fn(&Ftl) -> bool, mut on_step: impl FnMut(GcStep)) -> Result<()> {
+    pub fn gc_while(
+        &mut self,
+        plane: u32,
+        rng: &mut SimRng,
+        more: impl Fn(&Ftl) -> bool,
+        mut on_step: impl FnMut(GcStep),
+    ) -> Result<()> {
         // Bound: a victim whose every page was valid frees nothing; after as many fruitless
         // victims as the plane has blocks, stop rather than spin (the caller then reports the
         // plane full instead of hanging).
@@ -188,7 +216,12 @@ pub(crate) fn prefetch(v: &[u32], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(r) = v.get(i) {
         // SAFETY: prefetch only hints the cache; the pointer is valid and never dereferenced.
-        unsafe { std::arch::x86_64::_mm_prefetch(r as *const u32 as *const i8, std::arch::x86_64::_MM_HINT_T0) };
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                r as *const u32 as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (v, i);

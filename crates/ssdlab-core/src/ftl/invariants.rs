@@ -15,10 +15,15 @@ impl Ftl {
         for (lpn, &ppn) in self.l2p.iter().enumerate() {
             if ppn != UNMAPPED {
                 if self.p2l[ppn as usize] != lpn as u32 {
-                    return Err(format!("L2P[{lpn}] = {ppn} but P2L[{ppn}] = {}", self.p2l[ppn as usize]));
+                    return Err(format!(
+                        "L2P[{lpn}] = {ppn} but P2L[{ppn}] = {}",
+                        self.p2l[ppn as usize]
+                    ));
                 }
                 if !self.bit(ppn) {
-                    return Err(format!("L2P[{lpn}] = {ppn} but the page's valid bit is clear"));
+                    return Err(format!(
+                        "L2P[{lpn}] = {ppn} but the page's valid bit is clear"
+                    ));
                 }
             }
         }
@@ -36,17 +41,27 @@ impl Ftl {
                 if bit {
                     count += 1;
                     if self.l2p[lpn as usize] != p {
-                        return Err(format!("P2L[{p}] = {lpn} but L2P[{lpn}] = {}", self.l2p[lpn as usize]));
+                        return Err(format!(
+                            "P2L[{p}] = {lpn} but L2P[{lpn}] = {}",
+                            self.l2p[lpn as usize]
+                        ));
                     }
                     if p - base >= self.next_page[b as usize] {
-                        return Err(format!("block {b}: valid page {p} beyond the write pointer"));
+                        return Err(format!(
+                            "block {b}: valid page {p} beyond the write pointer"
+                        ));
                     }
                 }
             }
             if count != self.valid[b as usize] {
-                return Err(format!("block {b}: valid count {} but bitmap has {count}", self.valid[b as usize]));
+                return Err(format!(
+                    "block {b}: valid count {} but bitmap has {count}",
+                    self.valid[b as usize]
+                ));
             }
-            if self.state[b as usize] == BlockState::Free && (self.next_page[b as usize] != 0 || count != 0) {
+            if self.state[b as usize] == BlockState::Free
+                && (self.next_page[b as usize] != 0 || count != 0)
+            {
                 return Err(format!("free block {b} is not empty"));
             }
         }
@@ -59,7 +74,10 @@ impl Ftl {
         let mut mark = |b: u32, what: &str, want: BlockState| -> Result<(), String> {
             seen[b as usize] += 1;
             if self.state[b as usize] != want {
-                return Err(format!("block {b} is in the {what} but its state is {:?}", self.state[b as usize]));
+                return Err(format!(
+                    "block {b} is in the {what} but its state is {:?}",
+                    self.state[b as usize]
+                ));
             }
             Ok(())
         };
@@ -78,7 +96,10 @@ impl Ftl {
                 if self.victims.policy() == crate::gc::VictimPolicy::Greedy {
                     let bucket = self.victims.bucket_of(plane, b);
                     if bucket != Some(self.valid[b as usize]) {
-                        return Err(format!("block {b} sits in bucket {bucket:?} but has {} valid pages", self.valid[b as usize]));
+                        return Err(format!(
+                            "block {b} sits in bucket {bucket:?} but has {} valid pages",
+                            self.valid[b as usize]
+                        ));
                     }
                 }
             }
@@ -86,11 +107,16 @@ impl Ftl {
                 mark(j.victim, "GC job", BlockState::Victim)?;
             }
             if self.victims.len(plane) as usize != self.victims.members(plane).len() {
-                return Err(format!("plane {plane}: victim index count disagrees with its members"));
+                return Err(format!(
+                    "plane {plane}: victim index count disagrees with its members"
+                ));
             }
         }
         if let Some(b) = seen.iter().position(|n| *n != 1) {
-            return Err(format!("block {b} is in {} places (expected exactly one)", seen[b]));
+            return Err(format!(
+                "block {b} is in {} places (expected exactly one)",
+                seen[b]
+            ));
         }
         Ok(())
     }

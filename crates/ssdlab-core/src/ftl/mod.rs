@@ -103,11 +103,14 @@ impl Ftl {
         let planes = g.planes();
         let total_blocks = g.total_blocks() as usize;
         let phys = g.physical_pages() as usize;
-        let policy = VictimPolicy::parse(&cfg.gc.victim).map_err(|m| SsdError::config(&cfg.name, format!("gc.victim: {m}")))?;
+        let policy = VictimPolicy::parse(&cfg.gc.victim)
+            .map_err(|m| SsdError::config(&cfg.name, format!("gc.victim: {m}")))?;
         let streams = cfg.ftl.streams();
         let mut free = Vec::with_capacity(planes as usize);
         for p in 0..planes {
-            free.push((p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane).collect::<VecDeque<u32>>());
+            free.push(
+                (p * g.blocks_per_plane..(p + 1) * g.blocks_per_plane).collect::<VecDeque<u32>>(),
+            );
         }
         Ok(Ftl {
             planes,
@@ -131,7 +134,12 @@ impl Ftl {
             streams,
             victims: VictimIndex::new(policy, planes, g.blocks_per_plane, g.pages_per_block),
             jobs: vec![None; planes as usize],
-            stripe_order: stripe_order(g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die),
+            stripe_order: stripe_order(
+                g.channels,
+                g.chips_per_channel,
+                g.dies_per_chip,
+                g.planes_per_die,
+            ),
             rr_cursor: 0,
             write_clock: 0,
             counters: FtlCounters::default(),
@@ -204,7 +212,9 @@ impl Ftl {
     fn mark_programmed(&mut self, ppn: u32) -> Result<()> {
         if let Some(marks) = &mut self.program_marks {
             if marks[ppn as usize] {
-                return Err(SsdError::Invalid(format!("FTL bug: page {ppn} programmed twice without an erase")));
+                return Err(SsdError::Invalid(format!(
+                    "FTL bug: page {ppn} programmed twice without an erase"
+                )));
             }
             marks[ppn as usize] = true;
         }
@@ -394,7 +404,13 @@ impl Ftl {
     /// UNMAPPED): GC copies know it is the victim page, which saves a random L2P read — the
     /// dominant cost of GC on large devices.
     #[inline]
-    pub(crate) fn program_from(&mut self, lpn: u32, old: u32, plane: u32, stream: usize) -> Result<u32> {
+    pub(crate) fn program_from(
+        &mut self,
+        lpn: u32,
+        old: u32,
+        plane: u32,
+        stream: usize,
+    ) -> Result<u32> {
         let fi = plane as usize * self.streams + stream;
         let mut blk = self.frontier[fi];
         if blk == UNMAPPED || self.next_page[blk as usize] == self.pages_per_block {
@@ -402,7 +418,9 @@ impl Ftl {
                 self.close_block(blk);
             }
             blk = self.free[plane as usize].pop_front().ok_or_else(|| {
-                SsdError::DeviceFull(format!("plane {plane} has no free block for its write frontier"))
+                SsdError::DeviceFull(format!(
+                    "plane {plane} has no free block for its write frontier"
+                ))
             })?;
             self.state[blk as usize] = BlockState::Open;
             self.frontier[fi] = blk;
@@ -529,4 +547,3 @@ fn stripe_order(channels: u32, chips: u32, dies: u32, planes: u32) -> Vec<u32> {
     }
     out
 }
-

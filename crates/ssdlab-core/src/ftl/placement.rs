@@ -17,7 +17,11 @@ pub(crate) enum Temperature {
     /// hot-cold: host clock of each page's previous write.
     LastWrite { last: Vec<u64> },
     /// eti: per-extent decayed write count and the clock of its last update.
-    Extents { extent_pages: u32, count: Vec<f32>, stamp: Vec<u64> },
+    Extents {
+        extent_pages: u32,
+        count: Vec<f32>,
+        stamp: Vec<u64>,
+    },
     /// oracle: the caller passes each write's next-write time.
     Oracle,
 }
@@ -41,17 +45,31 @@ impl PlacementState {
             _ => cfg.temperature_streams,
         };
         let u = logical_pages as f64;
-        let boundaries = (0..k.saturating_sub(1)).map(|j| u * 2f64.powi(j as i32 - k as i32 + 1)).collect();
+        let boundaries = (0..k.saturating_sub(1))
+            .map(|j| u * 2f64.powi(j as i32 - k as i32 + 1))
+            .collect();
         let temp = match cfg.placement {
             Placement::Single | Placement::DualFrontier => Temperature::Fixed,
-            Placement::HotCold => Temperature::LastWrite { last: vec![NEVER; logical_pages as usize] },
+            Placement::HotCold => Temperature::LastWrite {
+                last: vec![NEVER; logical_pages as usize],
+            },
             Placement::Eti => {
                 let n = logical_pages.div_ceil(u64::from(cfg.eti_extent_pages)) as usize;
-                Temperature::Extents { extent_pages: cfg.eti_extent_pages, count: vec![0.0; n], stamp: vec![0; n] }
+                Temperature::Extents {
+                    extent_pages: cfg.eti_extent_pages,
+                    count: vec![0.0; n],
+                    stamp: vec![0; n],
+                }
             }
             Placement::Oracle => Temperature::Oracle,
         };
-        PlacementState { temp, clock: 0, host_streams: k, boundaries, half_life: u.max(1.0) }
+        PlacementState {
+            temp,
+            clock: 0,
+            host_streams: k,
+            boundaries,
+            half_life: u.max(1.0),
+        }
     }
 
     pub fn clock(&self) -> u64 {
@@ -64,7 +82,10 @@ impl PlacementState {
 
     #[inline]
     fn bin(&self, interval: f64) -> usize {
-        self.boundaries.iter().position(|b| interval < *b).unwrap_or(self.host_streams as usize - 1)
+        self.boundaries
+            .iter()
+            .position(|b| interval < *b)
+            .unwrap_or(self.host_streams as usize - 1)
     }
 
     /// The host stream for a write of `lpn`; `next_write` is the host clock of its next write
@@ -83,7 +104,11 @@ impl PlacementState {
                     self.bin((now - prev) as f64)
                 }
             }
-            Temperature::Extents { extent_pages, count, stamp } => {
+            Temperature::Extents {
+                extent_pages,
+                count,
+                stamp,
+            } => {
                 let e = (lpn / *extent_pages) as usize;
                 let decay = 0.5f64.powf((now - stamp[e]) as f64 / self.half_life);
                 let c = count[e] as f64 * decay + 1.0;
@@ -109,7 +134,9 @@ impl PlacementState {
     pub fn memory_bytes(&self) -> usize {
         match &self.temp {
             Temperature::LastWrite { last } => last.capacity() * 8,
-            Temperature::Extents { count, stamp, .. } => count.capacity() * 4 + stamp.capacity() * 8,
+            Temperature::Extents { count, stamp, .. } => {
+                count.capacity() * 4 + stamp.capacity() * 8
+            }
             _ => 0,
         }
     }

@@ -15,14 +15,25 @@ use crate::sim::{GcContext, GcScheduler, RequestInfo};
 /// How the next interval is predicted.
 #[derive(Debug, Clone)]
 enum Predictor {
-    MovingAverage { window: usize, recent: VecDeque<u64>, sum: u64 },
-    Smoothing { alpha: f64, estimate: Option<f64> },
+    MovingAverage {
+        window: usize,
+        recent: VecDeque<u64>,
+        sum: u64,
+    },
+    Smoothing {
+        alpha: f64,
+        estimate: Option<f64>,
+    },
 }
 
 impl Predictor {
     fn observe(&mut self, interval: u64) {
         match self {
-            Predictor::MovingAverage { window, recent, sum } => {
+            Predictor::MovingAverage {
+                window,
+                recent,
+                sum,
+            } => {
                 recent.push_back(interval);
                 *sum += interval;
                 if recent.len() > *window {
@@ -57,11 +68,23 @@ impl IdlePredict {
     pub fn new(cfg: &DeviceConfig, smoothing: bool) -> Self {
         let p = &cfg.gc.partial;
         let predictor = if smoothing {
-            Predictor::Smoothing { alpha: p.es_alpha, estimate: None }
+            Predictor::Smoothing {
+                alpha: p.es_alpha,
+                estimate: None,
+            }
         } else {
-            Predictor::MovingAverage { window: p.ma_window as usize, recent: VecDeque::new(), sum: 0 }
+            Predictor::MovingAverage {
+                window: p.ma_window as usize,
+                recent: VecDeque::new(),
+                sum: 0,
+            }
         };
-        IdlePredict { predictor, partial: PartialGc::new(cfg), t_gc: cfg.gc.threshold_blocks, smoothing }
+        IdlePredict {
+            predictor,
+            partial: PartialGc::new(cfg),
+            t_gc: cfg.gc.threshold_blocks,
+            smoothing,
+        }
     }
 }
 
@@ -81,13 +104,17 @@ impl GcScheduler for IdlePredict {
             return Ok(());
         }
         self.predictor.observe(info.interval_ns);
-        self.partial.run_intensive(gc, info.completion_ns, info.is_write)?;
+        self.partial
+            .run_intensive(gc, info.completion_ns, info.is_write)?;
         if !info.is_write {
             return Ok(());
         }
         let until = info.arrival_ns + self.predictor.predict();
         for p in 0..gc.ftl.planes() {
-            if !self.partial.is_on(p) && gc.ftl.free_blocks(p) <= self.t_gc && until > info.completion_ns {
+            if !self.partial.is_on(p)
+                && gc.ftl.free_blocks(p) <= self.t_gc
+                && until > info.completion_ns
+            {
                 run_within(gc, &self.partial, p, info.completion_ns, until)?;
             }
         }

@@ -20,7 +20,10 @@ pub struct LazyRtgc {
 
 impl LazyRtgc {
     pub fn new(cfg: &DeviceConfig) -> Self {
-        LazyRtgc { quantum: lazyrtgc_quantum(&cfg.op_times()), trigger: cfg.gc.partial.lazy_trigger_blocks }
+        LazyRtgc {
+            quantum: lazyrtgc_quantum(&cfg.op_times()),
+            trigger: cfg.gc.partial.lazy_trigger_blocks,
+        }
     }
     /// Copies per partial task (α).
     pub fn quantum(&self) -> u32 {

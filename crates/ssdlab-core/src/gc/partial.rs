@@ -38,12 +38,20 @@ impl PartialGc {
     pub fn new(cfg: &DeviceConfig) -> Self {
         let t = cfg.op_times();
         let p = &cfg.gc.partial;
-        let copy_ns = if cfg.timing.copyback { t.read_ns + t.program_ns } else { t.read_ns + 2 * t.transfer_ns + t.program_ns };
+        let copy_ns = if cfg.timing.copyback {
+            t.read_ns + t.program_ns
+        } else {
+            t.read_ns + 2 * t.transfer_ns + t.program_ns
+        };
         PartialGc {
             intensive: vec![false; cfg.geometry.planes() as usize],
             intensive_start: p.intensive_start_blocks,
             t_igc: p.t_igc,
-            intensive_copies: if p.intensive_copies == 0 { lazyrtgc_quantum(&t) + 1 } else { p.intensive_copies },
+            intensive_copies: if p.intensive_copies == 0 {
+                lazyrtgc_quantum(&t) + 1
+            } else {
+                p.intensive_copies
+            },
             copy_ns,
             erase_ns: t.erase_ns,
         }
@@ -81,14 +89,22 @@ impl PartialGc {
 
 /// When `plane` can start GC work at the earliest, given `now`.
 pub fn plane_ready(gc: &GcContext, plane: u32, now: u64) -> u64 {
-    gc.res.as_deref().map_or(now, |r| now.max(r.plane_free_at(plane)))
+    gc.res
+        .as_deref()
+        .map_or(now, |r| now.max(r.plane_free_at(plane)))
 }
 
 /// One action on `plane` from `now`: if the victim is ready, erase it (any k > 0); otherwise up
 /// to `k` copies, stopping when the victim has no valid page left (its erase is the next
 /// action). With `max_valid`, a new victim is taken only if it has at most that many valid
 /// pages. Returns (copies, erased, finish time).
-pub fn run_action(gc: &mut GcContext, plane: u32, k: u32, now: u64, max_valid: Option<u32>) -> Result<(u32, bool, u64)> {
+pub fn run_action(
+    gc: &mut GcContext,
+    plane: u32,
+    k: u32,
+    now: u64,
+    max_valid: Option<u32>,
+) -> Result<(u32, bool, u64)> {
     if k == 0 {
         return Ok((0, false, now));
     }
@@ -118,13 +134,23 @@ pub fn run_action(gc: &mut GcContext, plane: u32, k: u32, now: u64, max_valid: O
 
 /// Run steps on `plane` while the estimated end of the next one stays within `until`. Returns
 /// the number of steps run.
-pub fn run_within(gc: &mut GcContext, pg: &PartialGc, plane: u32, now: u64, until: u64) -> Result<u32> {
+pub fn run_within(
+    gc: &mut GcContext,
+    pg: &PartialGc,
+    plane: u32,
+    now: u64,
+    until: u64,
+) -> Result<u32> {
     let mut t = plane_ready(gc, plane, now);
     let mut n = 0;
     loop {
         // A new victim starts with a copy unless it is wholly invalid (then it is an erase,
         // estimated here as a copy: the one case where a step may overrun `until`).
-        let est = if gc.ftl.gc_victim_ready(plane) { pg.erase_ns } else { pg.copy_ns };
+        let est = if gc.ftl.gc_victim_ready(plane) {
+            pg.erase_ns
+        } else {
+            pg.copy_ns
+        };
         if t + est > until {
             return Ok(n);
         }
@@ -139,5 +165,8 @@ pub fn run_within(gc: &mut GcContext, pg: &PartialGc, plane: u32, now: u64, unti
 
 /// The smallest free-block count over the planes.
 pub fn min_free(gc: &GcContext) -> u32 {
-    (0..gc.ftl.planes()).map(|p| gc.ftl.free_blocks(p)).min().unwrap_or(0)
+    (0..gc.ftl.planes())
+        .map(|p| gc.ftl.free_blocks(p))
+        .min()
+        .unwrap_or(0)
 }

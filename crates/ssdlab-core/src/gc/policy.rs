@@ -30,10 +30,19 @@ pub enum VictimPolicy {
 /// (name, description) of every registered policy; `ssdlab policies` prints this table.
 pub const VICTIM_POLICIES: &[(&str, &str)] = &[
     ("greedy", "fewest valid pages (O(1) amortised buckets)"),
-    ("cost-benefit", "max age*(1-u)/(2u) (Rosenblum & Ousterhout 1991; Kawaguchi 1995)"),
-    ("fifo", "least recently written block first (Desnoyers 2014 LRW)"),
+    (
+        "cost-benefit",
+        "max age*(1-u)/(2u) (Rosenblum & Ousterhout 1991; Kawaguchi 1995)",
+    ),
+    (
+        "fifo",
+        "least recently written block first (Desnoyers 2014 LRW)",
+    ),
     ("random", "uniformly random full block"),
-    ("d-choices:d=N", "best of N random full blocks (Van Houdt 2013)"),
+    (
+        "d-choices:d=N",
+        "best of N random full blocks (Van Houdt 2013)",
+    ),
 ];
 
 impl VictimPolicy {
@@ -54,7 +63,9 @@ impl VictimPolicy {
             "fifo" | "lrw" => no_params(VictimPolicy::Fifo),
             "random" => no_params(VictimPolicy::Random),
             "d-choices" => {
-                let p = params.ok_or_else(|| "d-choices needs its parameter, e.g. d-choices:d=4".to_string())?;
+                let p = params.ok_or_else(|| {
+                    "d-choices needs its parameter, e.g. d-choices:d=4".to_string()
+                })?;
                 let d = p
                     .strip_prefix("d=")
                     .and_then(|v| v.parse::<u32>().ok())
@@ -64,7 +75,11 @@ impl VictimPolicy {
             }
             _ => Err(format!(
                 "unknown victim policy '{s}'; expected one of: {}",
-                VICTIM_POLICIES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                VICTIM_POLICIES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
     }

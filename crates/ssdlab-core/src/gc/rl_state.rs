@@ -25,7 +25,11 @@ fn bin(edges: &[u64], v: u64) -> usize {
 
 impl RlFeatures {
     pub fn new(cfg: &RlConfig) -> Self {
-        let ns = |v: &Vec<f64>| v.iter().map(|e| (e * 1000.0).round() as u64).collect::<Vec<_>>();
+        let ns = |v: &Vec<f64>| {
+            v.iter()
+                .map(|e| (e * 1000.0).round() as u64)
+                .collect::<Vec<_>>()
+        };
         RlFeatures {
             prev_edges_ns: ns(&cfg.prev_interval_bins_us),
             cur_edges_ns: ns(&cfg.interval_bins_us),

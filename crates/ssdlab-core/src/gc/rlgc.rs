@@ -52,7 +52,12 @@ impl RlGc {
 
     /// Build with an explicit starting Q-table (`None` = zeros). The table must have the state
     /// and action counts of the configuration (68 × 8 with the defaults).
-    pub fn with_table(cfg: &DeviceConfig, seed: u64, aggressive: bool, table: Option<QTable>) -> Result<Self> {
+    pub fn with_table(
+        cfg: &DeviceConfig,
+        seed: u64,
+        aggressive: bool,
+        table: Option<QTable>,
+    ) -> Result<Self> {
         let rl = &cfg.gc.rl;
         let features = RlFeatures::new(rl);
         let table = check_table(table, features.states(), &rl.actions)?;
@@ -102,7 +107,12 @@ pub(crate) fn check_table(table: Option<QTable>, states: usize, actions: &[u32])
         Some(t) if t.states() == states && t.actions() == actions.len() => Ok(t),
         Some(t) => Err(crate::SsdError::config(
             "gc.rl.q_table",
-            format!("table is {} states × {} actions, the configuration needs {states} × {}", t.states(), t.actions(), actions.len()),
+            format!(
+                "table is {} states × {} actions, the configuration needs {states} × {}",
+                t.states(),
+                t.actions(),
+                actions.len()
+            ),
         )),
     }
 }
@@ -129,12 +139,21 @@ impl GcScheduler for RlGc {
         self.partial.run_intensive(gc, now, info.is_write)?;
         let interval = info.interval_ns;
         let prev_interval = std::mem::replace(&mut self.prev_interval_ns, interval);
-        let trigger = if self.aggressive { self.t_agc } else { self.t_gc };
+        let trigger = if self.aggressive {
+            self.t_agc
+        } else {
+            self.t_gc
+        };
         let planes = gc.ftl.planes();
-        let eligible = |p: u32, gc: &GcContext| !self.partial.is_on(p) && gc.ftl.free_blocks(p) <= trigger;
-        let decide = (info.is_write || self.aggressive) && interval > 0 && (0..planes).any(|p| eligible(p, gc));
+        let eligible =
+            |p: u32, gc: &GcContext| !self.partial.is_on(p) && gc.ftl.free_blocks(p) <= trigger;
+        let decide = (info.is_write || self.aggressive)
+            && interval > 0
+            && (0..planes).any(|p| eligible(p, gc));
         if decide {
-            let s = self.features.state(prev_interval, interval, self.prev_copies);
+            let s = self
+                .features
+                .state(prev_interval, interval, self.prev_copies);
             let eps = self.epsilon();
             let a = self.learner.choose(s, eps);
             let r = self.features.reward(info.is_write, response);
@@ -147,7 +166,11 @@ impl GcScheduler for RlGc {
                     continue;
                 }
                 let early = self.aggressive && gc.ftl.free_blocks(p) > self.t_gc;
-                let (k, max_valid) = if early { (copies.min(self.cap), Some(self.max_valid_early)) } else { (copies, None) };
+                let (k, max_valid) = if early {
+                    (copies.min(self.cap), Some(self.max_valid_early))
+                } else {
+                    (copies, None)
+                };
                 run_action(gc, p, k, now, max_valid)?;
             }
             self.prev = Some((s, a));

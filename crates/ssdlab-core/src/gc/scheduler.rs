@@ -25,13 +25,34 @@ pub enum SchedulerKind {
 
 /// (name, description) of every registered scheduler.
 pub const SCHEDULERS: &[(&str, &str)] = &[
-    ("blocking", "collect whole victims on demand, blocking the plane"),
-    ("lazyrtgc", "LazyRTGC: alpha-copy partial tasks after each write (Zhang et al. 2015)"),
-    ("rlgc", "RL-assisted partial GC, baseline (Kang, Shin, Yoo 2017, Alg. 1)"),
-    ("rlgc-aggressive", "RL-assisted GC + early max-limited and read-initiated GC (Kang 2017 §5.3)"),
-    ("idle-ma", "partial GC sized to the idle time predicted by a moving average"),
-    ("idle-es", "partial GC sized to the idle time predicted by exponential smoothing"),
-    ("external", "partial GC decided outside (Gymnasium environment): advance_to_decision/apply_decision"),
+    (
+        "blocking",
+        "collect whole victims on demand, blocking the plane",
+    ),
+    (
+        "lazyrtgc",
+        "LazyRTGC: alpha-copy partial tasks after each write (Zhang et al. 2015)",
+    ),
+    (
+        "rlgc",
+        "RL-assisted partial GC, baseline (Kang, Shin, Yoo 2017, Alg. 1)",
+    ),
+    (
+        "rlgc-aggressive",
+        "RL-assisted GC + early max-limited and read-initiated GC (Kang 2017 §5.3)",
+    ),
+    (
+        "idle-ma",
+        "partial GC sized to the idle time predicted by a moving average",
+    ),
+    (
+        "idle-es",
+        "partial GC sized to the idle time predicted by exponential smoothing",
+    ),
+    (
+        "external",
+        "partial GC decided outside (Gymnasium environment): advance_to_decision/apply_decision",
+    ),
 ];
 
 const KINDS: &[SchedulerKind] = &[
@@ -51,7 +72,11 @@ impl SchedulerKind {
             Some(i) => Ok(KINDS[i]),
             None => Err(format!(
                 "unknown GC scheduler '{s}'; expected one of: {}",
-                SCHEDULERS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                SCHEDULERS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
     }
@@ -71,6 +96,8 @@ mod tests {
         for (n, _) in SCHEDULERS {
             assert_eq!(SchedulerKind::parse(n).unwrap().name(), *n);
         }
-        assert!(SchedulerKind::parse("rl").unwrap_err().contains("rlgc-aggressive"));
+        assert!(SchedulerKind::parse("rl")
+            .unwrap_err()
+            .contains("rlgc-aggressive"));
     }
 }

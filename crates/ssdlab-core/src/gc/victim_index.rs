@@ -24,13 +24,28 @@ pub struct VictimIndex {
 
 #[derive(Debug, Clone)]
 enum Kind {
-    Buckets { heads: Vec<u32>, next: Vec<u32>, prev: Vec<u32>, low: Vec<u32> },
-    Fifo { queues: Vec<VecDeque<u32>> },
-    Set { members: Vec<Vec<u32>>, pos: Vec<u32> },
+    Buckets {
+        heads: Vec<u32>,
+        next: Vec<u32>,
+        prev: Vec<u32>,
+        low: Vec<u32>,
+    },
+    Fifo {
+        queues: Vec<VecDeque<u32>>,
+    },
+    Set {
+        members: Vec<Vec<u32>>,
+        pos: Vec<u32>,
+    },
 }
 
 impl VictimIndex {
-    pub fn new(policy: VictimPolicy, planes: u32, blocks_per_plane: u32, pages_per_block: u32) -> Self {
+    pub fn new(
+        policy: VictimPolicy,
+        planes: u32,
+        blocks_per_plane: u32,
+        pages_per_block: u32,
+    ) -> Self {
         let total = (planes * blocks_per_plane) as usize;
         let kind = match policy {
             VictimPolicy::Greedy => Kind::Buckets {
@@ -39,10 +54,21 @@ impl VictimIndex {
                 prev: vec![NIL; total],
                 low: vec![0; planes as usize],
             },
-            VictimPolicy::Fifo => Kind::Fifo { queues: vec![VecDeque::new(); planes as usize] },
-            _ => Kind::Set { members: vec![Vec::new(); planes as usize], pos: vec![NIL; total] },
+            VictimPolicy::Fifo => Kind::Fifo {
+                queues: vec![VecDeque::new(); planes as usize],
+            },
+            _ => Kind::Set {
+                members: vec![Vec::new(); planes as usize],
+                pos: vec![NIL; total],
+            },
         };
-        VictimIndex { policy, blocks_per_plane, pages_per_block, kind, counts: vec![0; planes as usize] }
+        VictimIndex {
+            policy,
+            blocks_per_plane,
+            pages_per_block,
+            kind,
+            counts: vec![0; planes as usize],
+        }
     }
 
     pub fn policy(&self) -> VictimPolicy {
@@ -65,7 +91,12 @@ impl VictimIndex {
         self.counts[plane] += 1;
         let stride = self.pages_per_block as usize + 1;
         match &mut self.kind {
-            Kind::Buckets { heads, next, prev, low } => {
+            Kind::Buckets {
+                heads,
+                next,
+                prev,
+                low,
+            } => {
                 let h = plane * stride + valid as usize;
                 link(heads, next, prev, h, block);
                 if valid < low[plane] {
@@ -84,10 +115,22 @@ impl VictimIndex {
     /// one. Only greedy's buckets care.
     #[inline]
     pub fn on_invalidate(&mut self, block: u32, old_valid: u32) {
-        if let Kind::Buckets { heads, next, prev, low } = &mut self.kind {
+        if let Kind::Buckets {
+            heads,
+            next,
+            prev,
+            low,
+        } = &mut self.kind
+        {
             let plane = (block / self.blocks_per_plane) as usize;
             let stride = self.pages_per_block as usize + 1;
-            unlink(heads, next, prev, plane * stride + old_valid as usize, block);
+            unlink(
+                heads,
+                next,
+                prev,
+                plane * stride + old_valid as usize,
+                block,
+            );
             let nv = old_valid - 1;
             link(heads, next, prev, plane * stride + nv as usize, block);
             if nv < low[plane] {
@@ -101,7 +144,9 @@ impl VictimIndex {
         let plane = self.plane_of(block);
         let stride = self.pages_per_block as usize + 1;
         match &mut self.kind {
-            Kind::Buckets { heads, next, prev, .. } => unlink(heads, next, prev, plane * stride + valid as usize, block),
+            Kind::Buckets {
+                heads, next, prev, ..
+            } => unlink(heads, next, prev, plane * stride + valid as usize, block),
             Kind::Fifo { queues } => {
                 if let Some(i) = queues[plane].iter().position(|b| *b == block) {
                     queues[plane].remove(i);
@@ -114,7 +159,14 @@ impl VictimIndex {
 
     /// Choose and remove the victim of `plane`. `valid` and `closed_at` are indexed by global
     /// block number; `now` is the device's page-write counter (the age clock of cost-benefit).
-    pub fn select(&mut self, plane: u32, valid: &[u32], closed_at: &[u64], now: u64, rng: &mut SimRng) -> Option<u32> {
+    pub fn select(
+        &mut self,
+        plane: u32,
+        valid: &[u32],
+        closed_at: &[u64],
+        now: u64,
+        rng: &mut SimRng,
+    ) -> Option<u32> {
         let p = plane as usize;
         if self.counts[p] == 0 {
             return None;
@@ -122,7 +174,15 @@ impl VictimIndex {
         let stride = self.pages_per_block as usize + 1;
         let ppb = f64::from(self.pages_per_block);
         let chosen = match (&mut self.kind, self.policy) {
-            (Kind::Buckets { heads, next, prev, low }, _) => {
+            (
+                Kind::Buckets {
+                    heads,
+                    next,
+                    prev,
+                    low,
+                },
+                _,
+            ) => {
                 let mut v = low[p] as usize;
                 while heads[p * stride + v] == NIL {
                     v += 1; // counts[p] > 0 guarantees a non-empty bucket ≤ pages_per_block
@@ -154,7 +214,11 @@ impl VictimIndex {
                         for &c in m {
                             let u = f64::from(valid[c as usize]) / ppb;
                             let age = (now - closed_at[c as usize]) as f64 + 1.0;
-                            let score = if u == 0.0 { f64::INFINITY } else { age * (1.0 - u) / (2.0 * u) };
+                            let score = if u == 0.0 {
+                                f64::INFINITY
+                            } else {
+                                age * (1.0 - u) / (2.0 * u)
+                            };
                             if score > best_score {
                                 best_score = score;
                                 best = c;
@@ -174,9 +238,16 @@ impl VictimIndex {
     /// Heap bytes of the index.
     pub fn memory_bytes(&self) -> usize {
         match &self.kind {
-            Kind::Buckets { heads, next, prev, low } => (heads.capacity() + next.capacity() + prev.capacity() + low.capacity()) * 4,
+            Kind::Buckets {
+                heads,
+                next,
+                prev,
+                low,
+            } => (heads.capacity() + next.capacity() + prev.capacity() + low.capacity()) * 4,
             Kind::Fifo { queues } => queues.iter().map(|q| q.capacity() * 4).sum(),
-            Kind::Set { members, pos } => members.iter().map(|m| m.capacity() * 4).sum::<usize>() + pos.capacity() * 4,
+            Kind::Set { members, pos } => {
+                members.iter().map(|m| m.capacity() * 4).sum::<usize>() + pos.capacity() * 4
+            }
         }
     }
 

@@ -96,7 +96,8 @@ impl Resources {
     #[inline]
     fn gc_blocks(&self, plane: u32, ready: u64) -> bool {
         ready < self.plane_gc_until[plane as usize]
-            || (self.channel_blocking && ready < self.chan_gc_until[self.plane_channel[plane as usize] as usize])
+            || (self.channel_blocking
+                && ready < self.chan_gc_until[self.plane_channel[plane as usize] as usize])
     }
 
     /// When a host read of `plane` ready at `ready` would complete, without reserving anything.
@@ -104,7 +105,10 @@ impl Resources {
         let start = self.host_start(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
         let xfer = self.channels[ch].fit(start + self.times.read_ns, self.times.transfer_ns);
-        OpDone { done: xfer + self.times.transfer_ns, blocked_by_gc: self.gc_blocks(plane, ready) }
+        OpDone {
+            done: xfer + self.times.transfer_ns,
+            blocked_by_gc: self.gc_blocks(plane, ready),
+        }
     }
 
     pub fn times(&self) -> OpTimes {
@@ -155,7 +159,10 @@ impl Resources {
         let xfer = self.channels[ch].reserve(start + self.times.read_ns, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns;
         self.occupy(plane, done);
-        OpDone { done, blocked_by_gc: blocked }
+        OpDone {
+            done,
+            blocked_by_gc: blocked,
+        }
     }
 
     /// Host page write: transfer in over the channel once the plane can take it, then program.
@@ -167,7 +174,10 @@ impl Resources {
         let xfer = self.channels[ch].reserve(plane_ready, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns + self.times.program_ns;
         self.occupy(plane, done);
-        OpDone { done, blocked_by_gc: blocked }
+        OpDone {
+            done,
+            blocked_by_gc: blocked,
+        }
     }
 
     /// GC page copy on `plane` no earlier than `not_before`: copy-back (read + program inside the
@@ -179,7 +189,11 @@ impl Resources {
         let start = self.gc_start(plane, not_before);
         let t = self.times;
         let (start, done) = if self.channel_blocking {
-            let dur = if self.copyback { t.read_ns + t.program_ns } else { t.read_ns + 2 * t.transfer_ns + t.program_ns };
+            let dur = if self.copyback {
+                t.read_ns + t.program_ns
+            } else {
+                t.read_ns + 2 * t.transfer_ns + t.program_ns
+            };
             let ch = self.plane_channel[plane as usize] as usize;
             let s = self.channels[ch].reserve(start, dur);
             (s, s + dur)
@@ -254,7 +268,12 @@ impl Resources {
     /// The latest time any resource is busy until.
     pub fn horizon(&self) -> u64 {
         let p = self.plane_free.iter().copied().max().unwrap_or(0);
-        let c = self.channels.iter().map(|c| c.busy_until()).max().unwrap_or(0);
+        let c = self
+            .channels
+            .iter()
+            .map(|c| c.busy_until())
+            .max()
+            .unwrap_or(0);
         p.max(c)
     }
 }

@@ -175,7 +175,10 @@ pub fn page_writes(
     };
     let p = setup.page_size;
     let bytes = space_pages.checked_mul(p).ok_or_else(|| {
-        SsdError::config("offline.logical_pages", "logical_pages × page_size overflows")
+        SsdError::config(
+            "offline.logical_pages",
+            "logical_pages × page_size overflows",
+        )
     })?;
     let mut src = open_workload(spec, bytes, p, seed)?;
     let (mut requests, mut write_requests) = (0u64, 0u64);
@@ -284,7 +287,11 @@ fn toy_problem(t: &ToySpec) -> Result<OfflineProblem> {
         write_requests: writes.len() as u64,
         footprint: distinct.len() as u64,
         spare: spare_of(&config),
-        source: format!("toy {:?} trace of {} writes (Table I)", t.dist, writes.len()),
+        source: format!(
+            "toy {:?} trace of {} writes (Table I)",
+            t.dist,
+            writes.len()
+        ),
         writes,
         config,
     })
@@ -327,7 +334,11 @@ mod tests {
         assert_eq!(scaled_blocks(1000, 128, 0.0), 9);
         assert_eq!(scaled_blocks(1000, 128, 0.5), 17);
         let wl = OfflineWorkload::Synthetic(SyntheticSpec::new(Pattern::Uniform, 5000));
-        let mut setup = OfflineSetup { pages_per_block: 16, logical_pages: Some(512), ..Default::default() };
+        let mut setup = OfflineSetup {
+            pages_per_block: 16,
+            logical_pages: Some(512),
+            ..Default::default()
+        };
         let prob = load_problem(&wl, &setup, 3).unwrap();
         assert_eq!(prob.config.logical_pages, 512);
         assert_eq!(prob.config.blocks, scaled_blocks(512, 16, 0.07) as u32);
@@ -337,10 +348,16 @@ mod tests {
         let e = load_problem(&wl, &setup, 3).unwrap_err().to_string();
         assert!(e.contains("offline.logical_pages"), "{e}");
         setup.spare = 1.0;
-        assert!(load_problem(&wl, &setup, 3).unwrap_err().to_string().contains("offline.spare"));
-        let toy: OfflineWorkload = serde_json::from_str(r#"{"kind":"toy","dist":"gamma"}"#).unwrap();
+        assert!(load_problem(&wl, &setup, 3)
+            .unwrap_err()
+            .to_string()
+            .contains("offline.spare"));
+        let toy: OfflineWorkload =
+            serde_json::from_str(r#"{"kind":"toy","dist":"gamma"}"#).unwrap();
         let prob = load_problem(&toy, &OfflineSetup::default(), 0).unwrap();
         assert_eq!((prob.config, prob.page_writes), (toy_config(), 46));
-        assert!(serde_json::from_str::<OfflineWorkload>(r#"{"kind":"toy","dist":"beta"}"#).is_err());
+        assert!(
+            serde_json::from_str::<OfflineWorkload>(r#"{"kind":"toy","dist":"beta"}"#).is_err()
+        );
     }
 }

@@ -35,10 +35,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, SsdError};
 use crate::rng;
 use future::FutureIndex;
-use model::Model;
-use policies::Online;
 pub use input::{load_problem, OfflineProblem, OfflineSetup, OfflineWorkload, ToySpec};
+use model::Model;
 pub use placement::{run_placement, PlacementReport};
+use policies::Online;
 pub use registry::{default_psi, MethodInfo, OfflineMethod, METHODS};
 use search::Branching;
 

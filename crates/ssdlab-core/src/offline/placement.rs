@@ -27,7 +27,11 @@ pub struct PlacementReport {
 /// Replay `trace` with `placement` (`single`, `dual-frontier`, `hot-cold`, `eti`, `oracle`) and
 /// greedy victims. The plane has the model's T blocks plus one block per extra frontier, so
 /// that every policy has the same room for data (a fair comparison).
-pub fn run_placement(trace: &[u32], cfg: &OfflineConfig, placement: &str) -> Result<PlacementReport> {
+pub fn run_placement(
+    trace: &[u32],
+    cfg: &OfflineConfig,
+    placement: &str,
+) -> Result<PlacementReport> {
     cfg.validate()?;
     let p: Placement = serde_json::from_value(serde_json::Value::String(placement.to_string())).map_err(|_| {
         SsdError::config("--placement", format!("unknown placement '{placement}'; expected one of: single, dual-frontier, hot-cold, eti, oracle"))
@@ -56,14 +60,18 @@ pub fn run_placement(trace: &[u32], cfg: &OfflineConfig, placement: &str) -> Res
     let dev = DeviceConfig::from_preset("tiny", &sets)?;
     let mut ftl = Ftl::new(&dev)?;
     if u64::from(ftl.logical_pages()) < u64::from(cfg.logical_pages) {
-        return Err(SsdError::Invalid("placement geometry lost logical pages to rounding".into()));
+        return Err(SsdError::Invalid(
+            "placement geometry lost logical pages to rounding".into(),
+        ));
     }
     let mut gc_rng = rng::stream(0, "placement-gc");
     let mut write = |ftl: &mut Ftl, lpn: u32, hint: u64| -> Result<()> {
         if !ftl.host_can_write(0) {
             ftl.gc_while(0, &mut gc_rng, |f| !f.host_can_write(0), |_| {})?;
             if !ftl.host_can_write(0) {
-                return Err(SsdError::DeviceFull(format!("placement {placement}: GC cannot make room")));
+                return Err(SsdError::DeviceFull(format!(
+                    "placement {placement}: GC cannot make room"
+                )));
             }
         }
         ftl.write_host_hinted(lpn, 0, hint)?;
@@ -87,7 +95,11 @@ pub fn run_placement(trace: &[u32], cfg: &OfflineConfig, placement: &str) -> Res
         host_writes: host,
         prefill_writes: u64::from(prefill),
         internal_writes: internal,
-        waf: if host == 0 { 1.0 } else { (host + internal) as f64 / host as f64 },
+        waf: if host == 0 {
+            1.0
+        } else {
+            (host + internal) as f64 / host as f64
+        },
         cleanings: ftl.counters.gc_victims - e0,
         blocks,
     })
@@ -124,34 +136,83 @@ mod tests {
     fn hot_cold(n: usize, logical: u32, seed: u64) -> Vec<u32> {
         let mut r = rng::stream(seed, "t");
         let hot = logical / 10;
-        (0..n).map(|_| if r.gen_bool(0.9) { r.gen_range(0..hot) } else { r.gen_range(hot..logical) }).collect()
+        (0..n)
+            .map(|_| {
+                if r.gen_bool(0.9) {
+                    r.gen_range(0..hot)
+                } else {
+                    r.gen_range(hot..logical)
+                }
+            })
+            .collect()
     }
 
     #[test]
     fn temperature_placement_beats_single_frontier_on_skewed_writes() {
-        let cfg = OfflineConfig { blocks: 256, pages_per_block: 64, logical_pages: 256 * 64 * 85 / 100, prefill: true };
+        let cfg = OfflineConfig {
+            blocks: 256,
+            pages_per_block: 64,
+            logical_pages: 256 * 64 * 85 / 100,
+            prefill: true,
+        };
         let trace = hot_cold(400_000, cfg.logical_pages, 1);
         let waf = |p: &str| run_placement(&trace, &cfg, p).unwrap().waf;
-        let (single, dual, hc, eti, oracle) = (waf("single"), waf("dual-frontier"), waf("hot-cold"), waf("eti"), waf("oracle"));
-        eprintln!("single {single:.3} dual {dual:.3} hot-cold {hc:.3} eti {eti:.3} oracle {oracle:.3}");
-        assert!(hc < single && eti < single && oracle < single, "{single} {hc} {eti} {oracle}");
-        assert!(oracle <= hc * 1.02, "oracle {oracle} should be at least as good as hot-cold {hc}");
+        let (single, dual, hc, eti, oracle) = (
+            waf("single"),
+            waf("dual-frontier"),
+            waf("hot-cold"),
+            waf("eti"),
+            waf("oracle"),
+        );
+        eprintln!(
+            "single {single:.3} dual {dual:.3} hot-cold {hc:.3} eti {eti:.3} oracle {oracle:.3}"
+        );
+        assert!(
+            hc < single && eti < single && oracle < single,
+            "{single} {hc} {eti} {oracle}"
+        );
+        assert!(
+            oracle <= hc * 1.02,
+            "oracle {oracle} should be at least as good as hot-cold {hc}"
+        );
     }
 
     #[test]
     fn single_frontier_placement_matches_the_offline_greedy_model_closely() {
-        let cfg = OfflineConfig { blocks: 128, pages_per_block: 32, logical_pages: 128 * 32 * 8 / 10, prefill: true };
+        let cfg = OfflineConfig {
+            blocks: 128,
+            pages_per_block: 32,
+            logical_pages: 128 * 32 * 8 / 10,
+            prefill: true,
+        };
         let trace = hot_cold(100_000, cfg.logical_pages, 2);
         let ftl = run_placement(&trace, &cfg, "single").unwrap();
-        let model = super::super::run_offline(&trace, &cfg, &super::super::OfflineMethod::Greedy, 0).unwrap();
+        let model =
+            super::super::run_offline(&trace, &cfg, &super::super::OfflineMethod::Greedy, 0)
+                .unwrap();
         let rel = (ftl.waf / model.waf - 1.0).abs();
-        assert!(rel < 0.03, "core FTL {} vs offline model {}", ftl.waf, model.waf);
+        assert!(
+            rel < 0.03,
+            "core FTL {} vs offline model {}",
+            ftl.waf,
+            model.waf
+        );
     }
 
     #[test]
     fn unknown_placement_is_a_clear_error() {
-        let cfg = OfflineConfig { blocks: 16, pages_per_block: 8, logical_pages: 100, prefill: false };
-        let e = run_placement(&[1, 2, 3], &cfg, "magic").unwrap_err().to_string();
-        assert!(e.contains("unknown placement 'magic'") && e.contains("hot-cold"), "{e}");
+        let cfg = OfflineConfig {
+            blocks: 16,
+            pages_per_block: 8,
+            logical_pages: 100,
+            prefill: false,
+        };
+        let e = run_placement(&[1, 2, 3], &cfg, "magic")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown placement 'magic'") && e.contains("hot-cold"),
+            "{e}"
+        );
     }
 }

@@ -26,18 +26,33 @@ pub struct StackRun {
 pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
     let mut cfg = device.clone();
     let s = RainConfig::from_stack(stack).map_err(|m| SsdError::config("stack", m))?;
-    cfg.rain = RainConfig { buffer_mib: device.rain.buffer_mib, flush_at: device.rain.flush_at, ..s };
+    cfg.rain = RainConfig {
+        buffer_mib: device.rain.buffer_mib,
+        flush_at: device.rain.flush_at,
+        ..s
+    };
     cfg.validate(&format!("{} + {stack}", device.name))?;
     Ok(cfg)
 }
 
 /// Run one stack on `device` and `source`.
-pub fn run_stack(device: &DeviceConfig, stack: &str, opts: SimOptions, source: Box<dyn RequestSource>) -> Result<StackRun> {
+pub fn run_stack(
+    device: &DeviceConfig,
+    stack: &str,
+    opts: SimOptions,
+    source: Box<dyn RequestSource>,
+) -> Result<StackRun> {
     let cfg = device_for(device, stack)?;
     let mut sim = Simulation::new(cfg, opts, source)?;
     let result = sim.run()?;
     let report = sim.ttflash_report();
-    Ok(StackRun { stack: stack.to_string(), blocked_fraction: report.blocked_fraction, erases: result.erases, result, report })
+    Ok(StackRun {
+        stack: stack.to_string(),
+        blocked_fraction: report.blocked_fraction,
+        erases: result.erases,
+        result,
+        report,
+    })
 }
 
 /// The whole comparison on one workload as JSON: `configs.<stack>` has the keys of a run's
@@ -53,11 +68,18 @@ pub fn compare(
     let mut configs = serde_json::Map::new();
     for stack in stacks {
         let run = run_stack(device, stack, opts.clone(), open()?)?;
-        let mut v = serde_json::to_value(&run.result).map_err(|e| SsdError::Invalid(e.to_string()))?;
+        let mut v =
+            serde_json::to_value(&run.result).map_err(|e| SsdError::Invalid(e.to_string()))?;
         if let Some(o) = v.as_object_mut() {
             o.insert("blocked_fraction".into(), run.blocked_fraction.into());
-            o.insert("parity_pages_written".into(), run.report.parity_pages_written.into());
-            o.insert("ttflash".into(), serde_json::to_value(run.report).map_err(|e| SsdError::Invalid(e.to_string()))?);
+            o.insert(
+                "parity_pages_written".into(),
+                run.report.parity_pages_written.into(),
+            );
+            o.insert(
+                "ttflash".into(),
+                serde_json::to_value(run.report).map_err(|e| SsdError::Invalid(e.to_string()))?,
+            );
         }
         configs.insert(stack.clone(), v);
     }

@@ -149,7 +149,18 @@ impl Rain {
         let bpp = ftl.blocks_per_plane();
         let phys = (ftl.planes() * bpp * ftl.pages_per_block()) as usize;
         assert!(channels <= 64, "RAIN: at most 64 channels");
-        let gc = GroupGc { active: false, round: 0, turn: 0, phase: Phase::Parity, victim: NONE, cursor: 0, pending: VecDeque::new(), gc_sbs: Vec::new(), open: Vec::new(), clock: 0 };
+        let gc = GroupGc {
+            active: false,
+            round: 0,
+            turn: 0,
+            phase: Phase::Parity,
+            victim: NONE,
+            cursor: 0,
+            pending: VecDeque::new(),
+            gc_sbs: Vec::new(),
+            open: Vec::new(),
+            clock: 0,
+        };
         Rain {
             n: channels,
             groups,
@@ -278,7 +289,9 @@ impl Rain {
                     let id = self.sb_id(g, h);
                     self.sb_state[id] = Sb::Full;
                 }
-                h = self.take_free_sb(g, Sb::Host).expect("host_group checked room");
+                h = self
+                    .take_free_sb(g, Sb::Host)
+                    .expect("host_group checked room");
                 self.host_sb[g as usize] = h;
             }
             let k = ftl.written_pages(self.blk(g, 0, h));
@@ -312,7 +325,10 @@ impl Rain {
         self.stripes[s as usize].members.push(ppn);
         self.stripe_of[ppn as usize] = s;
         self.hs_filled += 1;
-        let mut out = HostWrite { plane: self.plane(g, ch), parity_plane: None };
+        let mut out = HostWrite {
+            plane: self.plane(g, ch),
+            parity_plane: None,
+        };
         if self.hs_filled == self.n - 1 {
             let x = self.members_xor(ftl, s);
             let pp = ftl.rain_write_parity(self.blk(g, self.hs_pch, h), x)?;
@@ -337,11 +353,16 @@ impl Rain {
     }
 
     fn members_xor(&self, ftl: &Ftl, s: u32) -> u64 {
-        self.stripes[s as usize].members.iter().fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0))
+        self.stripes[s as usize]
+            .members
+            .iter()
+            .fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0))
     }
 
     fn sb_valid(&self, ftl: &Ftl, g: u32, i: u32) -> u32 {
-        (0..self.n).map(|c| ftl.block_valid(self.blk(g, c, i))).sum()
+        (0..self.n)
+            .map(|c| ftl.block_valid(self.blk(g, c, i)))
+            .sum()
     }
 
     fn pick_victim(&mut self, ftl: &Ftl, g: u32) -> u32 {
@@ -365,7 +386,10 @@ impl Rain {
     }
 
     fn is_sealed(&self, g: u32, sb: u32) -> bool {
-        !self.gcs[g as usize].gc_sbs.iter().any(|&(i, _)| self.sb_id(g, i) as u32 == sb)
+        !self.gcs[g as usize]
+            .gc_sbs
+            .iter()
+            .any(|&(i, _)| self.sb_id(g, i) as u32 == sb)
     }
 
     /// One GC operation of group `g`'s stripe-group GC, applied to the FTL.
@@ -398,7 +422,10 @@ impl Rain {
                     let n = self.n;
                     let pick = self.gcs[gi].open.iter().position(|&s| {
                         let st = &self.stripes[s as usize];
-                        st.pch == c && (st.members.len() as u32 == n - 1 || st.round < round || self.is_sealed(g, st.sb))
+                        st.pch == c
+                            && (st.members.len() as u32 == n - 1
+                                || st.round < round
+                                || self.is_sealed(g, st.sb))
                     });
                     if let Some(k) = pick {
                         let s = self.gcs[gi].open.remove(k);
@@ -409,8 +436,16 @@ impl Rain {
                 }
                 Phase::Erase => {
                     let n = self.n;
-                    let oldest_open = self.gcs[gi].open.iter().map(|&s| self.stripes[s as usize].round).min().unwrap_or(u64::MAX);
-                    let at = self.gcs[gi].pending.iter().position(|&(_, r, e)| r < oldest_open && e & (1u64 << c) == 0);
+                    let oldest_open = self.gcs[gi]
+                        .open
+                        .iter()
+                        .map(|&s| self.stripes[s as usize].round)
+                        .min()
+                        .unwrap_or(u64::MAX);
+                    let at = self.gcs[gi]
+                        .pending
+                        .iter()
+                        .position(|&(_, r, e)| r < oldest_open && e & (1u64 << c) == 0);
                     if let Some(k) = at {
                         let (sb, _, _) = self.gcs[gi].pending[k];
                         self.erase_member(ftl, g, c, sb);
@@ -429,7 +464,9 @@ impl Rain {
                     if v != NONE {
                         let b = self.blk(g, c, v);
                         let base = b * self.ppb;
-                        if let Some(from) = ftl.next_valid(base + self.gcs[gi].cursor, base + self.ppb) {
+                        if let Some(from) =
+                            ftl.next_valid(base + self.gcs[gi].cursor, base + self.ppb)
+                        {
                             self.gcs[gi].cursor = from - base + 1;
                             self.gc_copy(ftl, g, c, from, round)?;
                             return Ok(GcOp::Copy(p));
@@ -477,7 +514,11 @@ impl Rain {
         let gi = g as usize;
         let (sb, _) = self.gcs[gi].gc_sbs.remove(j);
         let id = self.sb_id(g, sb) as u32;
-        if !self.gcs[gi].open.iter().any(|&s| self.stripes[s as usize].sb == id) {
+        if !self.gcs[gi]
+            .open
+            .iter()
+            .any(|&s| self.stripes[s as usize].sb == id)
+        {
             self.sb_state[id as usize] = Sb::Full;
         }
     }
@@ -489,20 +530,26 @@ impl Rain {
         let n = self.n;
         let p = self.plane(g, c);
         for (j, (sb, resv)) in self.gcs[gi].gc_sbs.iter().enumerate() {
-            let free = |q: u32| self.ppb - ftl.written_pages(self.blk(g, q, *sb)) - resv[q as usize];
+            let free =
+                |q: u32| self.ppb - ftl.written_pages(self.blk(g, q, *sb)) - resv[q as usize];
             if free(c) == 0 {
                 continue;
             }
             let id = self.sb_id(g, *sb) as u32;
             let join = self.gcs[gi].open.iter().copied().find(|&s| {
                 let st = &self.stripes[s as usize];
-                st.sb == id && st.pch != c && (st.members.len() as u32) < n - 1 && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
+                st.sb == id
+                    && st.pch != c
+                    && (st.members.len() as u32) < n - 1
+                    && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
             });
             if let Some(s) = join {
                 return Some((j, s, NONE));
             }
             // A new stripe: its parity goes to the other member with most room left.
-            let q = (1..n).map(|d| (c + d) % n).max_by_key(|&q| (free(q), std::cmp::Reverse((q + n - c) % n)))?;
+            let q = (1..n)
+                .map(|d| (c + d) % n)
+                .max_by_key(|&q| (free(q), std::cmp::Reverse((q + n - c) % n)))?;
             if free(q) >= 1 {
                 return Some((j, NONE, q));
             }
@@ -523,7 +570,11 @@ impl Rain {
                     SsdError::DeviceFull(format!("RAIN group {g}: no free super-block for GC (round {}, {} victims pending erase, {} open GC stripes)", st.round, st.pending.len(), st.open.len()))
                 })?;
                 self.gcs[gi].gc_sbs.push((sb, vec![0; self.n as usize]));
-                self.place_copy(ftl, g, c).ok_or_else(|| SsdError::Invalid(format!("RAIN bug: a fresh GC super-block of group {g} cannot take a copy")))?
+                self.place_copy(ftl, g, c).ok_or_else(|| {
+                    SsdError::Invalid(format!(
+                        "RAIN bug: a fresh GC super-block of group {g} cannot take a copy"
+                    ))
+                })?
             }
         };
         let sb = self.gcs[gi].gc_sbs[j].0;
@@ -542,7 +593,8 @@ impl Rain {
         self.origin[to as usize] = from;
         // A super-block none of whose members can take another copy is sealed.
         let resv = &self.gcs[gi].gc_sbs[j].1;
-        if (0..self.n).all(|q| ftl.written_pages(self.blk(g, q, sb)) + resv[q as usize] >= self.ppb) {
+        if (0..self.n).all(|q| ftl.written_pages(self.blk(g, q, sb)) + resv[q as usize] >= self.ppb)
+        {
             self.seal_gc_sb(g, j);
         }
         Ok(())
@@ -571,7 +623,12 @@ impl Rain {
         if len < self.n - 1 {
             self.stats.gc_short_stripes += 1;
         }
-        if self.is_sealed(g, sbid) && !self.gcs[g as usize].open.iter().any(|&o| self.stripes[o as usize].sb == sbid) {
+        if self.is_sealed(g, sbid)
+            && !self.gcs[g as usize]
+                .open
+                .iter()
+                .any(|&o| self.stripes[o as usize].sb == sbid)
+        {
             self.sb_state[sbid as usize] = Sb::Full;
         }
         Ok(())
@@ -630,9 +687,15 @@ impl Rain {
 
     /// Test mode: XOR the rebuild set and compare with what the host last wrote to the page.
     pub fn verify_rebuild(&mut self, ftl: &Ftl, ppn: u32, set: &[u32]) -> Result<()> {
-        let Some(v) = &self.version else { return Ok(()) };
-        let lpn = ftl.owner(ppn).ok_or_else(|| SsdError::Invalid(format!("rebuild of page {ppn}, which holds no live data")))?;
-        let rebuilt = set.iter().fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0));
+        let Some(v) = &self.version else {
+            return Ok(());
+        };
+        let lpn = ftl.owner(ppn).ok_or_else(|| {
+            SsdError::Invalid(format!("rebuild of page {ppn}, which holds no live data"))
+        })?;
+        let rebuilt = set
+            .iter()
+            .fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0));
         let written = page_checksum(lpn, v[lpn as usize]);
         if rebuilt != written || ftl.content(ppn) != Some(written) {
             return Err(SsdError::Invalid(format!(
@@ -655,7 +718,10 @@ impl Rain {
             if st.parity != NONE && self.stripe_of[st.parity as usize] == i as u32 {
                 let x = self.members_xor(ftl, i as u32);
                 if ftl.content(st.parity) != Some(x) {
-                    return Err(SsdError::Invalid(format!("RAIN bug: stripe {i} parity {:#x?} != XOR of members {x:#x}", ftl.content(st.parity))));
+                    return Err(SsdError::Invalid(format!(
+                        "RAIN bug: stripe {i} parity {:#x?} != XOR of members {x:#x}",
+                        ftl.content(st.parity)
+                    )));
                 }
             }
         }

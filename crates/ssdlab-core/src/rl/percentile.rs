@@ -18,8 +18,14 @@ impl RunningPercentiles {
     /// `percentiles` in (0, 100), increasing; `refresh` ≥ 1.
     pub fn new(percentiles: &[f64], refresh: u64) -> Self {
         // Bounds 1 ns .. 2^42 ns (≈ 73 min) with 2 significant digits cannot fail.
-        let hist = Histogram::new_with_bounds(1, 1 << 42, 2).expect("constant HDR bounds are valid");
-        RunningPercentiles { hist, quantiles: percentiles.iter().map(|p| p / 100.0).collect(), thresholds: vec![0; percentiles.len()], refresh: refresh.max(1) }
+        let hist =
+            Histogram::new_with_bounds(1, 1 << 42, 2).expect("constant HDR bounds are valid");
+        RunningPercentiles {
+            hist,
+            quantiles: percentiles.iter().map(|p| p / 100.0).collect(),
+            thresholds: vec![0; percentiles.len()],
+            refresh: refresh.max(1),
+        }
     }
 
     pub fn count(&self) -> u64 {

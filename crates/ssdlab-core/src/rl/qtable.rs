@@ -31,7 +31,13 @@ pub struct QTable {
 impl QTable {
     /// All-zero table.
     pub fn new(states: usize, actions: usize) -> Self {
-        QTable { format: QTABLE_FORMAT.into(), states, actions, action_labels: Vec::new(), values: vec![vec![0.0; actions]; states] }
+        QTable {
+            format: QTABLE_FORMAT.into(),
+            states,
+            actions,
+            action_labels: Vec::new(),
+            values: vec![vec![0.0; actions]; states],
+        }
     }
     pub fn states(&self) -> usize {
         self.states
@@ -67,12 +73,22 @@ impl QTable {
     }
     /// Parse and check a table; `origin` names it in errors.
     pub fn from_json(text: &str, origin: &str) -> Result<Self> {
-        let t: QTable = serde_json::from_str(text).map_err(|e| SsdError::config(origin, format!("Q-table: {e}")))?;
+        let t: QTable = serde_json::from_str(text)
+            .map_err(|e| SsdError::config(origin, format!("Q-table: {e}")))?;
         if t.format != QTABLE_FORMAT {
-            return Err(SsdError::config(origin, format!("Q-table: format '{}', expected '{QTABLE_FORMAT}'", t.format)));
+            return Err(SsdError::config(
+                origin,
+                format!("Q-table: format '{}', expected '{QTABLE_FORMAT}'", t.format),
+            ));
         }
         if t.values.len() != t.states || t.values.iter().any(|r| r.len() != t.actions) {
-            return Err(SsdError::config(origin, format!("Q-table: values must be {} rows of {} numbers", t.states, t.actions)));
+            return Err(SsdError::config(
+                origin,
+                format!(
+                    "Q-table: values must be {} rows of {} numbers",
+                    t.states, t.actions
+                ),
+            ));
         }
         if t.values.iter().flatten().any(|v| !v.is_finite()) {
             return Err(SsdError::config(origin, "Q-table: values must be finite"));
@@ -81,11 +97,14 @@ impl QTable {
     }
     pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
         let p = path.as_ref();
-        std::fs::write(p, self.to_json()).map_err(|e| SsdError::Invalid(format!("{}: cannot write Q-table: {e}", p.display())))
+        std::fs::write(p, self.to_json())
+            .map_err(|e| SsdError::Invalid(format!("{}: cannot write Q-table: {e}", p.display())))
     }
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
         let p = path.as_ref();
-        let text = std::fs::read_to_string(p).map_err(|e| SsdError::config(p.display().to_string(), format!("cannot read Q-table: {e}")))?;
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            SsdError::config(p.display().to_string(), format!("cannot read Q-table: {e}"))
+        })?;
         Self::from_json(&text, &p.display().to_string())
     }
 }
@@ -101,7 +120,12 @@ pub struct QLearner {
 
 impl QLearner {
     pub fn new(table: QTable, alpha: f64, gamma: f64, rng: SimRng) -> Self {
-        QLearner { table, alpha, gamma, rng }
+        QLearner {
+            table,
+            alpha,
+            gamma,
+            rng,
+        }
     }
 
     /// ε-greedy: with probability ε a uniformly random action *other than* the greedy one (the
@@ -176,9 +200,20 @@ mod tests {
         t.action_labels = vec![0, 4];
         let back = QTable::from_json(&t.to_json(), "x").unwrap();
         assert_eq!(back, t);
-        let e = QTable::from_json(r#"{"format":"ssdlab-qtable-v1","states":2,"actions":2,"values":[[0,0]]}"#, "f.json").unwrap_err();
-        assert!(e.to_string().contains("f.json") && e.to_string().contains("2 rows of 2"), "{e}");
-        assert!(QTable::from_json(r#"{"format":"other","states":0,"actions":0,"values":[]}"#, "x").is_err());
+        let e = QTable::from_json(
+            r#"{"format":"ssdlab-qtable-v1","states":2,"actions":2,"values":[[0,0]]}"#,
+            "f.json",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("f.json") && e.to_string().contains("2 rows of 2"),
+            "{e}"
+        );
+        assert!(QTable::from_json(
+            r#"{"format":"other","states":0,"actions":0,"values":[]}"#,
+            "x"
+        )
+        .is_err());
         let dir = std::env::temp_dir().join(format!("ssdlab-qtable-{}.json", std::process::id()));
         t.save(&dir).unwrap();
         assert_eq!(QTable::load(&dir).unwrap(), t);

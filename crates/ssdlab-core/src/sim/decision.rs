@@ -80,7 +80,9 @@ impl ExternalScheduler {
 
     /// Run the action of the pending decision (no-op without one).
     pub fn apply(&mut self, copies: u32, gc: &mut GcContext) -> Result<()> {
-        let Some((_, now)) = self.pending.take() else { return Ok(()) };
+        let Some((_, now)) = self.pending.take() else {
+            return Ok(());
+        };
         for p in 0..gc.ftl.planes() {
             if self.eligible(gc, p) {
                 run_action(gc, p, copies, now, None)?;
@@ -108,7 +110,8 @@ impl GcScheduler for ExternalScheduler {
             self.apply(0, gc)?;
         }
         let response = info.completion_ns - info.arrival_ns;
-        self.partial.run_intensive(gc, info.completion_ns, info.is_write)?;
+        self.partial
+            .run_intensive(gc, info.completion_ns, info.is_write)?;
         let prev_interval = std::mem::replace(&mut self.prev_interval_ns, info.interval_ns);
         let planes = gc.ftl.planes();
         if info.is_write && info.interval_ns > 0 && (0..planes).any(|p| self.eligible(gc, p)) {
@@ -116,10 +119,16 @@ impl GcScheduler for ExternalScheduler {
                 prev_interval_us: prev_interval as f64 / 1e3,
                 interval_us: info.interval_ns as f64 / 1e3,
                 prev_action: self.prev_copies,
-                free_blocks: (0..planes).map(|p| gc.ftl.free_blocks(p)).min().unwrap_or(0),
+                free_blocks: (0..planes)
+                    .map(|p| gc.ftl.free_blocks(p))
+                    .min()
+                    .unwrap_or(0),
                 response_us: response as f64 / 1e3,
                 reward: self.features.reward(info.is_write, response),
-                state: self.features.state(prev_interval, info.interval_ns, self.prev_copies) as u32,
+                state: self
+                    .features
+                    .state(prev_interval, info.interval_ns, self.prev_copies)
+                    as u32,
                 is_write: info.is_write,
                 victim_ready: (0..planes).any(|p| gc.ftl.gc_victim_ready(p)),
                 time_us: info.completion_ns as f64 / 1e3,
@@ -138,10 +147,15 @@ impl GcScheduler for ExternalScheduler {
 impl Simulation {
     fn external_check(&mut self) -> Result<()> {
         if !self.options().timing {
-            return Err(SsdError::Invalid("decision stepping needs timing on".into()));
+            return Err(SsdError::Invalid(
+                "decision stepping needs timing on".into(),
+            ));
         }
         if self.scheduler.external().is_none() {
-            return Err(SsdError::Invalid(format!("decision stepping needs gc.scheduler = \"external\", not '{}'", self.scheduler.name())));
+            return Err(SsdError::Invalid(format!(
+                "decision stepping needs gc.scheduler = \"external\", not '{}'",
+                self.scheduler.name()
+            )));
         }
         Ok(())
     }
@@ -162,9 +176,21 @@ impl Simulation {
     /// Run `copies` partial-GC page copies (or a ready victim's erase) for the pending decision.
     pub fn apply_decision(&mut self, copies: u32) -> Result<()> {
         self.external_check()?;
-        let Simulation { scheduler, ftl, res, gc_rng, .. } = self;
-        let Some(ext) = scheduler.external() else { return Ok(()) };
-        let mut ctx = GcContext { ftl, res: Some(res), rng: gc_rng };
+        let Simulation {
+            scheduler,
+            ftl,
+            res,
+            gc_rng,
+            ..
+        } = self;
+        let Some(ext) = scheduler.external() else {
+            return Ok(());
+        };
+        let mut ctx = GcContext {
+            ftl,
+            res: Some(res),
+            rng: gc_rng,
+        };
         ext.apply(copies, &mut ctx)
     }
 }

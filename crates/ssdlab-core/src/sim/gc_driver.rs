@@ -3,9 +3,9 @@
 //! the scheduler decides which unit steps to run and the [`GcContext`] executes them — on the
 //! FTL always, and on the NAND time lines when timing is on.
 
+use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
 use crate::ftl::{Ftl, GcStep};
-use crate::config::DeviceConfig;
 use crate::gc::{IdlePredict, LazyRtgc, RlGc, SchedulerKind};
 use crate::nand::Resources;
 use crate::rng::SimRng;
@@ -67,12 +67,19 @@ impl GcContext<'_> {
         if self.ftl.host_can_write(plane) {
             return Ok(plane);
         }
-        self.ftl
-            .first_writable_plane()
-            .ok_or_else(|| SsdError::DeviceFull(format!("no plane can take logical page {lpn}: GC cannot reclaim space")))
+        self.ftl.first_writable_plane().ok_or_else(|| {
+            SsdError::DeviceFull(format!(
+                "no plane can take logical page {lpn}: GC cannot reclaim space"
+            ))
+        })
     }
 
-    fn collect_while(&mut self, plane: u32, not_before: u64, more: impl Fn(&Ftl) -> bool) -> Result<u64> {
+    fn collect_while(
+        &mut self,
+        plane: u32,
+        not_before: u64,
+        more: impl Fn(&Ftl) -> bool,
+    ) -> Result<u64> {
         let mut done = not_before;
         let res = &mut self.res;
         self.ftl.gc_while(plane, self.rng, more, |step| {
@@ -136,7 +143,11 @@ impl GcScheduler for BlockingGc {
 
 /// The scheduler registry: name → implementation. `seed` is the simulation seed (the RL agent
 /// draws from `rng::stream(seed, "rl")`); errors come from loading `gc.rl.q_table`.
-pub fn build_scheduler(kind: SchedulerKind, cfg: &DeviceConfig, seed: u64) -> Result<Box<dyn GcScheduler>> {
+pub fn build_scheduler(
+    kind: SchedulerKind,
+    cfg: &DeviceConfig,
+    seed: u64,
+) -> Result<Box<dyn GcScheduler>> {
     Ok(match kind {
         SchedulerKind::Blocking => Box::new(BlockingGc),
         SchedulerKind::LazyRtgc => Box::new(LazyRtgc::new(cfg)),

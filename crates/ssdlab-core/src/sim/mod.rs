@@ -20,14 +20,16 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::config::DeviceConfig;
-use crate::error::Result;
 use crate::config::Placement;
+use crate::error::Result;
 use crate::ftl::{Ftl, NEVER};
 use crate::gc::SchedulerKind;
 use crate::nand::Resources;
 use crate::rain::{Rain, RainStats, WriteBuffer};
 use crate::rng::{self, SimRng};
-use crate::stats::{EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries};
+use crate::stats::{
+    EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries,
+};
 use crate::trace::RequestSource;
 
 /// One simulation: device state, workload and statistics.
@@ -80,10 +82,18 @@ pub struct TtflashReport {
 
 impl Simulation {
     /// Build a simulation; preconditions the device if the options ask for it.
-    pub fn new(cfg: DeviceConfig, opts: SimOptions, source: Box<dyn RequestSource>) -> Result<Self> {
+    pub fn new(
+        cfg: DeviceConfig,
+        opts: SimOptions,
+        source: Box<dyn RequestSource>,
+    ) -> Result<Self> {
         opts.validate()?;
         let (source, oracle) = if cfg.ftl.placement == Placement::Oracle {
-            let (s, o) = oracle::OracleHints::build(source, u64::from(cfg.geometry.page_size), cfg.geometry.logical_pages())?;
+            let (s, o) = oracle::OracleHints::build(
+                source,
+                u64::from(cfg.geometry.page_size),
+                cfg.geometry.logical_pages(),
+            )?;
             (s, Some(o))
         } else {
             (source, None)
@@ -92,15 +102,28 @@ impl Simulation {
         if opts.check_every > 0 {
             ftl.enable_program_checks();
         }
-        let kind = SchedulerKind::parse(&cfg.gc.scheduler).map_err(|m| crate::SsdError::config(&cfg.name, format!("gc.scheduler: {m}")))?;
+        let kind = SchedulerKind::parse(&cfg.gc.scheduler)
+            .map_err(|m| crate::SsdError::config(&cfg.name, format!("gc.scheduler: {m}")))?;
         let res = Resources::new(&cfg);
         let page_size = u64::from(cfg.geometry.page_size);
         let g = &cfg.geometry;
         let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
-        let rain = cfg.rain.rain.then(|| Rain::new(&mut ftl, g.channels, per_channel, cfg.gc.threshold_blocks, opts.check_every > 0));
+        let rain = cfg.rain.rain.then(|| {
+            Rain::new(
+                &mut ftl,
+                g.channels,
+                per_channel,
+                cfg.gc.threshold_blocks,
+                opts.check_every > 0,
+            )
+        });
         let wbuf = cfg.rain.gtf.then(|| {
             let cap = (cfg.rain.buffer_mib * 1048576.0 / page_size as f64) as usize;
-            let unit = if cfg.rain.rain { g.channels as usize - 1 } else { g.channels as usize };
+            let unit = if cfg.rain.rain {
+                g.channels as usize - 1
+            } else {
+                g.channels as usize
+            };
             WriteBuffer::new(cap, cfg.rain.flush_at, unit, g.logical_pages() as usize)
         });
         let logical_pages = cfg.geometry.logical_pages();
@@ -134,7 +157,11 @@ impl Simulation {
             opts,
         };
         if let Some(p) = sim.opts.precondition {
-            sim.precondition_pages = if sim.rain.is_some() { sim.precondition_rain(&p)? } else { precondition::run(&mut sim.ftl, &p, sim.opts.seed)? };
+            sim.precondition_pages = if sim.rain.is_some() {
+                sim.precondition_rain(&p)?
+            } else {
+                precondition::run(&mut sim.ftl, &p, sim.opts.seed)?
+            };
             sim.ftl.reset_counters();
         }
         let clock = sim.ftl.host_clock();
@@ -167,8 +194,18 @@ impl Simulation {
             parity_pages_written: self.ftl.counters.parity_pages_written,
             buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
             buffer_full_waits: self.wbuf.as_ref().map_or(0, |b| b.full_waits),
-            mean_gc_stripe_members: self.rain.as_ref().map_or(0.0, |r| if r.stats.gc_stripes == 0 { 0.0 } else { r.stats.gc_stripe_members as f64 / r.stats.gc_stripes as f64 }),
-            blocked_fraction: if self.counts.total == 0 { 0.0 } else { self.blocked as f64 / self.counts.total as f64 },
+            mean_gc_stripe_members: self.rain.as_ref().map_or(0.0, |r| {
+                if r.stats.gc_stripes == 0 {
+                    0.0
+                } else {
+                    r.stats.gc_stripe_members as f64 / r.stats.gc_stripes as f64
+                }
+            }),
+            blocked_fraction: if self.counts.total == 0 {
+                0.0
+            } else {
+                self.blocked as f64 / self.counts.total as f64
+            },
         }
     }
 
@@ -201,7 +238,10 @@ impl Simulation {
     pub fn save_q_table(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         match self.scheduler.q_table() {
             Some(t) => t.save(path),
-            None => Err(crate::SsdError::Invalid(format!("scheduler '{}' has no Q-table to save", self.scheduler.name()))),
+            None => Err(crate::SsdError::Invalid(format!(
+                "scheduler '{}' has no Q-table to save",
+                self.scheduler.name()
+            ))),
         }
     }
 
@@ -233,7 +273,12 @@ impl Simulation {
                     self.serve(req, first, pages)?;
                     served += 1;
                     if self.opts.check_every > 0 && self.counts.total % self.opts.check_every == 0 {
-                        self.ftl.check_invariants().map_err(|m| crate::SsdError::Invalid(format!("FTL invariant broken after request {}: {m}", self.counts.total)))?;
+                        self.ftl.check_invariants().map_err(|m| {
+                            crate::SsdError::Invalid(format!(
+                                "FTL invariant broken after request {}: {m}",
+                                self.counts.total
+                            ))
+                        })?;
                     }
                 }
             }
@@ -276,7 +321,11 @@ impl Simulation {
             workload: self.source.describe(),
             seed: self.opts.seed,
             timing: self.opts.timing,
-            waf: if host == 0 { 0.0 } else { (host + c.gc_pages_copied) as f64 / host as f64 },
+            waf: if host == 0 {
+                0.0
+            } else {
+                (host + c.gc_pages_copied) as f64 / host as f64
+            },
             host_pages_written: host,
             host_pages_read: c.host_pages_read,
             gc_pages_copied: c.gc_pages_copied,
@@ -313,4 +362,3 @@ impl Simulation {
         self.latency.distribution(op)
     }
 }
-

@@ -43,7 +43,10 @@ fn two() -> f64 {
 
 impl Default for Precondition {
     fn default() -> Self {
-        Precondition { sequential: true, random_passes: 2.0 }
+        Precondition {
+            sequential: true,
+            random_passes: 2.0,
+        }
     }
 }
 
@@ -104,18 +107,32 @@ impl SimOptions {
         let bad = |f: &str, m: String| Err(SsdError::config("options", format!("{f}: {m}")));
         match self.replay {
             Replay::OpenLoop { time_scale } if !(time_scale.is_finite() && time_scale > 0.0) => {
-                return bad("time_scale", format!("expected a positive factor, got {time_scale}"))
+                return bad(
+                    "time_scale",
+                    format!("expected a positive factor, got {time_scale}"),
+                )
             }
-            Replay::ClosedLoop { queue_depth: 0 } => return bad("queue_depth", "expected at least 1".into()),
+            Replay::ClosedLoop { queue_depth: 0 } => {
+                return bad("queue_depth", "expected at least 1".into())
+            }
             _ => {}
         }
         if let Some(p) = self.precondition {
             if !(p.random_passes.is_finite() && p.random_passes >= 0.0) {
-                return bad("precondition.random_passes", format!("expected a non-negative number, got {}", p.random_passes));
+                return bad(
+                    "precondition.random_passes",
+                    format!("expected a non-negative number, got {}", p.random_passes),
+                );
             }
         }
         if !(self.sample_interval_us.is_finite() && self.sample_interval_us > 0.0) {
-            return bad("sample_interval_us", format!("expected a positive period, got {}", self.sample_interval_us));
+            return bad(
+                "sample_interval_us",
+                format!(
+                    "expected a positive period, got {}",
+                    self.sample_interval_us
+                ),
+            );
         }
         Ok(())
     }

@@ -15,7 +15,11 @@ pub(crate) struct OracleHints {
 
 impl OracleHints {
     /// Drain `source` (returned as an in-memory source) and index its page writes.
-    pub fn build(mut source: Box<dyn RequestSource>, page_size: u64, logical_pages: u64) -> Result<(Box<dyn RequestSource>, Self)> {
+    pub fn build(
+        mut source: Box<dyn RequestSource>,
+        page_size: u64,
+        logical_pages: u64,
+    ) -> Result<(Box<dyn RequestSource>, Self)> {
         let mut reqs = Vec::new();
         while let Some(r) = source.next_request()? {
             reqs.push(r);
@@ -36,7 +40,14 @@ impl OracleHints {
                 *slot = i as u64;
             }
         }
-        Ok((Box::new(VecSource::new(reqs)), OracleHints { next, cursor: 0, offset: 0 }))
+        Ok((
+            Box::new(VecSource::new(reqs)),
+            OracleHints {
+                next,
+                cursor: 0,
+                offset: 0,
+            },
+        ))
     }
 
     pub fn set_offset(&mut self, clock: u64) {

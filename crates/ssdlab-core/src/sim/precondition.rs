@@ -3,9 +3,9 @@
 
 use rand::Rng;
 
+use super::GcContext;
 use super::Precondition;
 use crate::error::Result;
-use super::GcContext;
 use crate::ftl::Ftl;
 use crate::rng;
 
@@ -32,7 +32,12 @@ pub fn run(ftl: &mut Ftl, p: &Precondition, seed: u64) -> Result<u64> {
 /// One host page write with blocking GC, timing off: the timing-free fast path.
 #[inline]
 pub fn write_one(ftl: &mut Ftl, lpn: u32, gc_rng: &mut crate::rng::SimRng) -> Result<()> {
-    let plane = GcContext { ftl: &mut *ftl, res: None, rng: &mut *gc_rng }.host_plane(lpn, 0)?;
+    let plane = GcContext {
+        ftl: &mut *ftl,
+        res: None,
+        rng: &mut *gc_rng,
+    }
+    .host_plane(lpn, 0)?;
     ftl.write_host(lpn, plane)?;
     if ftl.needs_gc(plane) {
         ftl.gc_until_threshold(plane, gc_rng, |_| {})?;

@@ -35,7 +35,9 @@ impl Simulation {
     /// any instant.
     fn run_group_gc(&mut self, g: u32, how: GcRun, timed: bool) -> Result<()> {
         let rgc = self.cfg.rain.rgc;
-        let Some(r) = &mut self.rain else { return Ok(()) };
+        let Some(r) = &mut self.rain else {
+            return Ok(());
+        };
         let now = match how {
             GcRun::Until(t) | GcRun::Eager(t) | GcRun::Forced(t) => t,
         };
@@ -43,7 +45,10 @@ impl Simulation {
         let mut guard = 0u64;
         let mut ops = 0u64;
         let g_ = &self.cfg.geometry;
-        let livelock = 4 * u64::from(g_.blocks_per_plane) * u64::from(g_.pages_per_block) * u64::from(g_.channels);
+        let livelock = 4
+            * u64::from(g_.blocks_per_plane)
+            * u64::from(g_.pages_per_block)
+            * u64::from(g_.channels);
         loop {
             if let GcRun::Forced(_) = how {
                 if r.free_superblocks(g) > r.gc_reserve() {
@@ -87,7 +92,9 @@ impl Simulation {
                 return Err(SsdError::DeviceFull(format!("RAIN group {g}: GC livelock ({ops} operations without reaching its target; too little spare?)")));
             }
             if guard > 8 * u64::from(self.cfg.geometry.channels) + 8 {
-                return Err(SsdError::Invalid(format!("RAIN bug: group {g}'s GC makes no progress")));
+                return Err(SsdError::Invalid(format!(
+                    "RAIN bug: group {g}'s GC makes no progress"
+                )));
             }
         }
     }
@@ -115,12 +122,20 @@ impl Simulation {
             return Ok(plane);
         }
         let res = if timed { Some(&mut self.res) } else { None };
-        let mut ctx = GcContext { ftl: &mut self.ftl, res, rng: &mut self.gc_rng };
+        let mut ctx = GcContext {
+            ftl: &mut self.ftl,
+            res,
+            rng: &mut self.gc_rng,
+        };
         ctx.collect_for_host(plane, ready)?;
         if self.ftl.host_can_write(plane) {
             return Ok(plane);
         }
-        self.ftl.first_writable_plane().ok_or_else(|| SsdError::DeviceFull(format!("no plane can take a page after GC on plane {plane}")))
+        self.ftl.first_writable_plane().ok_or_else(|| {
+            SsdError::DeviceFull(format!(
+                "no plane can take a page after GC on plane {plane}"
+            ))
+        })
     }
 
     /// Program one host page (and, when it completes a stripe, the stripe's parity) at `ready`.
@@ -129,24 +144,41 @@ impl Simulation {
             let want = self.ftl.next_host_plane(lpn);
             let plane = self.make_writable(want, ready, timed)?;
             self.ftl.write_host(lpn, plane)?;
-            let d = if timed { self.res.write(plane, ready) } else { OpDone { done: ready, blocked_by_gc: false } };
+            let d = if timed {
+                self.res.write(plane, ready)
+            } else {
+                OpDone {
+                    done: ready,
+                    blocked_by_gc: false,
+                }
+            };
             if !timed && !self.ftl.needs_gc(plane) {
                 return Ok(d);
             }
             let res = if timed { Some(&mut self.res) } else { None };
-            let mut ctx = GcContext { ftl: &mut self.ftl, res, rng: &mut self.gc_rng };
+            let mut ctx = GcContext {
+                ftl: &mut self.ftl,
+                res,
+                rng: &mut self.gc_rng,
+            };
             self.scheduler.after_page_write(plane, ready, &mut ctx)?;
             return Ok(d);
         }
         let mut tries = 0;
         loop {
-            let next = self.rain.as_mut().map(|r| r.next_data_plane(&self.ftl)).expect("rain");
+            let next = self
+                .rain
+                .as_mut()
+                .map(|r| r.next_data_plane(&self.ftl))
+                .expect("rain");
             match next {
                 Ok(_) => break,
                 Err(g) => {
                     tries += 1;
                     if tries > 4 {
-                        return Err(SsdError::DeviceFull(format!("RAIN: no group can take a host stripe after forced GC on group {g}")));
+                        return Err(SsdError::DeviceFull(format!(
+                            "RAIN: no group can take a host stripe after forced GC on group {g}"
+                        )));
                     }
                     if let Some(r) = &mut self.rain {
                         r.stats.forced_gc += 1;
@@ -158,7 +190,10 @@ impl Simulation {
         let r = self.rain.as_mut().expect("rain");
         let w = r.write_host(&mut self.ftl, lpn)?;
         let g = r.group_of_plane(w.plane);
-        let mut d = OpDone { done: ready, blocked_by_gc: false };
+        let mut d = OpDone {
+            done: ready,
+            blocked_by_gc: false,
+        };
         if timed {
             d = self.res.write(w.plane, ready);
             if let Some(pp) = w.parity_plane {
@@ -169,7 +204,11 @@ impl Simulation {
         }
         let r = self.rain.as_ref().expect("rain");
         if r.gc_active(g) || r.needs_gc(g) {
-            let how = if timed && self.cfg.rain.rgc { GcRun::Until(ready) } else { GcRun::Eager(ready) };
+            let how = if timed && self.cfg.rain.rgc {
+                GcRun::Until(ready)
+            } else {
+                GcRun::Eager(ready)
+            };
             self.run_group_gc(g, how, timed)?;
         }
         Ok(d)
@@ -177,7 +216,9 @@ impl Simulation {
 
     /// A host write of one page through the GTF buffer (when on) or straight to flash.
     pub(crate) fn write_page_rain(&mut self, lpn: u32, ready: u64) -> Result<OpDone> {
-        let Some(buf) = &mut self.wbuf else { return self.program_page(lpn, ready, true) };
+        let Some(buf) = &mut self.wbuf else {
+            return self.program_page(lpn, ready, true);
+        };
         let (t, blocked) = buf.admit(lpn, ready);
         let mut unit = std::mem::take(&mut self.unit_scratch);
         while self.wbuf.as_mut().is_some_and(|b| b.take_unit(&mut unit)) {
@@ -189,7 +230,10 @@ impl Simulation {
             }
         }
         self.unit_scratch = unit;
-        Ok(OpDone { done: t, blocked_by_gc: blocked })
+        Ok(OpDone {
+            done: t,
+            blocked_by_gc: blocked,
+        })
     }
 
     /// A host read of one mapped page at `ppn`: from the buffer, rebuilt from its stripe (GTR)
@@ -198,7 +242,10 @@ impl Simulation {
         if let Some(b) = &mut self.wbuf {
             if b.holds(lpn) {
                 b.read_hits += 1;
-                return Ok(OpDone { done: ready, blocked_by_gc: false });
+                return Ok(OpDone {
+                    done: ready,
+                    blocked_by_gc: false,
+                });
             }
         }
         let plane = self.ftl.plane_of_ppn(ppn);
@@ -208,9 +255,16 @@ impl Simulation {
                 let normal = self.res.peek_read(plane, ready);
                 let (ok, via) = r.rebuild_set(ppn, &mut set);
                 if ok {
-                    let t = set.iter().map(|&m| self.res.peek_read(self.ftl.plane_of_ppn(m), ready).done).max().unwrap_or(ready);
+                    let t = set
+                        .iter()
+                        .map(|&m| self.res.peek_read(self.ftl.plane_of_ppn(m), ready).done)
+                        .max()
+                        .unwrap_or(ready);
                     if t < normal.done {
-                        let mut d = OpDone { done: ready, blocked_by_gc: false };
+                        let mut d = OpDone {
+                            done: ready,
+                            blocked_by_gc: false,
+                        };
                         for &m in &set {
                             let o = self.res.read(self.ftl.plane_of_ppn(m), ready);
                             d.done = d.done.max(o.done);
@@ -221,7 +275,11 @@ impl Simulation {
                         // Another plane of the read's group executing GC work now while its own
                         // plane is busy with GC (rotating GC forbids it; a GC operation reserved
                         // for later, as a forced chain does, is not collecting now).
-                        if self.res.group_of(plane).any(|q| q != plane && self.res.gc_collecting_at(q, ready)) {
+                        if self
+                            .res
+                            .group_of(plane)
+                            .any(|q| q != plane && self.res.gc_collecting_at(q, ready))
+                        {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
                         r.verify_rebuild(&self.ftl, ppn, &set)?;

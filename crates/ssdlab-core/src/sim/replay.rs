@@ -37,7 +37,11 @@ impl Simulation {
             Replay::OpenLoop { time_scale } => {
                 let origin = *self.origin_ns.get_or_insert(req.arrival_ns);
                 let rel = req.arrival_ns.saturating_sub(origin);
-                let t = if time_scale == 1.0 { rel } else { (rel as f64 * time_scale) as u64 };
+                let t = if time_scale == 1.0 {
+                    rel
+                } else {
+                    (rel as f64 * time_scale) as u64
+                };
                 t.max(self.last_arrival)
             }
             Replay::ClosedLoop { queue_depth } => {
@@ -59,7 +63,11 @@ impl Simulation {
         if self.scheduler.wants_idle() && arrival > self.last_arrival {
             let from = self.res.horizon();
             if arrival > from {
-                let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
+                let mut ctx = GcContext {
+                    ftl: &mut self.ftl,
+                    res: Some(&mut self.res),
+                    rng: &mut self.gc_rng,
+                };
                 self.scheduler.on_idle(from, arrival, &mut ctx)?;
             }
         }
@@ -105,7 +113,11 @@ impl Simulation {
                     let d = self.res.write(plane, ready);
                     completion = completion.max(d.done);
                     blocked |= d.blocked_by_gc;
-                    let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
+                    let mut ctx = GcContext {
+                        ftl: &mut self.ftl,
+                        res: Some(&mut self.res),
+                        rng: &mut self.gc_rng,
+                    };
                     self.scheduler.after_page_write(plane, ready, &mut ctx)?;
                 }
             }
@@ -123,12 +135,20 @@ impl Simulation {
         let info = RequestInfo {
             is_write: req.op == OpKind::Write,
             is_read: req.op == OpKind::Read,
-            interval_ns: if self.counts.total > 1 { arrival - self.last_arrival } else { 0 },
+            interval_ns: if self.counts.total > 1 {
+                arrival - self.last_arrival
+            } else {
+                0
+            },
             arrival_ns: arrival,
             completion_ns: completion,
             pages: pages as u32,
         };
-        let mut ctx = GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng };
+        let mut ctx = GcContext {
+            ftl: &mut self.ftl,
+            res: Some(&mut self.res),
+            rng: &mut self.gc_rng,
+        };
         self.scheduler.after_request(&info, &mut ctx)?;
         if let Replay::ClosedLoop { .. } = self.options().replay {
             self.inflight.push(Reverse(completion));
@@ -142,7 +162,12 @@ impl Simulation {
     /// The plane for the next host page of `lpn`, running forced GC when the chosen plane is out
     /// of space (whatever the scheduler: a write cannot wait forever).
     fn writable_plane(&mut self, lpn: u32, ready: u64) -> Result<u32> {
-        GcContext { ftl: &mut self.ftl, res: Some(&mut self.res), rng: &mut self.gc_rng }.host_plane(lpn, ready)
+        GcContext {
+            ftl: &mut self.ftl,
+            res: Some(&mut self.res),
+            rng: &mut self.gc_rng,
+        }
+        .host_plane(lpn, ready)
     }
 
     /// Timing-free service: the FTL and GC only, as fast as the machine allows.
@@ -166,11 +191,20 @@ impl Simulation {
             OpKind::Write => {
                 for lpn in first..first + pages {
                     let lpn = lpn as u32;
-                    let plane = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng }.host_plane(lpn, 0)?;
+                    let plane = GcContext {
+                        ftl: &mut self.ftl,
+                        res: None,
+                        rng: &mut self.gc_rng,
+                    }
+                    .host_plane(lpn, 0)?;
                     let hint = self.next_write_hint();
                     self.ftl.write_host_hinted(lpn, plane, hint)?;
                     if self.ftl.needs_gc(plane) {
-                        let mut ctx = GcContext { ftl: &mut self.ftl, res: None, rng: &mut self.gc_rng };
+                        let mut ctx = GcContext {
+                            ftl: &mut self.ftl,
+                            res: None,
+                            rng: &mut self.gc_rng,
+                        };
                         self.scheduler.after_page_write(plane, 0, &mut ctx)?;
                     }
                 }

@@ -26,16 +26,27 @@ impl Simulation {
     /// Append one sample (the final one is forced, unless it would repeat the last).
     pub(crate) fn sample_now(&mut self, last: bool) {
         let c = self.ftl.counters;
-        if last && self.series.host_pages.last() == Some(&c.host_pages_written) && self.series.requests.last().is_some() {
+        if last
+            && self.series.host_pages.last() == Some(&c.host_pages_written)
+            && self.series.requests.last().is_some()
+        {
             return;
         }
-        let t = if self.options().timing { self.last_arrival as f64 / 1e9 } else { 0.0 };
+        let t = if self.options().timing {
+            self.last_arrival as f64 / 1e9
+        } else {
+            0.0
+        };
         let free = self.ftl.total_free_blocks();
         let s = &mut self.series;
         s.time_s.push(t);
         s.host_pages.push(c.host_pages_written);
         s.free_blocks.push(free);
-        let waf = if c.host_pages_written == 0 { 0.0 } else { (c.host_pages_written + c.gc_pages_copied) as f64 / c.host_pages_written as f64 };
+        let waf = if c.host_pages_written == 0 {
+            0.0
+        } else {
+            (c.host_pages_written + c.gc_pages_copied) as f64 / c.host_pages_written as f64
+        };
         s.waf.push(waf);
         s.gc_pages.push(c.gc_pages_copied - self.cursor.gc_pages);
         s.erases.push(c.erases - self.cursor.erases);

@@ -21,7 +21,11 @@ impl Track {
         // 3 significant digits, auto-resizing range.
         let mut hist = Histogram::new(3).expect("3 significant figures is a valid HDR precision");
         hist.auto(true);
-        Track { hist, sum: 0, max: 0 }
+        Track {
+            hist,
+            sum: 0,
+            max: 0,
+        }
     }
     #[inline]
     fn record(&mut self, v: u64) {
@@ -66,7 +70,12 @@ pub struct LatencyReport {
 
 impl Default for LatencyRecorder {
     fn default() -> Self {
-        LatencyRecorder { read: Track::new(), write: Track::new(), trim: Track::new(), all: Track::new() }
+        LatencyRecorder {
+            read: Track::new(),
+            write: Track::new(),
+            trim: Track::new(),
+            all: Track::new(),
+        }
     }
 }
 
@@ -84,7 +93,11 @@ impl LatencyRecorder {
     }
 
     pub fn report(&self) -> LatencyReport {
-        LatencyReport { read: summarize(&self.read), write: summarize(&self.write), all: summarize(&self.all) }
+        LatencyReport {
+            read: summarize(&self.read),
+            write: summarize(&self.write),
+            all: summarize(&self.all),
+        }
     }
 
     /// Histogram buckets of one type as (value_us, count) pairs, for plots and CDFs.
@@ -95,7 +108,10 @@ impl LatencyRecorder {
             Some(OpKind::Trim) => &self.trim,
             None => &self.all,
         };
-        h.hist.iter_recorded().map(|v| (v.value_iterated_to() as f64 / 1000.0, v.count_at_value())).collect()
+        h.hist
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to() as f64 / 1000.0, v.count_at_value()))
+            .collect()
     }
 }
 
@@ -133,7 +149,12 @@ mod tests {
         }
         let s = r.report().read;
         assert_eq!(s.count, 100_000);
-        for (got, want) in [(s.p50, 50_000.0), (s.p99, 99_000.0), (s.p99_9, 99_900.0), (s.max, 100_000.0)] {
+        for (got, want) in [
+            (s.p50, 50_000.0),
+            (s.p99, 99_000.0),
+            (s.p99_9, 99_900.0),
+            (s.max, 100_000.0),
+        ] {
             assert!((got - want).abs() / want < 1e-3, "got {got}, want {want}");
         }
         assert_eq!(r.report().write.count, 0);

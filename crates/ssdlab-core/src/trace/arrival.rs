@@ -19,7 +19,11 @@ enum Kind {
     Closed,
     Fixed(f64),
     Poisson(Exp<f64>),
-    OnOff { burst_len: Geometric, gap: Option<Exp<f64>>, idle: Idle },
+    OnOff {
+        burst_len: Geometric,
+        gap: Option<Exp<f64>>,
+        idle: Idle,
+    },
 }
 
 /// Yields arrival times in nanoseconds, starting at 0.
@@ -41,30 +45,54 @@ impl ArrivalProcess {
         let kind = match *spec {
             ArrivalSpec::Closed => Kind::Closed,
             ArrivalSpec::Fixed { interval_us } => Kind::Fixed(interval_us * 1e3),
-            ArrivalSpec::Poisson { iops } => Kind::Poisson(Exp::new(iops / 1e9).map_err(|e| dist_err("iops", e))?),
-            ArrivalSpec::OnOff { burst_requests, burst_interval_us, idle_mean_us, idle } => {
+            ArrivalSpec::Poisson { iops } => {
+                Kind::Poisson(Exp::new(iops / 1e9).map_err(|e| dist_err("iops", e))?)
+            }
+            ArrivalSpec::OnOff {
+                burst_requests,
+                burst_interval_us,
+                idle_mean_us,
+                idle,
+            } => {
                 let mean = idle_mean_us * 1e3;
                 let idle = match idle {
-                    IdleDist::Exponential => Idle::Exp(Exp::new(1.0 / mean).map_err(|e| dist_err("idle_mean_us", e))?),
+                    IdleDist::Exponential => {
+                        Idle::Exp(Exp::new(1.0 / mean).map_err(|e| dist_err("idle_mean_us", e))?)
+                    }
                     IdleDist::Pareto { shape } => Idle::Pareto(
-                        Pareto::new(mean * (shape - 1.0) / shape, shape).map_err(|e| dist_err("idle.shape", e))?,
+                        Pareto::new(mean * (shape - 1.0) / shape, shape)
+                            .map_err(|e| dist_err("idle.shape", e))?,
                     ),
                     IdleDist::Lognormal { sigma } => Idle::LogNormal(
-                        LogNormal::new(mean.ln() - sigma * sigma / 2.0, sigma).map_err(|e| dist_err("idle.sigma", e))?,
+                        LogNormal::new(mean.ln() - sigma * sigma / 2.0, sigma)
+                            .map_err(|e| dist_err("idle.sigma", e))?,
                     ),
                     IdleDist::Fixed => Idle::Fixed(mean),
                 };
                 // Requests per burst N = 1 + Geometric(p) (failures before success), mean 1/p.
-                let burst_len = Geometric::new(1.0 / burst_requests).map_err(|e| dist_err("burst_requests", e))?;
+                let burst_len = Geometric::new(1.0 / burst_requests)
+                    .map_err(|e| dist_err("burst_requests", e))?;
                 let gap = if burst_interval_us > 0.0 {
-                    Some(Exp::new(1.0 / (burst_interval_us * 1e3)).map_err(|e| dist_err("burst_interval_us", e))?)
+                    Some(
+                        Exp::new(1.0 / (burst_interval_us * 1e3))
+                            .map_err(|e| dist_err("burst_interval_us", e))?,
+                    )
                 } else {
                     None
                 };
-                Kind::OnOff { burst_len, gap, idle }
+                Kind::OnOff {
+                    burst_len,
+                    gap,
+                    idle,
+                }
             }
         };
-        Ok(ArrivalProcess { kind, now_ns: 0.0, started: false, left_in_burst: 0 })
+        Ok(ArrivalProcess {
+            kind,
+            now_ns: 0.0,
+            started: false,
+            left_in_burst: 0,
+        })
     }
 
     /// The gap before the next request in ns, and whether it is an idle (OFF) period.
@@ -73,7 +101,11 @@ impl ArrivalProcess {
             Kind::Closed => (0.0, false),
             Kind::Fixed(g) => (*g, false),
             Kind::Poisson(e) => (e.sample(rng), false),
-            Kind::OnOff { burst_len, gap, idle } => {
+            Kind::OnOff {
+                burst_len,
+                gap,
+                idle,
+            } => {
                 if self.left_in_burst > 0 {
                     self.left_in_burst -= 1;
                     (gap.as_ref().map_or(0.0, |g| g.sample(rng)), false)
@@ -116,7 +148,12 @@ mod tests {
     use crate::rng::stream;
 
     fn idle_and_burst_stats(idle: IdleDist, n: usize) -> (f64, f64, f64) {
-        let spec = ArrivalSpec::OnOff { burst_requests: 8.0, burst_interval_us: 5.0, idle_mean_us: 1000.0, idle };
+        let spec = ArrivalSpec::OnOff {
+            burst_requests: 8.0,
+            burst_interval_us: 5.0,
+            idle_mean_us: 1000.0,
+            idle,
+        };
         let mut p = ArrivalProcess::new(&spec).unwrap();
         let mut rng = stream(3, "workload/arrival");
         p.next_arrival(&mut rng);
@@ -133,7 +170,11 @@ mod tests {
                 gaps += 1;
             }
         }
-        (idle_sum / idles as f64 / 1e3, gap_sum / gaps as f64 / 1e3, reqs as f64 / (idles + 1) as f64)
+        (
+            idle_sum / idles as f64 / 1e3,
+            gap_sum / gaps as f64 / 1e3,
+            reqs as f64 / (idles + 1) as f64,
+        )
     }
 
     #[test]
@@ -147,9 +188,18 @@ mod tests {
             (IdleDist::Fixed, 1e-9),
         ] {
             let (idle_mean, gap_mean, burst) = idle_and_burst_stats(idle, 20_000);
-            assert!((idle_mean / 1000.0 - 1.0).abs() < tol, "{idle:?}: idle mean {idle_mean}");
-            assert!((gap_mean / 5.0 - 1.0).abs() < 0.05, "{idle:?}: gap mean {gap_mean}");
-            assert!((burst / 8.0 - 1.0).abs() < 0.05, "{idle:?}: burst mean {burst}");
+            assert!(
+                (idle_mean / 1000.0 - 1.0).abs() < tol,
+                "{idle:?}: idle mean {idle_mean}"
+            );
+            assert!(
+                (gap_mean / 5.0 - 1.0).abs() < 0.05,
+                "{idle:?}: gap mean {gap_mean}"
+            );
+            assert!(
+                (burst / 8.0 - 1.0).abs() < 0.05,
+                "{idle:?}: burst mean {burst}"
+            );
         }
     }
 
@@ -157,7 +207,10 @@ mod tests {
     fn poisson_and_fixed_rates() {
         let mut rng = stream(1, "workload/arrival");
         let mut p = ArrivalProcess::new(&ArrivalSpec::Poisson { iops: 10_000.0 }).unwrap();
-        let last = (0..100_000).map(|_| p.next_arrival(&mut rng)).last().unwrap();
+        let last = (0..100_000)
+            .map(|_| p.next_arrival(&mut rng))
+            .last()
+            .unwrap();
         assert!((last as f64 / 1e9 - 10.0).abs() < 0.2, "{last}");
         let mut p = ArrivalProcess::new(&ArrivalSpec::Fixed { interval_us: 2.5 }).unwrap();
         let v: Vec<u64> = (0..3).map(|_| p.next_arrival(&mut rng)).collect();

@@ -47,7 +47,10 @@ pub(crate) struct Blkparse {
 /// `maj,min` → the two numbers, or `None` when the field is not of that shape.
 pub(crate) fn device_pair(s: &str) -> Option<(u32, u32)> {
     let (a, b) = s.split_once(',')?;
-    Some((parse_u64(a)?.try_into().ok()?, parse_u64(b)?.try_into().ok()?))
+    Some((
+        parse_u64(a)?.try_into().ok()?,
+        parse_u64(b)?.try_into().ok()?,
+    ))
 }
 
 impl LineFormat for Blkparse {
@@ -71,7 +74,12 @@ impl LineFormat for Blkparse {
         }
         let rwbs = f.str(6, "rwbs")?;
         if !rwbs.bytes().all(|b| b"RWDNFSMAEB".contains(&b)) {
-            return Err(expected(6, "rwbs", "letters from R W D N F S M A E B", rwbs));
+            return Err(expected(
+                6,
+                "rwbs",
+                "letters from R W D N F S M A E B",
+                rwbs,
+            ));
         }
         let op = if rwbs.contains('D') {
             OpKind::Trim
@@ -89,7 +97,15 @@ impl LineFormat for Blkparse {
             return Err(expected(8, "'+'", "\"+\"", plus));
         }
         let size_bytes = f.scaled(9, "nblocks", 512)?;
-        Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, Some(minor)))
+        Ok(Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            Some(minor),
+        ))
     }
 }
 
@@ -100,7 +116,8 @@ mod tests {
     use super::super::request::RequestSource;
     use super::*;
 
-    const SAMPLE: &str = "  8,0    3        1     0.000000000   697  Q  WS 223490 + 8 [kjournald]\n\
+    const SAMPLE: &str =
+        "  8,0    3        1     0.000000000   697  Q  WS 223490 + 8 [kjournald]\n\
   8,0    3        2     0.000001000   697  G  WS 223490 + 8 [kjournald]\n\
   8,0    3        3     0.000002500   697  D  WS 223490 + 8 [kjournald]\n\
   8,0    3        4     0.000003000   697  D   R 100 + 16 [cat]\n\
@@ -124,8 +141,19 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
     #[test]
     fn takes_one_action_and_maps_rwbs() {
         let (d, skipped) = collect(BlkAction::Dispatch);
-        assert_eq!(d.iter().map(|r| r.op).collect::<Vec<_>>(), [OpKind::Write, OpKind::Read, OpKind::Trim]);
-        assert_eq!(d[0], Request { arrival_ns: 2_500, op: OpKind::Write, offset_bytes: 223_490 * 512, size_bytes: 4096 });
+        assert_eq!(
+            d.iter().map(|r| r.op).collect::<Vec<_>>(),
+            [OpKind::Write, OpKind::Read, OpKind::Trim]
+        );
+        assert_eq!(
+            d[0],
+            Request {
+                arrival_ns: 2_500,
+                op: OpKind::Write,
+                offset_bytes: 223_490 * 512,
+                size_bytes: 4096
+            }
+        );
         assert_eq!(d[2].size_bytes, 2048 * 512);
         assert_eq!(skipped, 5);
         assert_eq!(collect(BlkAction::Queue).0.len(), 1);
@@ -135,18 +163,27 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
     #[test]
     fn malformed_event_lines_are_errors() {
         for (bad, want) in [
-            ("8,0 3 1 0.1 697 D W 100 + -8 [x]", "field 10 (nblocks): expected a non-negative integer, got \"-8\""),
+            (
+                "8,0 3 1 0.1 697 D W 100 + -8 [x]",
+                "field 10 (nblocks): expected a non-negative integer, got \"-8\"",
+            ),
             ("8,0 3 1 0.1 697 D W 100 - 8 [x]", "field 9 ('+')"),
             ("8,0 3 1 zz 697 D W 100 + 8 [x]", "field 4 (time seconds)"),
             ("8,0 3 1 0.1 697 D WQ 100 + 8 [x]", "field 7 (rwbs)"),
             ("8,0 3 1 0.1 697 D W 100", "too few fields"),
         ] {
             let p = fixture("bbad.txt", format!("{bad}\n").as_bytes(), false);
-            let err = TextSource::open(&p, Blkparse { action: BlkAction::Dispatch }, None)
-                .unwrap()
-                .next_request()
-                .unwrap_err()
-                .to_string();
+            let err = TextSource::open(
+                &p,
+                Blkparse {
+                    action: BlkAction::Dispatch,
+                },
+                None,
+            )
+            .unwrap()
+            .next_request()
+            .unwrap_err()
+            .to_string();
             assert!(err.contains("bbad.txt:1: ") && err.contains(want), "{err}");
         }
     }

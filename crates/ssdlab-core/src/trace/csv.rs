@@ -33,10 +33,19 @@ impl LineFormat for PlainCsv {
         f.require(4, "time_us,op,offset_bytes,size_bytes")?;
         let arrival_ns = f.decimal(0, "time_us", 3)?;
         let o = f.str(1, "op")?;
-        let op = plain_op(o).ok_or_else(|| expected(1, "op", "one of R, W, T, read, write, trim", o))?;
+        let op =
+            plain_op(o).ok_or_else(|| expected(1, "op", "one of R, W, T, read, write, trim", o))?;
         let offset_bytes = f.u64(2, "offset_bytes")?;
         let size_bytes = f.u64(3, "size_bytes")?;
-        Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, None))
+        Ok(Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            None,
+        ))
     }
 }
 
@@ -49,15 +58,33 @@ mod tests {
 
     #[test]
     fn parses_and_errors() {
-        let p = fixture("p.csv.gz", b"time_us,op,offset_bytes,size_bytes\n1.5,W,4096,8192\n2,trim,0,4096\n3,r,0,512\n", false);
+        let p = fixture(
+            "p.csv.gz",
+            b"time_us,op,offset_bytes,size_bytes\n1.5,W,4096,8192\n2,trim,0,4096\n3,r,0,512\n",
+            false,
+        );
         let mut s = TextSource::open(&p, PlainCsv, None).unwrap();
-        assert_eq!(s.next_request().unwrap().unwrap(), Request { arrival_ns: 1500, op: OpKind::Write, offset_bytes: 4096, size_bytes: 8192 });
+        assert_eq!(
+            s.next_request().unwrap().unwrap(),
+            Request {
+                arrival_ns: 1500,
+                op: OpKind::Write,
+                offset_bytes: 4096,
+                size_bytes: 8192
+            }
+        );
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Trim);
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Read);
         assert_eq!(s.next_request().unwrap(), None);
         for (bad, want) in [
-            ("1,W,0,-8", "field 4 (size_bytes): expected a non-negative integer, got \"-8\""),
-            ("1,X,0,8", "field 2 (op): expected one of R, W, T, read, write, trim, got \"X\""),
+            (
+                "1,W,0,-8",
+                "field 4 (size_bytes): expected a non-negative integer, got \"-8\"",
+            ),
+            (
+                "1,X,0,8",
+                "field 2 (op): expected one of R, W, T, read, write, trim, got \"X\"",
+            ),
             ("1,W,0", "too few fields"),
             ("1,W,zero,8", "field 3 (offset_bytes)"),
         ] {
@@ -68,9 +95,17 @@ mod tests {
             assert!(err.contains("pbad.csv:2: ") && err.contains(want), "{err}");
         }
         // A header is only accepted on the first line.
-        let p = fixture("p2.csv", b"0,R,0,1\ntime_us,op,offset_bytes,size_bytes\n", false);
+        let p = fixture(
+            "p2.csv",
+            b"0,R,0,1\ntime_us,op,offset_bytes,size_bytes\n",
+            false,
+        );
         let mut s = TextSource::open(&p, PlainCsv, None).unwrap();
         s.next_request().unwrap();
-        assert!(s.next_request().unwrap_err().to_string().contains("p2.csv:2: field 1 (time_us)"));
+        assert!(s
+            .next_request()
+            .unwrap_err()
+            .to_string()
+            .contains("p2.csv:2: field 1 (time_us)"));
     }
 }

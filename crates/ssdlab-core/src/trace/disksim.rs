@@ -31,7 +31,15 @@ impl LineFormat for Disksim {
             "0" => OpKind::Write,
             _ => return Err(expected(4, "type", "1 (read) or 0 (write)", t)),
         };
-        Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, Some(dev)))
+        Ok(Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            Some(dev),
+        ))
     }
 }
 
@@ -56,7 +64,15 @@ impl LineFormat for Fin1 {
         let offset_bytes = f.scaled(5, "lba", 512)?;
         let size_bytes = f.scaled(6, "size sectors", 512)?;
         f.u64(7, "unnamed column 8")?;
-        Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, Some(asu)))
+        Ok(Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            Some(asu),
+        ))
     }
 }
 
@@ -73,33 +89,75 @@ mod tests {
         let mut s = TextSource::open(&p, Disksim, None).unwrap();
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Write);
         let r = s.next_request().unwrap().unwrap();
-        assert_eq!(r, Request { arrival_ns: 78_643_005, op: OpKind::Read, offset_bytes: 55_596 * 512, size_bytes: 3072 });
+        assert_eq!(
+            r,
+            Request {
+                arrival_ns: 78_643_005,
+                op: OpKind::Read,
+                offset_bytes: 55_596 * 512,
+                size_bytes: 3072
+            }
+        );
         for (bad, want) in [
-            ("0 0 1 -8 0", "field 4 (size sectors): expected a non-negative integer, got \"-8\""),
-            ("0 0 1 8 2", "field 5 (type): expected 1 (read) or 0 (write), got \"2\""),
+            (
+                "0 0 1 -8 0",
+                "field 4 (size sectors): expected a non-negative integer, got \"-8\"",
+            ),
+            (
+                "0 0 1 8 2",
+                "field 5 (type): expected 1 (read) or 0 (write), got \"2\"",
+            ),
             ("0 0 1 8", "too few fields"),
             ("x 0 1 8 0", "field 1 (time ns)"),
         ] {
             let p = fixture("dbad.trace", format!("{bad}\n").as_bytes(), true);
-            let err = TextSource::open(&p, Disksim, None).unwrap().next_request().unwrap_err().to_string();
-            assert!(err.contains("dbad.trace:1: ") && err.contains(want), "{err}");
+            let err = TextSource::open(&p, Disksim, None)
+                .unwrap()
+                .next_request()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("dbad.trace:1: ") && err.contains(want),
+                "{err}"
+            );
         }
     }
 
     #[test]
     fn fin1_parses_and_errors() {
-        let p = fixture("fin1", b"0\t0\t0\t0\tWrite\t303552\t32\t1\n4\t78643000\t0\t1\tRead\t55584\t32\t1\n", false);
+        let p = fixture(
+            "fin1",
+            b"0\t0\t0\t0\tWrite\t303552\t32\t1\n4\t78643000\t0\t1\tRead\t55584\t32\t1\n",
+            false,
+        );
         let mut s = TextSource::open(&p, Fin1, Some(1)).unwrap();
         let r = s.next_request().unwrap().unwrap();
-        assert_eq!(r, Request { arrival_ns: 78_643_000, op: OpKind::Read, offset_bytes: 55_584 * 512, size_bytes: 16_384 });
+        assert_eq!(
+            r,
+            Request {
+                arrival_ns: 78_643_000,
+                op: OpKind::Read,
+                offset_bytes: 55_584 * 512,
+                size_bytes: 16_384
+            }
+        );
         let p = fixture("fin1bad", b"0\t0\t0\t0\tErase\t303552\t32\t1\n", false);
-        let err = TextSource::open(&p, Fin1, None).unwrap().next_request().unwrap_err().to_string();
-        assert!(err.contains("fin1bad:1: field 5 (op): expected Read or Write"), "{err}");
+        let err = TextSource::open(&p, Fin1, None)
+            .unwrap()
+            .next_request()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("fin1bad:1: field 5 (op): expected Read or Write"),
+            "{err}"
+        );
     }
 
     #[test]
     fn real_fin1_has_100_requests() {
-        let Some(p) = real("spc_financial1/fin1") else { return };
+        let Some(p) = real("spc_financial1/fin1") else {
+            return;
+        };
         let mut s = TextSource::open(&p, Fin1, None).unwrap();
         let mut n = 0;
         while s.next_request().unwrap().is_some() {

@@ -13,12 +13,16 @@ pub(crate) type FieldResult<T> = std::result::Result<T, String>;
 impl<'a> Fields<'a> {
     /// Splits on commas, trimming blanks around each field.
     pub(crate) fn comma(line: &'a str) -> Self {
-        Fields { items: line.split(',').map(str::trim).collect() }
+        Fields {
+            items: line.split(',').map(str::trim).collect(),
+        }
     }
 
     /// Splits on runs of whitespace (spaces or tabs).
     pub(crate) fn whitespace(line: &'a str) -> Self {
-        Fields { items: line.split_whitespace().collect() }
+        Fields {
+            items: line.split_whitespace().collect(),
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -28,7 +32,10 @@ impl<'a> Fields<'a> {
     /// Requires at least `n` fields; `layout` names them for the message.
     pub(crate) fn require(&self, n: usize, layout: &str) -> FieldResult<()> {
         if self.items.len() < n {
-            Err(format!("too few fields: expected {n} ({layout}), got {}", self.items.len()))
+            Err(format!(
+                "too few fields: expected {n} ({layout}), got {}",
+                self.items.len()
+            ))
         } else {
             Ok(())
         }
@@ -36,7 +43,10 @@ impl<'a> Fields<'a> {
 
     /// Field `i` (0-based) as text.
     pub(crate) fn str(&self, i: usize, name: &str) -> FieldResult<&'a str> {
-        self.items.get(i).copied().ok_or_else(|| format!("field {} ({name}): missing", i + 1))
+        self.items
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("field {} ({name}): missing", i + 1))
     }
 
     pub(crate) fn u64(&self, i: usize, name: &str) -> FieldResult<u64> {
@@ -46,7 +56,8 @@ impl<'a> Fields<'a> {
 
     pub(crate) fn u32(&self, i: usize, name: &str) -> FieldResult<u32> {
         let s = self.str(i, name)?;
-        s.parse::<u32>().map_err(|_| expected(i, name, "a non-negative 32-bit integer", s))
+        s.parse::<u32>()
+            .map_err(|_| expected(i, name, "a non-negative 32-bit integer", s))
     }
 
     /// A non-negative decimal number of units, returned in units × 10^`digits` (exact for plain
@@ -59,7 +70,8 @@ impl<'a> Fields<'a> {
     /// `a * b` for a field value, with an overflow error naming the field.
     pub(crate) fn scaled(&self, i: usize, name: &str, unit: u64) -> FieldResult<u64> {
         let v = self.u64(i, name)?;
-        v.checked_mul(unit).ok_or_else(|| format!("field {} ({name}): value {v} is too large", i + 1))
+        v.checked_mul(unit)
+            .ok_or_else(|| format!("field {} ({name}): value {v} is too large", i + 1))
     }
 }
 
@@ -115,7 +127,10 @@ pub(crate) fn read_write_word(s: &str) -> Option<OpKind> {
 
 /// True when a first line looks like a header: its first field starts with a letter.
 pub(crate) fn looks_like_header(first_field: &str) -> bool {
-    first_field.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    first_field
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
 }
 
 #[cfg(test)]
@@ -138,9 +153,17 @@ mod tests {
     fn field_errors_name_the_field() {
         let f = Fields::comma("1, 2 ,-8");
         assert_eq!(f.u64(1, "lba"), Ok(2));
-        assert_eq!(f.u64(2, "size").unwrap_err(), "field 3 (size): expected a non-negative integer, got \"-8\"");
+        assert_eq!(
+            f.u64(2, "size").unwrap_err(),
+            "field 3 (size): expected a non-negative integer, got \"-8\""
+        );
         assert_eq!(f.str(3, "op").unwrap_err(), "field 4 (op): missing");
-        assert!(f.require(5, "a,b,c,d,e").unwrap_err().contains("expected 5"));
-        assert!(Fields::whitespace("99999999999999999999").scaled(0, "lba", 512).is_err());
+        assert!(f
+            .require(5, "a,b,c,d,e")
+            .unwrap_err()
+            .contains("expected 5"));
+        assert!(Fields::whitespace("99999999999999999999")
+            .scaled(0, "lba", 512)
+            .is_err());
     }
 }

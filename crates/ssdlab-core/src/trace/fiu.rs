@@ -22,7 +22,10 @@ impl LineFormat for Fiu {
         let f = Fields::whitespace(line);
         f.require(8, LAYOUT)?;
         if f.len() > 9 {
-            return Err(format!("too many fields: expected 8 or 9 ({LAYOUT}), got {}", f.len()));
+            return Err(format!(
+                "too many fields: expected 8 or 9 ({LAYOUT}), got {}",
+                f.len()
+            ));
         }
         let arrival_ns = f.u64(0, "timestamp ns")?;
         f.u64(1, "pid")?;
@@ -32,7 +35,15 @@ impl LineFormat for Fiu {
         let op = read_write_word(t).ok_or_else(|| expected(5, "op", "R or W", t))?;
         f.u32(6, "major")?;
         let minor = f.u32(7, "minor")?;
-        Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, Some(minor)))
+        Ok(Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            Some(minor),
+        ))
     }
 }
 
@@ -50,7 +61,15 @@ mod tests {
         let p = fixture("f.blkparse.gz", text.as_bytes(), false);
         let mut s = TextSource::open(&p, Fiu, Some(0)).unwrap();
         let r = s.next_request().unwrap().unwrap();
-        assert_eq!(r, Request { arrival_ns: 89_967_404_265_337, op: OpKind::Write, offset_bytes: 904_265_560 * 512, size_bytes: 4096 });
+        assert_eq!(
+            r,
+            Request {
+                arrival_ns: 89_967_404_265_337,
+                op: OpKind::Write,
+                offset_bytes: 904_265_560 * 512,
+                size_bytes: 4096
+            }
+        );
         assert_eq!(s.location(), Some((p.display().to_string(), 3)));
         assert_eq!(s.next_request().unwrap(), None);
         assert_eq!(s.skipped(), 1);
@@ -59,13 +78,23 @@ mod tests {
     #[test]
     fn errors() {
         for (bad, want) in [
-            ("1 2 p 10 -8 W 6 0", "field 5 (size): expected a non-negative integer, got \"-8\""),
-            ("1 2 p 10 8 X 6 0", "field 6 (op): expected R or W, got \"X\""),
+            (
+                "1 2 p 10 -8 W 6 0",
+                "field 5 (size): expected a non-negative integer, got \"-8\"",
+            ),
+            (
+                "1 2 p 10 8 X 6 0",
+                "field 6 (op): expected R or W, got \"X\"",
+            ),
             ("1 2 p 10 8 W 6", "too few fields"),
             ("1 2 p 10 8 W 6 0 md5 extra", "too many fields"),
         ] {
             let p = fixture("fbad.txt", format!("{bad}\n").as_bytes(), false);
-            let err = TextSource::open(&p, Fiu, None).unwrap().next_request().unwrap_err().to_string();
+            let err = TextSource::open(&p, Fiu, None)
+                .unwrap()
+                .next_request()
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("fbad.txt:1: ") && err.contains(want), "{err}");
         }
     }

@@ -51,7 +51,10 @@ const NAMES: [(TraceFormat, &str); 10] = [
 
 impl TraceFormat {
     pub fn name(self) -> &'static str {
-        NAMES.iter().find(|(f, _)| *f == self).map_or("auto", |(_, n)| n)
+        NAMES
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map_or("auto", |(_, n)| n)
     }
 
     /// All names, comma-separated (for error messages and `--help`).
@@ -61,7 +64,15 @@ impl TraceFormat {
 
     /// Whether records of this format carry a device (disk, ASU, minor) number.
     pub fn has_device(self) -> bool {
-        matches!(self, TraceFormat::Msr | TraceFormat::Fiu | TraceFormat::Spc | TraceFormat::Disksim | TraceFormat::Fin1 | TraceFormat::Blkparse)
+        matches!(
+            self,
+            TraceFormat::Msr
+                | TraceFormat::Fiu
+                | TraceFormat::Spc
+                | TraceFormat::Disksim
+                | TraceFormat::Fin1
+                | TraceFormat::Blkparse
+        )
     }
 }
 
@@ -72,7 +83,12 @@ impl std::str::FromStr for TraceFormat {
             .iter()
             .find(|(_, n)| n.eq_ignore_ascii_case(s) || n.replace('-', "_").eq_ignore_ascii_case(s))
             .map(|(f, _)| *f)
-            .ok_or_else(|| SsdError::Invalid(format!("unknown trace format {s:?}; expected one of {}", Self::all_names())))
+            .ok_or_else(|| {
+                SsdError::Invalid(format!(
+                    "unknown trace format {s:?}; expected one of {}",
+                    Self::all_names()
+                ))
+            })
     }
 }
 
@@ -100,7 +116,10 @@ impl std::fmt::Display for TraceFormat {
 /// header names, separators and column shapes of the first two record lines).
 pub fn detect_format(path: &Path) -> Result<TraceFormat> {
     let name = path.display().to_string();
-    let base = name.strip_suffix(".gz").unwrap_or(&name).to_ascii_lowercase();
+    let base = name
+        .strip_suffix(".gz")
+        .unwrap_or(&name)
+        .to_ascii_lowercase();
     if base.ends_with(".vscsi") {
         return Ok(TraceFormat::Vscsi);
     }
@@ -120,12 +139,18 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat> {
     let text = match std::str::from_utf8(&head) {
         Ok(t) => Some(t),
         // The 4 KiB cut may split a UTF-8 sequence: accept a valid prefix of most of it.
-        Err(e) if e.valid_up_to() + 4 >= head.len() => std::str::from_utf8(&head[..e.valid_up_to()]).ok(),
+        Err(e) if e.valid_up_to() + 4 >= head.len() => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).ok()
+        }
         Err(_) => None,
     };
     let text = match text {
         Some(t) if !t.contains('\0') => t,
-        _ => return detect_version(&head).map(|_| TraceFormat::Vscsi).ok_or_else(|| fail("binary content that is not VSCSI")),
+        _ => {
+            return detect_version(&head)
+                .map(|_| TraceFormat::Vscsi)
+                .ok_or_else(|| fail("binary content that is not VSCSI"))
+        }
     };
     let lines: Vec<&str> = text
         .lines()
@@ -144,9 +169,23 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat> {
         return Ok(TraceFormat::Csv);
     }
     // The last full line of the head may be cut; classify on the first two record lines.
-    let records: Vec<&str> = lines.iter().copied().filter(|l| !l.starts_with(|c: char| c.is_ascii_alphabetic())).take(2).collect();
+    let records: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .take(2)
+        .collect();
     let fits = |f: TraceFormat| !records.is_empty() && records.iter().all(|l| line_fits(f, l));
-    for f in [TraceFormat::Msr, TraceFormat::Spc, TraceFormat::VscsiCsv, TraceFormat::Csv, TraceFormat::Blkparse, TraceFormat::Disksim, TraceFormat::Fin1, TraceFormat::Fiu] {
+    for f in [
+        TraceFormat::Msr,
+        TraceFormat::Spc,
+        TraceFormat::VscsiCsv,
+        TraceFormat::Csv,
+        TraceFormat::Blkparse,
+        TraceFormat::Disksim,
+        TraceFormat::Fin1,
+        TraceFormat::Fiu,
+    ] {
         if fits(f) {
             return Ok(f);
         }
@@ -161,22 +200,61 @@ fn line_fits(f: TraceFormat, line: &str) -> bool {
     let int = |s: &str| parse_u64(s).is_some();
     let num = |s: &str| parse_decimal(s, 9).is_some();
     match f {
-        TraceFormat::Msr => c.len() == 7 && int(c[0]) && read_write_word(c[3]).is_some() && int(c[4]) && int(c[5]),
-        TraceFormat::Spc => c.len() >= 5 && int(c[0]) && int(c[1]) && int(c[2]) && matches!(c[3], "r" | "R" | "w" | "W") && num(c[4]),
-        TraceFormat::VscsiCsv => c.len() == 5 && int(c[0]) && num(c[1]) && u16::from_str_radix(c[2], 16).is_ok() && int(c[3]) && int(c[4]),
-        TraceFormat::Csv => c.len() == 4 && num(c[0]) && plain_op(c[1]).is_some() && int(c[2]) && int(c[3]),
-        TraceFormat::Blkparse => w.first().is_some_and(|d| device_pair(d).is_some()) && w.len() >= 7,
-        TraceFormat::Disksim => w.len() == 5 && w.iter().all(|s| int(s)) && matches!(w[4], "0" | "1"),
-        TraceFormat::Fin1 => w.len() == 8 && matches!(w[4], "Read" | "Write") && int(w[5]) && int(w[6]),
-        TraceFormat::Fiu => (8..=9).contains(&w.len()) && int(w[0]) && int(w[3]) && int(w[4]) && matches!(w[5], "R" | "W"),
+        TraceFormat::Msr => {
+            c.len() == 7 && int(c[0]) && read_write_word(c[3]).is_some() && int(c[4]) && int(c[5])
+        }
+        TraceFormat::Spc => {
+            c.len() >= 5
+                && int(c[0])
+                && int(c[1])
+                && int(c[2])
+                && matches!(c[3], "r" | "R" | "w" | "W")
+                && num(c[4])
+        }
+        TraceFormat::VscsiCsv => {
+            c.len() == 5
+                && int(c[0])
+                && num(c[1])
+                && u16::from_str_radix(c[2], 16).is_ok()
+                && int(c[3])
+                && int(c[4])
+        }
+        TraceFormat::Csv => {
+            c.len() == 4 && num(c[0]) && plain_op(c[1]).is_some() && int(c[2]) && int(c[3])
+        }
+        TraceFormat::Blkparse => {
+            w.first().is_some_and(|d| device_pair(d).is_some()) && w.len() >= 7
+        }
+        TraceFormat::Disksim => {
+            w.len() == 5 && w.iter().all(|s| int(s)) && matches!(w[4], "0" | "1")
+        }
+        TraceFormat::Fin1 => {
+            w.len() == 8 && matches!(w[4], "Read" | "Write") && int(w[5]) && int(w[6])
+        }
+        TraceFormat::Fiu => {
+            (8..=9).contains(&w.len())
+                && int(w[0])
+                && int(w[3])
+                && int(w[4])
+                && matches!(w[5], "R" | "W")
+        }
         TraceFormat::Auto | TraceFormat::Vscsi => false,
     }
 }
 
 /// Opens a raw reader (no LBA mapping, no request limit). `Auto` is resolved by
 /// [`detect_format`]. A `device` filter on a format without device numbers is an error.
-pub fn open_format(path: &Path, format: TraceFormat, device: Option<u32>, action: BlkAction) -> Result<Box<dyn RequestSource>> {
-    let format = if format == TraceFormat::Auto { detect_format(path)? } else { format };
+pub fn open_format(
+    path: &Path,
+    format: TraceFormat,
+    device: Option<u32>,
+    action: BlkAction,
+) -> Result<Box<dyn RequestSource>> {
+    let format = if format == TraceFormat::Auto {
+        detect_format(path)?
+    } else {
+        format
+    };
     if device.is_some() && !format.has_device() {
         return Err(SsdError::Invalid(format!(
             "{}: format {format} carries no device number; remove the device filter",
@@ -209,7 +287,10 @@ mod tests {
             assert_eq!(n.parse::<TraceFormat>().unwrap(), f);
             assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{n}\""));
         }
-        assert_eq!("VSCSI_CSV".parse::<TraceFormat>().unwrap(), TraceFormat::VscsiCsv);
+        assert_eq!(
+            "VSCSI_CSV".parse::<TraceFormat>().unwrap(),
+            TraceFormat::VscsiCsv
+        );
         let e = "nope".parse::<TraceFormat>().unwrap_err().to_string();
         assert!(e.contains("msr, fiu, spc"), "{e}");
     }
@@ -230,19 +311,34 @@ mod tests {
             ("k.txt.gz", b"0 0 303567 7 0\n", TraceFormat::Disksim),
         ];
         for (name, content, want) in cases {
-            assert_eq!(detect_format(&fixture(name, content, false)).unwrap(), want, "{name}");
+            assert_eq!(
+                detect_format(&fixture(name, content, false)).unwrap(),
+                want,
+                "{name}"
+            );
         }
         let mut bin = v1(1, 4096, 0x2a, 8, 5);
         bin.extend(v1(2, 4096, 0x28, 8, 6));
-        assert_eq!(detect_format(&fixture("trace.bin", &bin, true)).unwrap(), TraceFormat::Vscsi);
-        let e = detect_format(&fixture("z.txt", b"hello world\n", false)).unwrap_err().to_string();
+        assert_eq!(
+            detect_format(&fixture("trace.bin", &bin, true)).unwrap(),
+            TraceFormat::Vscsi
+        );
+        let e = detect_format(&fixture("z.txt", b"hello world\n", false))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("cannot tell") && e.contains("vscsi-csv"), "{e}");
     }
 
     #[test]
     fn device_filter_needs_a_device_column() {
         let p = fixture("q.csv", b"10,W,4096,4096\n", false);
-        assert!(open_format(&p, TraceFormat::Auto, Some(1), BlkAction::Dispatch).err().unwrap().to_string().contains("no device"));
+        assert!(
+            open_format(&p, TraceFormat::Auto, Some(1), BlkAction::Dispatch)
+                .err()
+                .unwrap()
+                .to_string()
+                .contains("no device")
+        );
     }
 
     #[test]

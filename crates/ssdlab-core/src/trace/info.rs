@@ -52,8 +52,15 @@ pub fn trace_info(spec: &TraceSpec, page_size: u64) -> Result<TraceInfo> {
     if page_size == 0 {
         return Err(SsdError::Invalid("page_size: must be > 0".into()));
     }
-    let format = if spec.format == TraceFormat::Auto { detect_format(&spec.path)? } else { spec.format };
-    let mut src = open_trace(&TraceSpec { format, ..spec.clone() })?;
+    let format = if spec.format == TraceFormat::Auto {
+        detect_format(&spec.path)?
+    } else {
+        spec.format
+    };
+    let mut src = open_trace(&TraceSpec {
+        format,
+        ..spec.clone()
+    })?;
     let mut i = TraceInfo {
         path: spec.path.display().to_string(),
         format: format.name().to_string(),
@@ -127,12 +134,29 @@ mod tests {
 
     #[test]
     fn counts_on_a_fixture() {
-        let p = fixture("info.csv", b"0,W,0,8192\n10,W,4095,2\n20,R,0,1\n30,T,0,4096\n40,W,0,0\n", false);
+        let p = fixture(
+            "info.csv",
+            b"0,W,0,8192\n10,W,4095,2\n20,R,0,1\n30,T,0,4096\n40,W,0,0\n",
+            false,
+        );
         let i = trace_info(&TraceSpec::new(&p), 4096).unwrap();
         assert_eq!((i.requests, i.reads, i.writes, i.trims), (5, 1, 3, 1));
-        assert_eq!((i.span_ns, i.bytes_written, i.page_writes, i.write_footprint_pages), (40_000, 8194, 4, 2));
-        assert_eq!((i.footprint_pages, i.page_reads, i.format.as_str()), (2, 1, "csv"));
-        assert!(serde_json::to_string(&i).unwrap().contains("\"page_writes\":4"));
+        assert_eq!(
+            (
+                i.span_ns,
+                i.bytes_written,
+                i.page_writes,
+                i.write_footprint_pages
+            ),
+            (40_000, 8194, 4, 2)
+        );
+        assert_eq!(
+            (i.footprint_pages, i.page_reads, i.format.as_str()),
+            (2, 1, "csv")
+        );
+        assert!(serde_json::to_string(&i)
+            .unwrap()
+            .contains("\"page_writes\":4"));
     }
 
     fn info(rel: &str, format: TraceFormat) -> Option<TraceInfo> {
@@ -148,31 +172,60 @@ mod tests {
 
     #[test]
     fn real_cloudphysics_vscsi_and_csv() {
-        let Some(b) = info("cloudphysics/cloudPhysicsIO.vscsi", TraceFormat::Auto) else { return };
+        let Some(b) = info("cloudphysics/cloudPhysicsIO.vscsi", TraceFormat::Auto) else {
+            return;
+        };
         assert_eq!((b.requests, pct(&b).as_str()), (113_872, "58.7"));
-        assert_eq!((b.write_footprint_pages, b.page_writes, b.skipped), (208_696, 656_169, 0));
+        assert_eq!(
+            (b.write_footprint_pages, b.page_writes, b.skipped),
+            (208_696, 656_169, 0)
+        );
         // "2 h". The README's "2.30 GiB written" is 2,408,565,760 bytes divided by 1000·2^20
         // (a unit mix-up): it is 2.24 GiB, or 2.41 GB.
         assert_eq!((b.span_ns as f64 / 3.6e12).round(), 2.0);
         assert_eq!(b.bytes_written, 2_408_565_760);
-        let Some(c) = info("cloudphysics/cloudPhysicsIO.csv", TraceFormat::Auto) else { return };
+        let Some(c) = info("cloudphysics/cloudPhysicsIO.csv", TraceFormat::Auto) else {
+            return;
+        };
         assert_eq!(c.format, "vscsi-csv");
-        assert_eq!((c.requests, c.reads, c.writes), (b.requests, b.reads, b.writes));
-        assert_eq!((c.write_footprint_pages, c.page_writes, c.bytes_written), (b.write_footprint_pages, b.page_writes, b.bytes_written));
+        assert_eq!(
+            (c.requests, c.reads, c.writes),
+            (b.requests, b.reads, b.writes)
+        );
+        assert_eq!(
+            (c.write_footprint_pages, c.page_writes, c.bytes_written),
+            (b.write_footprint_pages, b.page_writes, b.bytes_written)
+        );
     }
 
     #[test]
     fn real_spc_and_mqsim_excerpts() {
-        let Some(f) = info("spc_financial1/example.ascii", TraceFormat::Disksim) else { return };
-        assert_eq!((f.requests, pct(&f).as_str(), f.write_footprint_pages, f.page_writes), (10_000, "59.2", 3_621, 12_405));
+        let Some(f) = info("spc_financial1/example.ascii", TraceFormat::Disksim) else {
+            return;
+        };
+        assert_eq!(
+            (
+                f.requests,
+                pct(&f).as_str(),
+                f.write_footprint_pages,
+                f.page_writes
+            ),
+            (10_000, "59.2", 3_621, 12_405)
+        );
         assert_eq!((f.span_ns as f64 / 1e9).round(), 260.0);
-        let Some(t) = info("spc_tpcc_websearch/tpcc-small.trace", TraceFormat::Auto) else { return };
+        let Some(t) = info("spc_tpcc_websearch/tpcc-small.trace", TraceFormat::Auto) else {
+            return;
+        };
         assert_eq!((t.requests, pct(&t).as_str()), (6_999, "37.4"));
-        let Some(w) = info("spc_tpcc_websearch/wsrch-small.trace", TraceFormat::Auto) else { return };
+        let Some(w) = info("spc_tpcc_websearch/wsrch-small.trace", TraceFormat::Auto) else {
+            return;
+        };
         // The README calls it read-only; the file has 4 type-0 (write) lines out of 24,783
         // (device 2, lbas 6112 and 25949120, each written twice).
         assert_eq!((w.requests, w.reads, w.writes), (24_783, 24_779, 4));
-        let Some(m) = info("msr_cambridge/rsrch_0_first20.csv", TraceFormat::Auto) else { return };
+        let Some(m) = info("msr_cambridge/rsrch_0_first20.csv", TraceFormat::Auto) else {
+            return;
+        };
         assert_eq!((m.requests, m.format.as_str()), (20, "msr"));
     }
 }

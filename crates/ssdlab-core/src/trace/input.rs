@@ -23,7 +23,10 @@ pub(crate) fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let head = raw.fill_buf().map_err(|e| SsdError::io(&name, e))?;
     let gz = head.starts_with(&GZIP_MAGIC) || name.ends_with(".gz");
     if gz {
-        Ok(Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(raw))))
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            MultiGzDecoder::new(raw),
+        )))
     } else {
         Ok(Box::new(raw))
     }
@@ -34,7 +37,10 @@ pub(crate) fn read_head(path: &Path, max: usize) -> Result<Vec<u8>> {
     let name = path.display().to_string();
     let input = open_input(path)?;
     let mut head = Vec::with_capacity(max);
-    input.take(max as u64).read_to_end(&mut head).map_err(|e| SsdError::io(&name, e))?;
+    input
+        .take(max as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| SsdError::io(&name, e))?;
     Ok(head)
 }
 
@@ -66,7 +72,10 @@ impl LineInput {
         loop {
             self.buf.clear();
             let n = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| {
-                SsdError::io(&self.file, format!("reading after line {}: {e}", self.line_no))
+                SsdError::io(
+                    &self.file,
+                    format!("reading after line {}: {e}", self.line_no),
+                )
             })?;
             if n == 0 {
                 return Ok(None);
@@ -124,7 +133,14 @@ pub(crate) struct TextSource<F: LineFormat> {
 
 impl<F: LineFormat> TextSource<F> {
     pub(crate) fn open(path: &Path, fmt: F, device: Option<u32>) -> Result<Self> {
-        Ok(TextSource { input: LineInput::open(path)?, fmt, device, first: true, last_line: 0, skipped: 0 })
+        Ok(TextSource {
+            input: LineInput::open(path)?,
+            fmt,
+            device,
+            first: true,
+            last_line: 0,
+            skipped: 0,
+        })
     }
 }
 
@@ -194,7 +210,11 @@ pub(crate) mod testutil {
 
     /// Where the real trace excerpts live, or `None` (and a skip note) when absent.
     pub(crate) fn real(rel: &str) -> Option<PathBuf> {
-        let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces")).join(rel);
+        let p = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/traces"
+        ))
+        .join(rel);
         if p.exists() {
             Some(p)
         } else {

@@ -43,7 +43,12 @@ pub struct LbaMapped {
 
 impl LbaMapped {
     /// Wraps `inner`. `page_size` must be positive and `logical_bytes` at least one page.
-    pub fn new(inner: Box<dyn RequestSource>, mode: LbaMapMode, logical_bytes: u64, page_size: u64) -> Result<Self> {
+    pub fn new(
+        inner: Box<dyn RequestSource>,
+        mode: LbaMapMode,
+        logical_bytes: u64,
+        page_size: u64,
+    ) -> Result<Self> {
         if page_size == 0 || logical_bytes < page_size {
             return Err(SsdError::Invalid(format!(
                 "lba map: need page_size > 0 and logical_bytes >= page_size, got {page_size} and {logical_bytes}"
@@ -74,7 +79,10 @@ impl LbaMapped {
 
     fn map(&mut self, r: Request) -> Result<()> {
         let end = r.offset_bytes.checked_add(r.size_bytes).ok_or_else(|| {
-            self.err(format!("request at byte {} of {} bytes overflows the address range", r.offset_bytes, r.size_bytes))
+            self.err(format!(
+                "request at byte {} of {} bytes overflows the address range",
+                r.offset_bytes, r.size_bytes
+            ))
         })?;
         let space = match self.mode {
             LbaMapMode::None => self.logical_bytes,
@@ -82,11 +90,17 @@ impl LbaMapped {
         };
         if r.size_bytes > space {
             return Err(self.err(format!(
-                "request of {} bytes is larger than the logical space of {space} bytes", r.size_bytes)));
+                "request of {} bytes is larger than the logical space of {space} bytes",
+                r.size_bytes
+            )));
         }
         match self.mode {
             LbaMapMode::None => {
-                let beyond = if r.size_bytes == 0 { r.offset_bytes >= space } else { end > space };
+                let beyond = if r.size_bytes == 0 {
+                    r.offset_bytes >= space
+                } else {
+                    end > space
+                };
                 if beyond {
                     return Err(self.err(format!(
                         "address range {}..{end} reaches beyond the logical capacity of {space} bytes; \
@@ -99,23 +113,45 @@ impl LbaMapped {
             LbaMapMode::Modulo => {
                 let start = r.offset_bytes % space;
                 let first = r.size_bytes.min(space - start);
-                self.pending.push_back(Request { offset_bytes: start, size_bytes: first, ..r });
+                self.pending.push_back(Request {
+                    offset_bytes: start,
+                    size_bytes: first,
+                    ..r
+                });
                 if first < r.size_bytes {
-                    self.pending.push_back(Request { offset_bytes: 0, size_bytes: r.size_bytes - first, ..r });
+                    self.pending.push_back(Request {
+                        offset_bytes: 0,
+                        size_bytes: r.size_bytes - first,
+                        ..r
+                    });
                 }
             }
             LbaMapMode::Dense => {
                 let p = self.page_size;
                 let first_page = r.offset_bytes / p;
-                let last_page = if r.size_bytes == 0 { first_page } else { (end - 1) / p };
+                let last_page = if r.size_bytes == 0 {
+                    first_page
+                } else {
+                    (end - 1) / p
+                };
                 let mut run: Option<Request> = None;
                 for page in first_page..=last_page {
                     let lp = self.dense_page(page)?;
                     let lo = r.offset_bytes.max(page * p);
-                    let hi = if r.size_bytes == 0 { lo } else { end.min((page + 1) * p) };
-                    let piece = Request { offset_bytes: lp * p + (lo - page * p), size_bytes: hi - lo, ..r };
+                    let hi = if r.size_bytes == 0 {
+                        lo
+                    } else {
+                        end.min((page + 1) * p)
+                    };
+                    let piece = Request {
+                        offset_bytes: lp * p + (lo - page * p),
+                        size_bytes: hi - lo,
+                        ..r
+                    };
                     run = match run {
-                        Some(mut cur) if cur.offset_bytes + cur.size_bytes == piece.offset_bytes => {
+                        Some(mut cur)
+                            if cur.offset_bytes + cur.size_bytes == piece.offset_bytes =>
+                        {
                             cur.size_bytes += piece.size_bytes;
                             Some(cur)
                         }
@@ -170,7 +206,11 @@ impl RequestSource for LbaMapped {
             LbaMapMode::Dense => "dense",
             LbaMapMode::Modulo => "modulo",
         };
-        format!("{} [lba map {mode}, {} bytes]", self.inner.describe(), self.logical_bytes)
+        format!(
+            "{} [lba map {mode}, {} bytes]",
+            self.inner.describe(),
+            self.logical_bytes
+        )
     }
 
     fn location(&self) -> Option<(String, u64)> {
@@ -184,14 +224,19 @@ impl RequestSource for LbaMapped {
 
 #[cfg(test)]
 mod tests {
+    use super::super::csv::PlainCsv;
     use super::super::input::testutil::fixture;
     use super::super::input::TextSource;
-    use super::super::csv::PlainCsv;
     use super::super::request::{OpKind, VecSource};
     use super::*;
 
     fn w(offset_bytes: u64, size_bytes: u64) -> Request {
-        Request { arrival_ns: 0, op: OpKind::Write, offset_bytes, size_bytes }
+        Request {
+            arrival_ns: 0,
+            op: OpKind::Write,
+            offset_bytes,
+            size_bytes,
+        }
     }
 
     fn run(reqs: Vec<Request>, mode: LbaMapMode, logical: u64) -> Result<Vec<Request>> {
@@ -210,24 +255,54 @@ mod tests {
         let mut m = LbaMapped::new(Box::new(src), LbaMapMode::None, 10 * 4096, 4096).unwrap();
         assert!(m.next_request().unwrap().is_some());
         let e = m.next_request().unwrap_err().to_string();
-        assert!(e.contains("big.csv:2: ") && e.contains("--lba-map dense|modulo"), "{e}");
-        assert_eq!(run(vec![w(36864, 4096)], LbaMapMode::None, 40960).unwrap(), vec![w(36864, 4096)]);
-        assert!(matches!(run(vec![w(40000, 4096)], LbaMapMode::None, 40960), Err(SsdError::Workload(_))));
+        assert!(
+            e.contains("big.csv:2: ") && e.contains("--lba-map dense|modulo"),
+            "{e}"
+        );
+        assert_eq!(
+            run(vec![w(36864, 4096)], LbaMapMode::None, 40960).unwrap(),
+            vec![w(36864, 4096)]
+        );
+        assert!(matches!(
+            run(vec![w(40000, 4096)], LbaMapMode::None, 40960),
+            Err(SsdError::Workload(_))
+        ));
     }
 
     #[test]
     fn dense_compacts_first_come_and_splits_runs() {
-        let reqs = vec![w(1 << 40, 8192), w(7 << 30, 4096), w(1 << 40, 4096), w((1 << 40) + 100, 8192)];
+        let reqs = vec![
+            w(1 << 40, 8192),
+            w(7 << 30, 4096),
+            w(1 << 40, 4096),
+            w((1 << 40) + 100, 8192),
+        ];
         let got = run(reqs, LbaMapMode::Dense, 4 * 4096).unwrap();
         // pages: 2^28 → 0, 2^28+1 → 1, 7·2^18 → 2; then 2^28 again → 0; then 2^28..2^28+2 → 0,1,3
-        assert_eq!(got, vec![w(0, 8192), w(8192, 4096), w(0, 4096), w(100, 8092), w(3 * 4096, 100)]);
-        let e = run(vec![w(0, 4096), w(1 << 20, 4096)], LbaMapMode::Dense, 4096).unwrap_err().to_string();
+        assert_eq!(
+            got,
+            vec![
+                w(0, 8192),
+                w(8192, 4096),
+                w(0, 4096),
+                w(100, 8092),
+                w(3 * 4096, 100)
+            ]
+        );
+        let e = run(vec![w(0, 4096), w(1 << 20, 4096)], LbaMapMode::Dense, 4096)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("more than 1 distinct pages"), "{e}");
     }
 
     #[test]
     fn modulo_wraps_and_splits_at_the_end() {
-        let got = run(vec![w(10 * 4096 + 5, 100), w(9 * 4096, 8192)], LbaMapMode::Modulo, 10 * 4096).unwrap();
+        let got = run(
+            vec![w(10 * 4096 + 5, 100), w(9 * 4096, 8192)],
+            LbaMapMode::Modulo,
+            10 * 4096,
+        )
+        .unwrap();
         assert_eq!(got, vec![w(5, 100), w(9 * 4096, 4096), w(0, 4096)]);
         assert!(run(vec![w(0, 11 * 4096)], LbaMapMode::Modulo, 10 * 4096).is_err());
     }

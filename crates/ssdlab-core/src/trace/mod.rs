@@ -7,8 +7,8 @@ mod csv;
 mod disksim;
 mod fields;
 mod fiu;
-mod info;
 mod format;
+mod info;
 mod input;
 pub mod lba_map;
 mod msr;
@@ -22,8 +22,11 @@ mod vscsi_csv;
 
 pub use blkparse::BlkAction;
 pub use format::{detect_format, open_format, TraceFormat};
-pub use request::{OpKind, Request, RequestSource, VecSource};
-pub use lba_map::{LbaMapMode, LbaMapped};
-pub use spec::{open_trace, open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, TraceSpec, WorkloadSpec};
-pub use synthetic::Synthetic;
 pub use info::{trace_info, TraceInfo};
+pub use lba_map::{LbaMapMode, LbaMapped};
+pub use request::{OpKind, Request, RequestSource, VecSource};
+pub use spec::{
+    open_trace, open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, TraceSpec,
+    WorkloadSpec,
+};
+pub use synthetic::Synthetic;

@@ -27,11 +27,20 @@ impl LineFormat for Msr {
         let arrival_ns = f.scaled(0, "timestamp", 100)?;
         let disk = f.u32(2, "disk number")?;
         let t = f.str(3, "type")?;
-        let op = read_write_word(t).ok_or_else(|| super::fields::expected(3, "type", "Read or Write", t))?;
+        let op = read_write_word(t)
+            .ok_or_else(|| super::fields::expected(3, "type", "Read or Write", t))?;
         let offset_bytes = f.u64(4, "offset")?;
         let size_bytes = f.u64(5, "size")?;
         f.u64(6, "response time")?;
-        Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, Some(disk)))
+        Ok(Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            Some(disk),
+        ))
     }
 }
 
@@ -61,7 +70,10 @@ mod tests {
             let v = all(&mut s).unwrap();
             assert_eq!(v.len(), 2);
             assert_eq!(v[0].arrival_ns, 12_816_638_529_551_466_300);
-            assert_eq!((v[0].op, v[0].offset_bytes, v[0].size_bytes), (OpKind::Write, 9_056_014_336, 2048));
+            assert_eq!(
+                (v[0].op, v[0].offset_bytes, v[0].size_bytes),
+                (OpKind::Write, 9_056_014_336, 2048)
+            );
             assert_eq!(v[1].op, OpKind::Read);
             assert_eq!(s.location().unwrap().1, 3);
             let mut s = TextSource::open(&p, Msr, Some(1)).unwrap();
@@ -73,13 +85,23 @@ mod tests {
     #[test]
     fn malformed_lines_name_line_and_field() {
         let cases = [
-            ("1,hm,0,Write,0,-8,1", "field 6 (size): expected a non-negative integer, got \"-8\""),
-            ("1,hm,0,Erase,0,8,1", "field 4 (type): expected Read or Write, got \"Erase\""),
+            (
+                "1,hm,0,Write,0,-8,1",
+                "field 6 (size): expected a non-negative integer, got \"-8\"",
+            ),
+            (
+                "1,hm,0,Erase,0,8,1",
+                "field 4 (type): expected Read or Write, got \"Erase\"",
+            ),
             ("1,hm,0,Write,0,8", "too few fields: expected 7"),
             ("x1,hm,0,Write,0,8,1", "field 1 (timestamp)"),
         ];
         for (bad, want) in cases {
-            let p = fixture("bad.csv", format!("1,hm,0,Read,0,512,1\n{bad}\n").as_bytes(), false);
+            let p = fixture(
+                "bad.csv",
+                format!("1,hm,0,Read,0,512,1\n{bad}\n").as_bytes(),
+                false,
+            );
             let mut s = TextSource::open(&p, Msr, None).unwrap();
             let err = all(&mut s).unwrap_err().to_string();
             assert!(err.contains("bad.csv:2: ") && err.contains(want), "{err}");
@@ -88,7 +110,10 @@ mod tests {
 
     #[test]
     fn real_first20_files_have_20_rows() {
-        for f in ["msr_cambridge/hm_0_first20.csv", "msr_cambridge/rsrch_0_first20.csv"] {
+        for f in [
+            "msr_cambridge/hm_0_first20.csv",
+            "msr_cambridge/rsrch_0_first20.csv",
+        ] {
             let Some(p) = real(f) else { return };
             let mut s = TextSource::open(&p, Msr, None).unwrap();
             assert_eq!(all(&mut s).unwrap().len(), 20, "{f}");

@@ -22,15 +22,60 @@ pub struct TableRow {
 
 /// Kang et al. TECS 2017, Table 1 ("Workload Characteristics").
 pub const TABLE1: &[TableRow] = &[
-    TableRow { name: "home1", write_ratio: 0.99, mean_interval_us: 85_565.0, mean_size_kib: 8.08 },
-    TableRow { name: "home2", write_ratio: 0.91, mean_interval_us: 320_548.0, mean_size_kib: 9.4 },
-    TableRow { name: "home3", write_ratio: 0.99, mean_interval_us: 1_882_329.0, mean_size_kib: 8.26 },
-    TableRow { name: "home4", write_ratio: 0.94, mean_interval_us: 693_651.0, mean_size_kib: 7.56 },
-    TableRow { name: "webmail", write_ratio: 0.74, mean_interval_us: 303_762.0, mean_size_kib: 8.0 },
-    TableRow { name: "webmail-online", write_ratio: 0.78, mean_interval_us: 127_184.0, mean_size_kib: 8.0 },
-    TableRow { name: "rbesql", write_ratio: 0.82, mean_interval_us: 11_664.0, mean_size_kib: 57.85 },
-    TableRow { name: "msnfs", write_ratio: 0.67, mean_interval_us: 739.0, mean_size_kib: 21.67 },
-    TableRow { name: "oltp", write_ratio: 0.99, mean_interval_us: 84.0, mean_size_kib: 4.46 },
+    TableRow {
+        name: "home1",
+        write_ratio: 0.99,
+        mean_interval_us: 85_565.0,
+        mean_size_kib: 8.08,
+    },
+    TableRow {
+        name: "home2",
+        write_ratio: 0.91,
+        mean_interval_us: 320_548.0,
+        mean_size_kib: 9.4,
+    },
+    TableRow {
+        name: "home3",
+        write_ratio: 0.99,
+        mean_interval_us: 1_882_329.0,
+        mean_size_kib: 8.26,
+    },
+    TableRow {
+        name: "home4",
+        write_ratio: 0.94,
+        mean_interval_us: 693_651.0,
+        mean_size_kib: 7.56,
+    },
+    TableRow {
+        name: "webmail",
+        write_ratio: 0.74,
+        mean_interval_us: 303_762.0,
+        mean_size_kib: 8.0,
+    },
+    TableRow {
+        name: "webmail-online",
+        write_ratio: 0.78,
+        mean_interval_us: 127_184.0,
+        mean_size_kib: 8.0,
+    },
+    TableRow {
+        name: "rbesql",
+        write_ratio: 0.82,
+        mean_interval_us: 11_664.0,
+        mean_size_kib: 57.85,
+    },
+    TableRow {
+        name: "msnfs",
+        write_ratio: 0.67,
+        mean_interval_us: 739.0,
+        mean_size_kib: 21.67,
+    },
+    TableRow {
+        name: "oltp",
+        write_ratio: 0.99,
+        mean_interval_us: 84.0,
+        mean_size_kib: 4.46,
+    },
 ];
 
 /// Requests per burst and the idle-period spread of every stand-in.
@@ -47,7 +92,10 @@ pub fn stand_in_names() -> Vec<&'static str> {
 /// The synthetic spec standing in for row `name` of Table 1, with `requests` requests.
 pub fn stand_in(name: &str, requests: u64) -> Result<SyntheticSpec> {
     let row = TABLE1.iter().find(|r| r.name == name).ok_or_else(|| {
-        SsdError::Workload(format!("unknown workload preset '{name}'; expected one of: {}", stand_in_names().join(", ")))
+        SsdError::Workload(format!(
+            "unknown workload preset '{name}'; expected one of: {}",
+            stand_in_names().join(", ")
+        ))
     })?;
     Ok(spec_of(row, requests))
 }
@@ -64,7 +112,12 @@ pub fn spec_of(row: &TableRow, requests: u64) -> SyntheticSpec {
     s.hot_space_fraction = 0.2;
     s.footprint_fraction = FOOTPRINT;
     s.mean_request_kib = Some(row.mean_size_kib);
-    s.arrival = ArrivalSpec::OnOff { burst_requests: b, burst_interval_us: g, idle_mean_us: idle, idle: IdleDist::Lognormal { sigma: IDLE_SIGMA } };
+    s.arrival = ArrivalSpec::OnOff {
+        burst_requests: b,
+        burst_interval_us: g,
+        idle_mean_us: idle,
+        idle: IdleDist::Lognormal { sigma: IDLE_SIGMA },
+    };
     s
 }
 
@@ -79,7 +132,8 @@ mod tests {
     fn stand_ins_match_table1() {
         for row in TABLE1 {
             let n = 200_000u64;
-            let mut g = Synthetic::new(&stand_in(row.name, n).unwrap(), 64 << 30, 8192, 11).unwrap();
+            let mut g =
+                Synthetic::new(&stand_in(row.name, n).unwrap(), 64 << 30, 8192, 11).unwrap();
             let (mut writes, mut bytes, mut first, mut last) = (0u64, 0u64, None, 0u64);
             while let Some(r) = g.next_request().unwrap() {
                 writes += u64::from(r.op == OpKind::Write);
@@ -90,10 +144,25 @@ mod tests {
             let wr = writes as f64 / n as f64;
             let iv = (last - first.unwrap()) as f64 / (n - 1) as f64 / 1e3;
             let kib = bytes as f64 / n as f64 / 1024.0;
-            assert!((wr - row.write_ratio).abs() < 0.01, "{}: write ratio {wr}", row.name);
-            assert!((iv / row.mean_interval_us - 1.0).abs() < 0.05, "{}: interval {iv} µs", row.name);
-            assert!((kib / row.mean_size_kib - 1.0).abs() < 0.03, "{}: size {kib} KiB", row.name);
+            assert!(
+                (wr - row.write_ratio).abs() < 0.01,
+                "{}: write ratio {wr}",
+                row.name
+            );
+            assert!(
+                (iv / row.mean_interval_us - 1.0).abs() < 0.05,
+                "{}: interval {iv} µs",
+                row.name
+            );
+            assert!(
+                (kib / row.mean_size_kib - 1.0).abs() < 0.03,
+                "{}: size {kib} KiB",
+                row.name
+            );
         }
-        assert!(stand_in("home9", 1).unwrap_err().to_string().contains("home1"));
+        assert!(stand_in("home9", 1)
+            .unwrap_err()
+            .to_string()
+            .contains("home1"));
     }
 }

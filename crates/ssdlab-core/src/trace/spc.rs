@@ -32,7 +32,15 @@ impl LineFormat for Spc {
             _ => return Err(expected(3, "opcode", "r or w", t)),
         };
         let arrival_ns = f.decimal(4, "timestamp seconds", 9)?;
-        Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, Some(asu)))
+        Ok(Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            Some(asu),
+        ))
     }
 }
 
@@ -45,10 +53,22 @@ mod tests {
 
     #[test]
     fn parses_and_filters() {
-        let p = fixture("s.spc", b"0,303567,3584,w,0.000000\n1,55590,3072,R,0.026214\n", true);
+        let p = fixture(
+            "s.spc",
+            b"0,303567,3584,w,0.000000\n1,55590,3072,R,0.026214\n",
+            true,
+        );
         let mut s = TextSource::open(&p, Spc, Some(1)).unwrap();
         let r = s.next_request().unwrap().unwrap();
-        assert_eq!(r, Request { arrival_ns: 26_214_000, op: OpKind::Read, offset_bytes: 55_590 * 512, size_bytes: 3072 });
+        assert_eq!(
+            r,
+            Request {
+                arrival_ns: 26_214_000,
+                op: OpKind::Read,
+                offset_bytes: 55_590 * 512,
+                size_bytes: 3072
+            }
+        );
         assert_eq!(s.next_request().unwrap(), None);
         assert_eq!(s.skipped(), 1);
     }
@@ -56,9 +76,18 @@ mod tests {
     #[test]
     fn errors() {
         for (bad, want) in [
-            ("0,1,-8,w,0.1", "field 3 (size): expected a non-negative integer, got \"-8\""),
-            ("0,1,8,x,0.1", "field 4 (opcode): expected r or w, got \"x\""),
-            ("0,1,8,w,-0.1", "field 5 (timestamp seconds): expected a non-negative number"),
+            (
+                "0,1,-8,w,0.1",
+                "field 3 (size): expected a non-negative integer, got \"-8\"",
+            ),
+            (
+                "0,1,8,x,0.1",
+                "field 4 (opcode): expected r or w, got \"x\"",
+            ),
+            (
+                "0,1,8,w,-0.1",
+                "field 5 (timestamp seconds): expected a non-negative number",
+            ),
             ("0,1,8,w", "too few fields"),
         ] {
             let p = fixture("sbad.spc", format!("0,1,8,r,0\n{bad}\n").as_bytes(), false);

@@ -20,7 +20,10 @@ pub enum WorkloadSpec {
     Synthetic(SyntheticSpec),
     /// A named synthetic stand-in (`trace::presets`), e.g. `{"kind": "preset", "name": "home1",
     /// "requests": 100000}`.
-    Preset { name: String, requests: u64 },
+    Preset {
+        name: String,
+        requests: u64,
+    },
 }
 
 /// A trace file to replay.
@@ -58,7 +61,9 @@ impl TraceSpec {
 
     pub fn validate(&self) -> Result<()> {
         if self.max_requests == Some(0) {
-            return Err(SsdError::Workload("max_requests: must be > 0 when given".into()));
+            return Err(SsdError::Workload(
+                "max_requests: must be > 0 when given".into(),
+            ));
         }
         Ok(())
     }
@@ -150,7 +155,9 @@ impl SyntheticSpec {
             if (0.0..=1.0).contains(&v) {
                 Ok(())
             } else {
-                Err(SsdError::Workload(format!("{name}: must be in [0, 1], got {v}")))
+                Err(SsdError::Workload(format!(
+                    "{name}: must be in [0, 1], got {v}"
+                )))
             }
         };
         if self.requests == 0 {
@@ -161,7 +168,9 @@ impl SyntheticSpec {
         }
         if let Some(m) = self.mean_request_kib {
             if !(m.is_finite() && m >= 4.0) {
-                return bad(format!("mean_request_kib: must be a finite number >= 4, got {m}"));
+                return bad(format!(
+                    "mean_request_kib: must be a finite number >= 4, got {m}"
+                ));
             }
         }
         unit("read_fraction", self.read_fraction)?;
@@ -172,7 +181,10 @@ impl SyntheticSpec {
         unit("hot_write_fraction", self.hot_write_fraction)?;
         unit("hot_space_fraction", self.hot_space_fraction)?;
         if !(self.zipf_theta.is_finite() && self.zipf_theta >= 0.0) {
-            return bad(format!("zipf_theta: must be a finite number >= 0, got {}", self.zipf_theta));
+            return bad(format!(
+                "zipf_theta: must be a finite number >= 0, got {}",
+                self.zipf_theta
+            ));
         }
         self.arrival.validate()
     }
@@ -224,14 +236,21 @@ impl ArrivalSpec {
                 Ok(())
             } else {
                 let rel = if strict { ">" } else { ">=" };
-                Err(SsdError::Workload(format!("arrival.{name}: must be a finite number {rel} {min_ok}, got {v}")))
+                Err(SsdError::Workload(format!(
+                    "arrival.{name}: must be a finite number {rel} {min_ok}, got {v}"
+                )))
             }
         };
         match *self {
             ArrivalSpec::Closed => Ok(()),
             ArrivalSpec::Fixed { interval_us } => pos("interval_us", interval_us, 0.0, false),
             ArrivalSpec::Poisson { iops } => pos("iops", iops, 0.0, true),
-            ArrivalSpec::OnOff { burst_requests, burst_interval_us, idle_mean_us, idle } => {
+            ArrivalSpec::OnOff {
+                burst_requests,
+                burst_interval_us,
+                idle_mean_us,
+                idle,
+            } => {
                 pos("burst_requests", burst_requests, 1.0, false)?;
                 pos("burst_interval_us", burst_interval_us, 0.0, false)?;
                 pos("idle_mean_us", idle_mean_us, 0.0, true)?;
@@ -284,13 +303,28 @@ pub fn open_trace(spec: &TraceSpec) -> Result<Box<dyn RequestSource>> {
 /// The request source of a workload on a device of `logical_bytes` with pages of `page_size`:
 /// a trace reader wrapped in its LBA map, or a generator (whose addresses are in range by
 /// construction), seeded from `seed` through [`crate::rng::stream`]`(seed, "workload")`.
-pub fn open_workload(spec: &WorkloadSpec, logical_bytes: u64, page_size: u64, seed: u64) -> Result<Box<dyn RequestSource>> {
+pub fn open_workload(
+    spec: &WorkloadSpec,
+    logical_bytes: u64,
+    page_size: u64,
+    seed: u64,
+) -> Result<Box<dyn RequestSource>> {
     match spec {
-        WorkloadSpec::Trace(t) => Ok(Box::new(LbaMapped::new(open_trace(t)?, t.lba_map, logical_bytes, page_size)?)),
-        WorkloadSpec::Synthetic(s) => Ok(Box::new(Synthetic::new(s, logical_bytes, page_size, seed)?)),
-        WorkloadSpec::Preset { name, requests } => {
-            Ok(Box::new(Synthetic::new(&super::presets::stand_in(name, *requests)?, logical_bytes, page_size, seed)?))
+        WorkloadSpec::Trace(t) => Ok(Box::new(LbaMapped::new(
+            open_trace(t)?,
+            t.lba_map,
+            logical_bytes,
+            page_size,
+        )?)),
+        WorkloadSpec::Synthetic(s) => {
+            Ok(Box::new(Synthetic::new(s, logical_bytes, page_size, seed)?))
         }
+        WorkloadSpec::Preset { name, requests } => Ok(Box::new(Synthetic::new(
+            &super::presets::stand_in(name, *requests)?,
+            logical_bytes,
+            page_size,
+            seed,
+        )?)),
     }
 }
 
@@ -300,19 +334,38 @@ mod tests {
 
     #[test]
     fn json_and_toml_with_defaults() {
-        let w: WorkloadSpec = serde_json::from_str(r#"{"kind": "trace", "path": "x.csv", "lba_map": "dense"}"#).unwrap();
-        let WorkloadSpec::Trace(t) = w else { panic!("not a trace") };
-        assert_eq!((t.format, t.lba_map, t.blkparse_action), (TraceFormat::Auto, LbaMapMode::Dense, BlkAction::Dispatch));
+        let w: WorkloadSpec =
+            serde_json::from_str(r#"{"kind": "trace", "path": "x.csv", "lba_map": "dense"}"#)
+                .unwrap();
+        let WorkloadSpec::Trace(t) = w else {
+            panic!("not a trace")
+        };
+        assert_eq!(
+            (t.format, t.lba_map, t.blkparse_action),
+            (TraceFormat::Auto, LbaMapMode::Dense, BlkAction::Dispatch)
+        );
         let w: WorkloadSpec = toml::from_str(
             "kind = \"synthetic\"\npattern = \"hotcold\"\nrequests = 10\n[arrival]\nkind = \"on-off\"\nburst_requests = 8\nburst_interval_us = 5\nidle_mean_us = 1000\nidle = { dist = \"pareto\", shape = 1.5 }\n",
         )
         .unwrap();
-        let WorkloadSpec::Synthetic(s) = w else { panic!("not synthetic") };
-        assert_eq!((s.pattern, s.request_pages, s.footprint_fraction), (Pattern::Hotcold, 1, 1.0));
-        assert!(matches!(s.arrival, ArrivalSpec::OnOff { idle: IdleDist::Pareto { shape }, .. } if shape == 1.5));
+        let WorkloadSpec::Synthetic(s) = w else {
+            panic!("not synthetic")
+        };
+        assert_eq!(
+            (s.pattern, s.request_pages, s.footprint_fraction),
+            (Pattern::Hotcold, 1, 1.0)
+        );
+        assert!(
+            matches!(s.arrival, ArrivalSpec::OnOff { idle: IdleDist::Pareto { shape }, .. } if shape == 1.5)
+        );
         s.validate().unwrap();
-        let t: TraceSpec = toml::from_str("path = \"a\"\nformat = \"vscsi-csv\"\nblkparse_action = \"Q\"\n").unwrap();
-        assert_eq!((t.format, t.blkparse_action), (TraceFormat::VscsiCsv, BlkAction::Queue));
+        let t: TraceSpec =
+            toml::from_str("path = \"a\"\nformat = \"vscsi-csv\"\nblkparse_action = \"Q\"\n")
+                .unwrap();
+        assert_eq!(
+            (t.format, t.blkparse_action),
+            (TraceFormat::VscsiCsv, BlkAction::Queue)
+        );
     }
 
     #[test]
@@ -326,13 +379,21 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<WorkloadSpec>(bad).is_err(), "{bad}");
         }
-        let e = serde_json::from_str::<WorkloadSpec>(r#"{"kind": "trace", "path": "x", "format": "tarball"}"#).unwrap_err().to_string();
+        let e = serde_json::from_str::<WorkloadSpec>(
+            r#"{"kind": "trace", "path": "x", "format": "tarball"}"#,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("msr, fiu"), "{e}");
     }
 
     #[test]
     fn open_workload_maps_traces_and_seeds_generators() {
-        let p = super::super::input::testutil::fixture("ow.csv", b"0,W,1099511627776,4096\n1,W,4096,4096\n2,R,1099511627776,4096\n", false);
+        let p = super::super::input::testutil::fixture(
+            "ow.csv",
+            b"0,W,1099511627776,4096\n1,W,4096,4096\n2,R,1099511627776,4096\n",
+            false,
+        );
         let spec: WorkloadSpec = serde_json::from_value(serde_json::json!({
             "kind": "trace", "path": p, "lba_map": "dense", "max_requests": 2
         }))
@@ -343,17 +404,24 @@ mod tests {
         assert_eq!((a.offset_bytes, b.offset_bytes), (0, 4096));
         assert_eq!(src.next_request().unwrap(), None);
         assert_eq!(src.location().unwrap().1, 2);
-        let WorkloadSpec::Trace(mut t) = spec else { panic!("not a trace") };
+        let WorkloadSpec::Trace(mut t) = spec else {
+            panic!("not a trace")
+        };
         t.lba_map = LbaMapMode::None;
         t.max_requests = None;
         let mut src = open_workload(&WorkloadSpec::Trace(t), 1 << 20, 4096, 0).unwrap();
         let e = src.next_request().unwrap_err().to_string();
-        assert!(e.contains("ow.csv:1: ") && e.contains("--lba-map dense|modulo"), "{e}");
+        assert!(
+            e.contains("ow.csv:1: ") && e.contains("--lba-map dense|modulo"),
+            "{e}"
+        );
 
         let s = WorkloadSpec::Synthetic(SyntheticSpec::new(Pattern::Zipf, 100));
         let draw = |seed| {
             let mut g = open_workload(&s, 1 << 30, 4096, seed).unwrap();
-            (0..100).map(|_| g.next_request().unwrap().unwrap().offset_bytes).collect::<Vec<_>>()
+            (0..100)
+                .map(|_| g.next_request().unwrap().unwrap().offset_bytes)
+                .collect::<Vec<_>>()
         };
         assert_eq!(draw(5), draw(5));
         assert_ne!(draw(5), draw(6));
@@ -363,16 +431,37 @@ mod tests {
     fn validation_names_the_field() {
         let mut s = SyntheticSpec::new(Pattern::Uniform, 10);
         s.read_fraction = 1.5;
-        assert!(s.validate().unwrap_err().to_string().contains("read_fraction: must be in [0, 1], got 1.5"));
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("read_fraction: must be in [0, 1], got 1.5"));
         let mut s = SyntheticSpec::new(Pattern::Uniform, 0);
         assert!(s.validate().unwrap_err().to_string().contains("requests"));
         s.requests = 1;
-        s.arrival = ArrivalSpec::OnOff { burst_requests: 4.0, burst_interval_us: 1.0, idle_mean_us: 10.0, idle: IdleDist::Pareto { shape: 0.9 } };
-        assert!(s.validate().unwrap_err().to_string().contains("arrival.idle.shape"));
+        s.arrival = ArrivalSpec::OnOff {
+            burst_requests: 4.0,
+            burst_interval_us: 1.0,
+            idle_mean_us: 10.0,
+            idle: IdleDist::Pareto { shape: 0.9 },
+        };
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("arrival.idle.shape"));
         s.arrival = ArrivalSpec::Poisson { iops: 0.0 };
-        assert!(s.validate().unwrap_err().to_string().contains("arrival.iops"));
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("arrival.iops"));
         let mut t = TraceSpec::new("x");
         t.max_requests = Some(0);
-        assert!(open_trace(&t).err().unwrap().to_string().contains("max_requests"));
+        assert!(open_trace(&t)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("max_requests"));
     }
 }

@@ -40,7 +40,12 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 impl Synthetic {
-    pub fn new(spec: &SyntheticSpec, logical_bytes: u64, page_size: u64, seed: u64) -> Result<Self> {
+    pub fn new(
+        spec: &SyntheticSpec,
+        logical_bytes: u64,
+        page_size: u64,
+        seed: u64,
+    ) -> Result<Self> {
         spec.validate()?;
         if page_size == 0 {
             return Err(SsdError::Workload("page_size: must be > 0".into()));
@@ -56,7 +61,10 @@ impl Synthetic {
         }
         let hot_slots = ((slots as f64 * spec.hot_space_fraction).round() as u64).min(slots);
         let zipf = match spec.pattern {
-            Pattern::Zipf => Some(Zipf::new(slots, spec.zipf_theta).map_err(|e| SsdError::Workload(format!("zipf_theta: {e}")))?),
+            Pattern::Zipf => Some(
+                Zipf::new(slots, spec.zipf_theta)
+                    .map_err(|e| SsdError::Workload(format!("zipf_theta: {e}")))?,
+            ),
             _ => None,
         };
         // A multiplier near slots/φ, moved until coprime with slots: scatters neighbouring ranks.
@@ -79,7 +87,11 @@ impl Synthetic {
             produced: 0,
             size: match spec.mean_request_kib {
                 // 1 + Geometric(p) units has mean 1/p.
-                Some(m) => Some((Geometric::new(4.0 / m).map_err(|e| SsdError::Workload(format!("mean_request_kib: {e}")))?, stream(seed, "workload/size"))),
+                Some(m) => Some((
+                    Geometric::new(4.0 / m)
+                        .map_err(|e| SsdError::Workload(format!("mean_request_kib: {e}")))?,
+                    stream(seed, "workload/size"),
+                )),
                 None => None,
             },
         })
@@ -110,7 +122,8 @@ impl Synthetic {
             Pattern::Zipf => {
                 let k = self.zipf.as_ref().map_or(1.0, |z| z.sample(&mut self.rng));
                 let rank = (k as u64).clamp(1, self.slots) - 1;
-                ((u128::from(rank) * u128::from(self.mult) + u128::from(self.add)) % u128::from(self.slots)) as u64
+                ((u128::from(rank) * u128::from(self.mult) + u128::from(self.add))
+                    % u128::from(self.slots)) as u64
             }
             Pattern::Sequential => {
                 let s = self.cursor;
@@ -127,21 +140,37 @@ impl RequestSource for Synthetic {
             return Ok(None);
         }
         self.produced += 1;
-        let op = if self.rng.gen_bool(self.spec.read_fraction) { OpKind::Read } else { OpKind::Write };
+        let op = if self.rng.gen_bool(self.spec.read_fraction) {
+            OpKind::Read
+        } else {
+            OpKind::Write
+        };
         let slot = self.next_slot();
         let arrival_ns = self.arrival.next_arrival(&mut self.arrival_rng);
         let offset_bytes = slot * self.slot_bytes;
         let size_bytes = match &mut self.size {
             None => self.slot_bytes,
-            Some((g, rng)) => ((1 + g.sample(rng)) * 4096).min(self.slots * self.slot_bytes - offset_bytes),
+            Some((g, rng)) => {
+                ((1 + g.sample(rng)) * 4096).min(self.slots * self.slot_bytes - offset_bytes)
+            }
         };
-        Ok(Some(Request { arrival_ns, op, offset_bytes, size_bytes }))
+        Ok(Some(Request {
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
+        }))
     }
 
     fn describe(&self) -> String {
         format!(
             "synthetic {:?}: {} requests of {} B over {} slots, {:.0} % reads, arrivals {:?}",
-            self.spec.pattern, self.spec.requests, self.slot_bytes, self.slots, self.spec.read_fraction * 100.0, self.spec.arrival
+            self.spec.pattern,
+            self.spec.requests,
+            self.slot_bytes,
+            self.slots,
+            self.spec.read_fraction * 100.0,
+            self.spec.arrival
         )
     }
 }
@@ -164,7 +193,12 @@ mod tests {
 
     #[test]
     fn seeded_and_in_range_for_every_pattern() {
-        for pattern in [Pattern::Uniform, Pattern::Hotcold, Pattern::Zipf, Pattern::Sequential] {
+        for pattern in [
+            Pattern::Uniform,
+            Pattern::Hotcold,
+            Pattern::Zipf,
+            Pattern::Sequential,
+        ] {
             let mut s = SyntheticSpec::new(pattern, 5_000);
             s.request_pages = 4;
             s.read_fraction = 0.3;
@@ -178,7 +212,10 @@ mod tests {
             }
             for r in &a {
                 assert_eq!(r.offset_bytes % (4 * 4096), 0);
-                assert!(r.offset_bytes + r.size_bytes <= LOGICAL / 2, "{pattern:?} {r:?}");
+                assert!(
+                    r.offset_bytes + r.size_bytes <= LOGICAL / 2,
+                    "{pattern:?} {r:?}"
+                );
             }
             let reads = a.iter().filter(|r| r.op == OpKind::Read).count() as f64 / 5_000.0;
             assert!((reads - 0.3).abs() < 0.03, "{reads}");
@@ -211,7 +248,10 @@ mod tests {
         let mut c: Vec<(u64, u64)> = counts.into_iter().map(|(p, n)| (n, p)).collect();
         c.sort_unstable_by(|a, b| b.cmp(a));
         let top1pct: u64 = c.iter().take(2621).map(|x| x.0).sum();
-        assert!(top1pct as f64 > 0.5 * v.len() as f64, "top 1 % of pages got {top1pct}");
+        assert!(
+            top1pct as f64 > 0.5 * v.len() as f64,
+            "top 1 % of pages got {top1pct}"
+        );
         // The two hottest pages are not neighbours.
         assert!(c[0].1.abs_diff(c[1].1) > 1, "{:?}", &c[..2]);
     }
@@ -225,6 +265,10 @@ mod tests {
         assert!(gen(&s, 1).iter().all(|r| r.arrival_ns == 0));
         let mut s = SyntheticSpec::new(Pattern::Uniform, 5);
         s.request_pages = 1 << 20;
-        assert!(Synthetic::new(&s, LOGICAL, 4096, 1).err().unwrap().to_string().contains("request_pages"));
+        assert!(Synthetic::new(&s, LOGICAL, 4096, 1)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("request_pages"));
     }
 }

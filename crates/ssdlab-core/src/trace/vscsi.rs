@@ -57,10 +57,12 @@ impl VscsiVersion {
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
-    b.get(at..at + 2).map_or(0, |s| u16::from_le_bytes([s[0], s[1]]))
+    b.get(at..at + 2)
+        .map_or(0, |s| u16::from_le_bytes([s[0], s[1]]))
 }
 fn u32_at(b: &[u8], at: usize) -> u32 {
-    b.get(at..at + 4).map_or(0, |s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    b.get(at..at + 4)
+        .map_or(0, |s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8).map_or(0, |s| {
@@ -104,8 +106,16 @@ impl VscsiSource {
                 SsdError::trace(&file, 1, "not a VSCSI trace: no v1 (32-byte) or v2 (40-byte) record version field in the first records")
             })?
         };
-        let input: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(head[..got].to_vec()).chain(input));
-        Ok(VscsiSource { input, file, version, record: 0, buf: [0; 40], skipped: 0 })
+        let input: Box<dyn Read + Send> =
+            Box::new(std::io::Cursor::new(head[..got].to_vec()).chain(input));
+        Ok(VscsiSource {
+            input,
+            file,
+            version,
+            record: 0,
+            buf: [0; 40],
+            skipped: 0,
+        })
     }
 }
 
@@ -128,15 +138,22 @@ impl RequestSource for VscsiSource {
         let n = self.version.record_len();
         loop {
             let offset = self.record * n as u64;
-            let got = fill(&mut self.input, &mut self.buf[..n])
-                .map_err(|e| SsdError::io(&self.file, format!("record {}: {e}", self.record + 1)))?;
+            let got = fill(&mut self.input, &mut self.buf[..n]).map_err(|e| {
+                SsdError::io(&self.file, format!("record {}: {e}", self.record + 1))
+            })?;
             if got == 0 {
                 return Ok(None);
             }
             self.record += 1;
             if got < n {
-                return Err(SsdError::trace(&self.file, self.record, format!(
-                    "truncated record {} at byte offset {offset}: {got} of {n} bytes", self.record)));
+                return Err(SsdError::trace(
+                    &self.file,
+                    self.record,
+                    format!(
+                        "truncated record {} at byte offset {offset}: {got} of {n} bytes",
+                        self.record
+                    ),
+                ));
             }
             let b = &self.buf[..n];
             let ver = u16_at(b, self.version.version_at());
@@ -153,10 +170,21 @@ impl RequestSource for VscsiSource {
                 self.skipped += 1;
                 continue;
             };
-            let too_big = || SsdError::trace(&self.file, self.record, format!("record {}: value too large", self.record));
+            let too_big = || {
+                SsdError::trace(
+                    &self.file,
+                    self.record,
+                    format!("record {}: value too large", self.record),
+                )
+            };
             let offset_bytes = lbn.checked_mul(512).ok_or_else(too_big)?;
             let arrival_ns = ts.checked_mul(1000).ok_or_else(too_big)?;
-            return Ok(Some(Request { arrival_ns, op, offset_bytes, size_bytes: u64::from(len) }));
+            return Ok(Some(Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes: u64::from(len),
+            }));
         }
     }
 
@@ -223,10 +251,23 @@ pub(crate) mod tests {
                 let mut s = VscsiSource::open(&p).unwrap();
                 assert_eq!(s.version, ver);
                 let v = read_all(&mut s).unwrap();
-                assert_eq!(v, vec![
-                    Request { arrival_ns: 5000, op: OpKind::Write, offset_bytes: 4096, size_bytes: 4096 },
-                    Request { arrival_ns: 7000, op: OpKind::Read, offset_bytes: 8192, size_bytes: 8192 },
-                ]);
+                assert_eq!(
+                    v,
+                    vec![
+                        Request {
+                            arrival_ns: 5000,
+                            op: OpKind::Write,
+                            offset_bytes: 4096,
+                            size_bytes: 4096
+                        },
+                        Request {
+                            arrival_ns: 7000,
+                            op: OpKind::Read,
+                            offset_bytes: 8192,
+                            size_bytes: 8192
+                        },
+                    ]
+                );
                 assert_eq!(s.skipped(), 1);
                 assert_eq!(s.location().unwrap().1, 3);
             }
@@ -241,7 +282,10 @@ pub(crate) mod tests {
         let p = fixture("trunc.vscsi", &bytes, false);
         let mut s = VscsiSource::open(&p).unwrap();
         let err = read_all(&mut s).unwrap_err().to_string();
-        assert!(err.contains("trunc.vscsi:3: truncated record 3 at byte offset 64: 20 of 32 bytes"), "{err}");
+        assert!(
+            err.contains("trunc.vscsi:3: truncated record 3 at byte offset 64: 20 of 32 bytes"),
+            "{err}"
+        );
 
         let mut bytes = v1(1, 4096, 0x2a, 8, 5);
         bytes.extend(v1(2, 4096, 0x2a, 8, 5));
@@ -249,10 +293,19 @@ pub(crate) mod tests {
         bad[15] = 7;
         bytes.extend(bad);
         let p = fixture("ver.vscsi", &bytes, false);
-        let err = read_all(&mut VscsiSource::open(&p).unwrap()).unwrap_err().to_string();
-        assert!(err.contains("ver.vscsi:3: record 3 at byte offset 64: version field 0x0700"), "{err}");
+        let err = read_all(&mut VscsiSource::open(&p).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("ver.vscsi:3: record 3 at byte offset 64: version field 0x0700"),
+            "{err}"
+        );
 
         let p = fixture("junk.vscsi", &[0xffu8; 100], false);
-        assert!(VscsiSource::open(&p).err().unwrap().to_string().contains("not a VSCSI trace"));
+        assert!(VscsiSource::open(&p)
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("not a VSCSI trace"));
     }
 }

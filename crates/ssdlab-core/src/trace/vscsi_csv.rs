@@ -31,7 +31,15 @@ impl LineFormat for VscsiCsv {
         let size_bytes = f.u64(3, "size")?;
         let offset_bytes = f.scaled(4, "lbn", 512)?;
         match scsi_op(code) {
-            Some(op) => Ok(Outcome::Request(Request { arrival_ns, op, offset_bytes, size_bytes }, None)),
+            Some(op) => Ok(Outcome::Request(
+                Request {
+                    arrival_ns,
+                    op,
+                    offset_bytes,
+                    size_bytes,
+                },
+                None,
+            )),
             None => Ok(Outcome::Skip),
         }
     }
@@ -49,16 +57,34 @@ mod tests {
         let p = fixture("c.csv", b"version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633899,12,36,0\n1,5633899.5,28,4096,8\n", false);
         let mut s = TextSource::open(&p, VscsiCsv, None).unwrap();
         let a = s.next_request().unwrap().unwrap();
-        assert_eq!(a, Request { arrival_ns: 5_633_898_000_000_000, op: OpKind::Write, offset_bytes: 42_932_745 * 512, size_bytes: 512 });
+        assert_eq!(
+            a,
+            Request {
+                arrival_ns: 5_633_898_000_000_000,
+                op: OpKind::Write,
+                offset_bytes: 42_932_745 * 512,
+                size_bytes: 512
+            }
+        );
         let b = s.next_request().unwrap().unwrap();
         assert_eq!((b.op, b.arrival_ns), (OpKind::Read, 5_633_899_500_000_000));
         assert_eq!(s.skipped(), 1);
         for (bad, want) in [
-            ("1,5,zz,512,1", "field 3 (op): expected a hexadecimal SCSI opcode, got \"zz\""),
-            ("1,5,2a,-8,1", "field 4 (size): expected a non-negative integer, got \"-8\""),
+            (
+                "1,5,zz,512,1",
+                "field 3 (op): expected a hexadecimal SCSI opcode, got \"zz\"",
+            ),
+            (
+                "1,5,2a,-8,1",
+                "field 4 (size): expected a non-negative integer, got \"-8\"",
+            ),
             ("1,5,2a,8", "too few fields"),
         ] {
-            let p = fixture("cbad.csv", format!("1,5,28,512,1\n{bad}\n").as_bytes(), false);
+            let p = fixture(
+                "cbad.csv",
+                format!("1,5,28,512,1\n{bad}\n").as_bytes(),
+                false,
+            );
             let mut s = TextSource::open(&p, VscsiCsv, None).unwrap();
             s.next_request().unwrap();
             let err = s.next_request().unwrap_err().to_string();

@@ -16,7 +16,12 @@ pub struct UniformWrites {
 
 impl UniformWrites {
     pub fn new(seed: u64, n: u64, pages: u64, page_size: u64) -> Self {
-        UniformWrites { rng: stream(seed, "test-uniform"), left: n, pages, page_size }
+        UniformWrites {
+            rng: stream(seed, "test-uniform"),
+            left: n,
+            pages,
+            page_size,
+        }
     }
 }
 
@@ -27,7 +32,12 @@ impl RequestSource for UniformWrites {
         }
         self.left -= 1;
         let lpn = self.rng.gen_range(0..self.pages);
-        Ok(Some(Request { arrival_ns: 0, op: OpKind::Write, offset_bytes: lpn * self.page_size, size_bytes: self.page_size }))
+        Ok(Some(Request {
+            arrival_ns: 0,
+            op: OpKind::Write,
+            offset_bytes: lpn * self.page_size,
+            size_bytes: self.page_size,
+        }))
     }
     fn describe(&self) -> String {
         "uniform random single-page writes".into()
