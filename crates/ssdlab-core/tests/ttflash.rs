@@ -51,15 +51,16 @@ fn device() -> DeviceConfig {
     // group keeps ~8 super-blocks out of use: GC reserve, open host and GC super-blocks,
     // victims pending erase), which is a large part of a 64-super-block group; with 25 % the
     // group's GC livelocks (each round erases one super-block and fills one).
-    let sets = [
-        "geometry.chips_per_channel=4",
-        "geometry.blocks_per_plane=64",
-        "geometry.pages_per_block=32",
-        "geometry.spare_factor=0.4",
-        "rain.buffer_mib=2",
-    ];
-    DeviceConfig::from_preset("ttflash", &sets.map(String::from)).unwrap()
+    DeviceConfig::from_preset("ttflash", &DEVICE_SETS.map(String::from)).unwrap()
 }
+
+const DEVICE_SETS: [&str; 5] = [
+    "geometry.chips_per_channel=4",
+    "geometry.blocks_per_plane=64",
+    "geometry.pages_per_block=32",
+    "geometry.spare_factor=0.4",
+    "rain.buffer_mib=2",
+];
 
 fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64) -> Box<dyn RequestSource> {
     let pages = cfg.geometry.logical_pages();
@@ -187,61 +188,98 @@ impl RequestSource for Poisson {
     }
 }
 
-/// Seed claims that hold on the test device (70 % reads, Poisson, mean gap 200 µs, nogc not
-/// saturated): GC blocks reads in `base` (p99.9 far above `nogc`), and ttFlash cuts the
-/// fraction of GC-blocked I/Os by orders of magnitude (measured: 0.11 → 0.00005).
+/// The seed's claims on the test device (70 % reads, Poisson, mean gap 200 µs, nogc not
+/// saturated; measured 2026-11-22): GC blocks reads in `base` (p99.9 23× nogc); ttFlash's read
+/// tail is within the seed's bounds of nogc's (< 1.1× at p99 and p99.9, < 2.6× at p99.99;
+/// measured 1.07×, 1.02×, 1.04×); GC-blocked I/Os drop by orders of magnitude (0.11 → 0.00012).
 #[test]
-fn ttflash_cuts_gc_blocked_ios() {
+fn ttflash_tail_near_nogc_and_blocked_ios_cut() {
     let cfg = device();
     let run = |stack: &str| {
         run_stack(&cfg, stack, opts(false), poisson70(&cfg, 60_000, 200_000)).unwrap()
     };
-    let p999 = |r: &ssdlab_core::rain::StackRun| {
-        serde_json::to_value(&r.result).unwrap()["latency_us"]["read"]["p99_9"]
+    let read = |r: &ssdlab_core::rain::StackRun, k: &str| {
+        serde_json::to_value(&r.result).unwrap()["latency_us"]["read"][k]
             .as_f64()
             .unwrap()
     };
     let (nogc, base, tt) = (run("nogc"), run("base"), run("ttflash"));
+    for k in ["p99", "p99_9", "p99_99"] {
+        eprintln!(
+            "{k}: nogc {} base {} ttflash {}",
+            read(&nogc, k),
+            read(&base, k),
+            read(&tt, k)
+        );
+    }
     eprintln!(
-        "p99.9 nogc {} base {} ttflash {}; blocked base {} ttflash {}",
-        p999(&nogc),
-        p999(&base),
-        p999(&tt),
-        base.blocked_fraction,
-        tt.blocked_fraction
+        "blocked: base {} ttflash {}",
+        base.blocked_fraction, tt.blocked_fraction
     );
-    assert!(p999(&base) > 10.0 * p999(&nogc));
+    assert!(read(&base, "p99_9") > 10.0 * read(&nogc, "p99_9"));
+    assert!(read(&tt, "p99") < 1.1 * read(&nogc, "p99"));
+    assert!(read(&tt, "p99_9") < 1.1 * read(&nogc, "p99_9"));
+    assert!(read(&tt, "p99_99") < 2.6 * read(&nogc, "p99_99"));
     assert!(base.blocked_fraction > 0.01);
     assert!(tt.blocked_fraction < base.blocked_fraction / 100.0);
+    // GC really ran under ttFlash, with parity: a host stripe costs exactly one parity page per
+    // N − 1 data pages (the seed's 1/7); GC stripes cost more (short ones; docs/ttflash.md).
+    let r = tt.report.rain;
+    assert!(r.superblocks_erased > 0 && r.rebuilt_reads > 0);
+    assert_eq!(r.host_parity_writes, r.host_stripes);
+    let host_pages = tt.result.host_pages_written;
+    // (Up to N − 2 pages of the first or last stripe fall outside the measured run.)
+    assert!(
+        (r.host_stripes * 7).abs_diff(host_pages) < 7,
+        "{host_pages} host pages programmed, {} host stripes",
+        r.host_stripes
+    );
 }
 
 /// Measurement helper (not a claim test): the six stacks on the test device, 70 % reads,
-/// exponential gaps. `cargo test --release -p ssdlab-core --test ttflash six_stacks -- --ignored --nocapture`
+/// exponential gaps. Environment: `GAP_NS` (mean gap), `REQS`, `STACKS` (comma-separated),
+/// `SETS` (comma-separated `section.key=value` overrides of the test device).
+/// `cargo test --release -p ssdlab-core --test ttflash six_stacks -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn six_stacks_table() {
-    let cfg = device();
-    let gap: u64 = std::env::var("GAP_NS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40_000);
-    let n: u64 = std::env::var("REQS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
-    println!("| stack | read p99 | p99.9 | p99.99 (µs) | blocked | erases | parity pages |");
-    for stack in ssdlab_core::rain::STACKS {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let cfg = match env("SETS") {
+        Some(s) => {
+            let mut sets: Vec<String> = DEVICE_SETS.iter().map(|s| s.to_string()).collect();
+            sets.extend(s.split(',').map(String::from));
+            DeviceConfig::from_preset("ttflash", &sets).unwrap()
+        }
+        None => device(),
+    };
+    let gap: u64 = env("GAP_NS").and_then(|v| v.parse().ok()).unwrap_or(40_000);
+    let n: u64 = env("REQS").and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let stacks: Vec<String> = env("STACKS").map_or_else(
+        || {
+            ssdlab_core::rain::STACKS
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        },
+        |s| s.split(',').map(String::from).collect(),
+    );
+    println!("| stack | read p99 | p99.9 | p99.99 (µs) | blocked | erases | parity pages | GC stripe members |");
+    for stack in &stacks {
         let run = run_stack(&cfg, stack, opts(false), poisson70(&cfg, n, gap)).unwrap();
         let v = serde_json::to_value(&run.result).unwrap();
         let l = &v["latency_us"]["read"];
         println!(
-            "| {stack} | {} | {} | {} | {:.5} | {} | {} |",
+            "| {stack} | {} | {} | {} | {:.5} | {} | {} | {:.2} |",
             l["p99"],
             l["p99_9"],
             l["p99_99"],
             run.blocked_fraction,
             run.erases,
-            run.report.parity_pages_written
+            run.report.parity_pages_written,
+            run.report.mean_gc_stripe_members
         );
+        if std::env::var("RAIN_STATS").is_ok() {
+            println!("{:?}", run.report.rain);
+        }
     }
 }

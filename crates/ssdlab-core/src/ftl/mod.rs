@@ -334,6 +334,14 @@ impl Ftl {
         self.counters = FtlCounters::default();
     }
 
+    /// The plane `next_host_plane` would return, without advancing the round-robin cursor.
+    pub fn peek_host_plane(&self, lpn: u32) -> u32 {
+        match self.allocation {
+            Allocation::Static => lpn % self.planes,
+            Allocation::RoundRobin => self.stripe_order[self.rr_cursor],
+        }
+    }
+
     /// The plane a new host page for `lpn` goes to.
     #[inline]
     pub fn next_host_plane(&mut self, lpn: u32) -> u32 {

@@ -1,7 +1,13 @@
-//! GC-tolerant flush (TTFlash GTF, Yan et al. FAST 2017): a capacitor-backed RAM write buffer.
-//! Host writes complete when their pages are in RAM; pages are flushed in stripe units
-//! (N − 1 pages) once the buffer is `flush_at` full; a page's slot is freed when its program
-//! completes. A write waits only when the buffer is full — then for the earliest flush.
+//! GC-tolerant flush (TTFlash GTF, Yan et al. FAST 2017, §4 "GC-Tolerant Flush"): a
+//! capacitor-backed RAM write buffer. A host write completes when its page is in RAM; once the
+//! buffer is `flush_at` full, pages are flushed in stripe units (N − 1 pages) in the background;
+//! a page's slot is freed when its program completes. A write waits only when the buffer is full
+//! — then for the earliest program in flight.
+//!
+//! The buffer only keeps the bookkeeping; *when* a unit is flushed is the simulation's choice
+//! (`sim::rain_io`): when the planes it goes to are idle, so that a flush never queues a burst
+//! of programs in front of later reads. A unit's pages keep their slots until the whole stripe,
+//! parity included, is programmed (until then a page is served from RAM, never rebuilt).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -12,7 +18,10 @@ pub struct WriteBuffer {
     capacity: usize,
     flush_at: usize,
     unit: usize,
+    /// Pages waiting to be flushed, in arrival order.
     pending: VecDeque<u32>,
+    /// When the latest page entered the buffer (no flush decision is taken before it).
+    last_admit: u64,
     /// Copies of each logical page in the buffer (pending or being programmed).
     held: Vec<u16>,
     /// (program completion, lpn, blocked by GC) of pages being flushed.
@@ -32,6 +41,7 @@ impl WriteBuffer {
             flush_at: ((capacity as f64 * flush_at).ceil() as usize).clamp(unit, capacity),
             unit,
             pending: VecDeque::new(),
+            last_admit: 0,
             held: vec![0; logical_pages],
             inflight: BinaryHeap::new(),
             read_hits: 0,
@@ -54,33 +64,57 @@ impl WriteBuffer {
         }
     }
 
-    /// Admit one host page at `ready`: returns when it is in RAM and whether that wait was
-    /// behind GC (the flush it waited for was blocked by GC).
-    pub fn admit(&mut self, lpn: u32, ready: u64) -> (u64, bool) {
-        self.retire(ready);
-        let mut t = ready;
-        let mut blocked = false;
-        if self.occupancy() >= self.capacity {
-            self.full_waits += 1;
-            if let Some(Reverse((done, l, b))) = self.inflight.pop() {
-                self.held[l as usize] -= 1;
-                t = t.max(done);
-                blocked = b;
-            }
-        }
-        self.pending.push_back(lpn);
-        self.held[lpn as usize] += 1;
-        (t, blocked)
+    /// Is every slot taken (pending or being programmed)?
+    pub fn is_full(&self) -> bool {
+        self.occupancy() >= self.capacity
     }
 
-    /// The next stripe unit to flush, when the buffer is past its flush threshold.
-    pub fn take_unit(&mut self, out: &mut Vec<u32>) -> bool {
+    /// Is a program in flight (so that waiting for room ends)?
+    pub fn has_inflight(&self) -> bool {
+        !self.inflight.is_empty()
+    }
+
+    /// Wait for room in a full buffer: the earliest program in flight frees its slot. Returns
+    /// when, and whether that program had waited for GC. `None` when nothing is in flight.
+    pub fn wait_for_room(&mut self, ready: u64) -> Option<(u64, bool)> {
+        let Reverse((done, l, b)) = self.inflight.pop()?;
+        self.held[l as usize] -= 1;
+        self.full_waits += 1;
+        Some((ready.max(done), b))
+    }
+
+    /// Put host page `lpn` in RAM at `at`.
+    pub fn admit(&mut self, lpn: u32, at: u64) {
+        self.pending.push_back(lpn);
+        self.held[lpn as usize] += 1;
+        self.last_admit = self.last_admit.max(at);
+    }
+
+    /// When the latest page entered the buffer.
+    pub fn last_admit(&self) -> u64 {
+        self.last_admit
+    }
+
+    /// Is the buffer past its flush threshold with `unit` pages pending?
+    pub fn wants_flush(&self, unit: usize) -> bool {
+        self.occupancy() >= self.flush_at && self.pending.len() >= unit.max(1)
+    }
+
+    /// The oldest page pending flush.
+    pub fn next_pending(&self) -> Option<u32> {
+        self.pending.front().copied()
+    }
+
+    /// Take the `k` oldest pending pages (fewer if fewer are pending) into `out` for flushing.
+    pub fn take(&mut self, k: usize, out: &mut Vec<u32>) {
         out.clear();
-        if self.occupancy() < self.flush_at || self.pending.len() < self.unit {
-            return false;
-        }
-        out.extend(self.pending.drain(..self.unit));
-        true
+        let k = k.min(self.pending.len());
+        out.extend(self.pending.drain(..k));
+    }
+
+    /// The stripe unit (pages flushed together).
+    pub fn unit(&self) -> usize {
+        self.unit
     }
 
     /// A flushed page's program completes at `done`.
@@ -99,22 +133,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn waits_only_when_full() {
+    fn flushes_whole_units_past_the_threshold_and_waits_only_when_full() {
         let mut b = WriteBuffer::new(4, 0.5, 2, 16);
         let mut unit = Vec::new();
-        assert_eq!(b.admit(1, 0), (0, false));
-        assert!(!b.take_unit(&mut unit));
-        assert_eq!(b.admit(2, 0), (0, false));
-        assert!(b.take_unit(&mut unit));
+        b.admit(1, 0);
+        assert!(!b.wants_flush(2), "below the threshold");
+        b.admit(2, 0);
+        assert!(b.wants_flush(2));
+        b.take(2, &mut unit);
         assert_eq!(unit, vec![1, 2]);
+        // A stripe's pages stay in RAM until the whole stripe is durable.
         b.flushed(1, 100, true);
-        b.flushed(2, 200, false);
-        assert_eq!(b.admit(3, 0), (0, false));
-        assert_eq!(b.admit(4, 0), (0, false));
+        b.flushed(2, 100, false);
+        b.admit(3, 10);
+        assert!(
+            !b.wants_flush(2),
+            "a unit is flushed only when a whole one is pending"
+        );
+        b.admit(4, 10);
+        assert!(b.is_full());
         // Full: waits for the earliest program, which was behind GC.
-        assert_eq!(b.admit(5, 10), (100, true));
+        assert_eq!(b.wait_for_room(10), Some((100, true)));
         assert!(b.holds(2) && !b.holds(1));
         b.retire(250);
         assert!(!b.holds(2));
+        assert_eq!(b.wait_for_room(300), None);
+        assert_eq!(b.last_admit(), 10);
     }
 }

@@ -27,10 +27,14 @@
 //!   parity always fits. A super-block none of whose members can take a copy, or the older of
 //!   two when a third would be needed, is **sealed**. At its turn, before copying, plane c writes
 //!   the parity of every open stripe whose parity channel is c and that is full (N − 1 members),
-//!   opened in an earlier round, or in a sealed super-block — a **short stripe** is then closed
-//!   with the parity of the members it has (valid parity). So every stripe opened in round r is
-//!   closed by the end of round r + 1. Until closed, its pages are protected by the victim's
-//!   intact stripes (a rebuild goes through the page it was copied from).
+//!   opened two or more rounds earlier, or in a sealed super-block — a **short stripe** is then
+//!   closed with the parity of the members it has (valid parity). So every stripe opened in round
+//!   r is closed by the end of round r + 2 (copies of one victim are unevenly spread over its
+//!   members, so the next victim's copies help fill its stripes). Until closed, its pages are
+//!   protected by the victim's intact stripes (a rebuild goes through the page it was copied
+//!   from). A copy joins the oldest joinable stripe of any open GC super-block before opening one.
+//!   When no victim is wanted, GC stops and open stripes and pending victims wait for its next
+//!   activation — unless free super-blocks are scarce.
 //! * **Erase rule.** A victim copied in round r is erasable once no open stripe was opened in a
 //!   round ≤ r (its copies joined only such stripes, so every copy is then protected by its own
 //!   parity); plane c erases its member at its turn (any order; the super-block is freed when all

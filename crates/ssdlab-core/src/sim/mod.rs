@@ -63,6 +63,8 @@ pub struct Simulation {
     pub(crate) rain: Option<Rain>,
     /// GC-tolerant flush buffer (`[rain] gtf = true`).
     pub(crate) wbuf: Option<WriteBuffer>,
+    /// Time of the latest unit the GTF buffer flushed (flushes are issued in order).
+    pub(crate) flush_clock: u64,
     pub(crate) unit_scratch: Vec<u32>,
     pub(crate) rebuild_scratch: Vec<u32>,
 }
@@ -151,6 +153,7 @@ impl Simulation {
             lookahead: None,
             rain,
             wbuf,
+            flush_clock: 0,
             unit_scratch: Vec::new(),
             rebuild_scratch: Vec::new(),
             cfg,

@@ -214,26 +214,120 @@ impl Simulation {
         Ok(d)
     }
 
-    /// A host write of one page through the GTF buffer (when on) or straight to flash.
+    /// A host write of one page through the GTF buffer (when on) or straight to flash. With the
+    /// buffer the write completes when its page is in RAM; it waits only when the buffer is full
+    /// (then for the earliest program in flight, flushing a unit now if none is).
     pub(crate) fn write_page_rain(&mut self, lpn: u32, ready: u64) -> Result<OpDone> {
         let Some(buf) = &mut self.wbuf else {
             return self.program_page(lpn, ready, true);
         };
-        let (t, blocked) = buf.admit(lpn, ready);
+        buf.retire(ready);
+        let mut at = OpDone {
+            done: ready,
+            blocked_by_gc: false,
+        };
+        if buf.is_full() {
+            if !buf.has_inflight() {
+                self.flush_unit(ready)?;
+            }
+            let (t, blocked) = self
+                .wbuf
+                .as_mut()
+                .and_then(|b| b.wait_for_room(ready))
+                .expect("a program is in flight");
+            at = OpDone {
+                done: t,
+                blocked_by_gc: blocked,
+            };
+        }
+        if let Some(b) = &mut self.wbuf {
+            b.admit(lpn, at.done);
+        }
+        self.flush_until(ready)?;
+        Ok(at)
+    }
+
+    /// Pages of the next flush unit: the rest of the open host stripe under RAIN.
+    fn flush_unit_len(&self) -> usize {
+        match (&self.rain, &self.wbuf) {
+            (Some(r), _) => r.host_stripe_left() as usize,
+            (None, Some(b)) => b.unit(),
+            (None, None) => 0,
+        }
+    }
+
+    /// When the next flush unit's planes are idle: under RAIN every plane of the group it goes to
+    /// except those busy with GC at `now` (a page for a collecting plane waits behind GC in
+    /// RAM, the point of GTF); without RAIN, the next page's plane. `None` when the group needs
+    /// forced GC first.
+    fn flush_planes_free_at(&mut self, now: u64) -> Option<u64> {
+        let Some(b) = &self.wbuf else { return None };
+        let lpn = b.next_pending()?;
+        match &mut self.rain {
+            Some(r) => {
+                let first = r.next_data_plane(&self.ftl).ok()?;
+                let g = r.group_of_plane(first);
+                let res = &self.res;
+                Some(
+                    r.group_planes(g)
+                        .filter(|&p| !res.gc_busy_at(p, now))
+                        .map(|p| res.plane_free_at(p))
+                        .max()
+                        .unwrap_or(0),
+                )
+            }
+            None => Some(self.res.plane_free_at(self.ftl.peek_host_plane(lpn))),
+        }
+    }
+
+    /// Background flush (GTF) up to `now`: while the buffer is past its threshold, the next
+    /// stripe unit is flushed when its planes are idle (and not before the latest admission or
+    /// the previous unit), so that the flush never queues programs in front of later reads.
+    pub(crate) fn flush_until(&mut self, now: u64) -> Result<()> {
+        loop {
+            let len = self.flush_unit_len();
+            let Some(b) = &mut self.wbuf else {
+                return Ok(());
+            };
+            b.retire(now);
+            if !b.wants_flush(len) {
+                return Ok(());
+            }
+            let floor = self.flush_clock.max(b.last_admit());
+            let t = floor.max(self.flush_planes_free_at(now).unwrap_or(now));
+            if t > now {
+                return Ok(());
+            }
+            self.flush_unit(t)?;
+        }
+    }
+
+    /// Flush the next unit at `t` (whatever the state of its planes): its pages keep their
+    /// buffer slots until the last program of the unit (parity included) completes.
+    fn flush_unit(&mut self, t: u64) -> Result<()> {
+        let len = self.flush_unit_len();
         let mut unit = std::mem::take(&mut self.unit_scratch);
-        while self.wbuf.as_mut().is_some_and(|b| b.take_unit(&mut unit)) {
-            for &l in &unit {
-                let d = self.program_page(l, t, true)?;
-                if let Some(b) = &mut self.wbuf {
-                    b.flushed(l, d.done, d.blocked_by_gc);
-                }
+        if let Some(b) = &mut self.wbuf {
+            b.take(len, &mut unit);
+        }
+        let t = t.max(self.flush_clock);
+        self.flush_clock = t;
+        let mut done = OpDone {
+            done: t,
+            blocked_by_gc: false,
+        };
+        for &lpn in &unit {
+            let d = self.program_page(lpn, t, true)?;
+            done.done = done.done.max(d.done);
+            done.blocked_by_gc |= d.blocked_by_gc;
+        }
+        if let Some(b) = &mut self.wbuf {
+            for &lpn in &unit {
+                b.flushed(lpn, done.done, done.blocked_by_gc);
             }
         }
         self.unit_scratch = unit;
-        Ok(OpDone {
-            done: t,
-            blocked_by_gc: blocked,
-        })
+        Ok(())
     }
 
     /// A host read of one mapped page at `ppn`: from the buffer, rebuilt from its stripe (GTR)

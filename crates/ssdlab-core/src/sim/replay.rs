@@ -71,10 +71,13 @@ impl Simulation {
                 self.scheduler.on_idle(from, arrival, &mut ctx)?;
             }
         }
-        self.res.advance(arrival);
-        if self.rain.is_some() {
+        // Background work due by this arrival, host flushes before GC (GC is the lowest
+        // priority), then forget channel reservations that ended.
+        if self.rain_path() {
+            self.flush_until(arrival)?;
             self.rain_advance(arrival)?;
         }
+        self.res.advance(arrival);
         let ready = arrival + self.device().timing.controller_overhead_ns;
         let mut completion = ready;
         let mut blocked = false;
