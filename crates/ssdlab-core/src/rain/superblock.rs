@@ -48,7 +48,7 @@ pub struct RainStats {
     pub rebuild_unavailable: u64,
     /// Reads on a GC-busy plane where rebuilding would not have been sooner than waiting.
     pub rebuild_not_sooner: u64,
-    /// Rebuilt reads while another plane of the same group was busy with GC (0 under RGC).
+    /// Rebuilt reads while two planes of the read's group were executing GC (0 under RGC).
     pub rebuild_while_group_collecting: u64,
     /// Rebuilt pages whose content was verified against the written checksum (test mode).
     pub rebuilds_verified: u64,

@@ -366,13 +366,15 @@ impl Simulation {
                         }
                         r.stats.rebuilt_reads += 1;
                         r.stats.rebuilds_via_origin += u64::from(via);
-                        // Another plane of the read's group executing GC work now while its own
-                        // plane is busy with GC (rotating GC forbids it; a GC operation reserved
-                        // for later, as a forced chain does, is not collecting now).
+                        // Two planes of the read's group executing GC work at once (rotating GC
+                        // forbids it). A GC operation reserved for later — a forced chain
+                        // reserves the group's operations plane after plane — is not executing.
                         if self
                             .res
                             .group_of(plane)
-                            .any(|q| q != plane && self.res.gc_collecting_at(q, ready))
+                            .filter(|&q| self.res.gc_collecting_at(q, ready))
+                            .count()
+                            > 1
                         {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
