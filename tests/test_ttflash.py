@@ -37,3 +37,20 @@ def test_experiment_ttflash_json(tmp_path):
 def test_experiment_ttflash_needs_one_workload():
     r = CliRunner().invoke(app, ["experiment", "ttflash"])
     assert r.exit_code != 0
+
+
+def test_ttflash_tail_near_nogc_on_financial1(tmp_path, traces):
+    """The seed's claim on a real trace at its own rate (docs/ttflash.md, measured 2026-11-22:
+    ttflash read p99.9 1.02x and p99.99 1.05x nogc; blocked I/Os 1.86 % in base, 0 in ttflash)."""
+    out = tmp_path / "fin1.json"
+    args = ["experiment", "ttflash", "--trace", str(traces / "spc_financial1" / "example.ascii"), "--json", str(out)]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    c = json.loads(out.read_text())["configs"]
+    read = {name: c[name]["latency_us"]["read"] for name in c}
+    assert read["base"]["p99_9"] > 10 * read["nogc"]["p99_9"]
+    assert read["ttflash"]["p99_9"] < 1.1 * read["nogc"]["p99_9"]
+    assert read["ttflash"]["p99_99"] < 2.6 * read["nogc"]["p99_99"]
+    assert c["base"]["blocked_fraction"] > 0.01
+    assert c["ttflash"]["blocked_fraction"] < c["base"]["blocked_fraction"] / 100
+    assert c["ttflash"]["ttflash"]["rain"]["rebuilt_reads"] > 0
