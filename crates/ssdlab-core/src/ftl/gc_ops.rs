@@ -32,24 +32,7 @@ impl Ftl {
     /// Start a job on `plane` if none is running: pick a victim. Returns false when there is no
     /// candidate.
     pub fn gc_begin(&mut self, plane: u32, rng: &mut SimRng) -> bool {
-        if self.jobs[plane as usize].is_some() {
-            return true;
-        }
-        match self
-            .victims
-            .select(plane, &self.valid, &self.closed_at, self.write_clock, rng)
-        {
-            Some(v) => {
-                self.state[v as usize] = BlockState::Victim;
-                self.jobs[plane as usize] = Some(GcJob {
-                    victim: v,
-                    cursor: 0,
-                });
-                self.counters.gc_victims += 1;
-                true
-            }
-            None => false,
-        }
+        self.gc_begin_if(plane, rng, u32::MAX)
     }
 
     /// Start a job on `plane` only if the victim the policy picks has at most `max_valid` valid

@@ -345,17 +345,11 @@ impl Ftl {
     /// The plane a new host page for `lpn` goes to.
     #[inline]
     pub fn next_host_plane(&mut self, lpn: u32) -> u32 {
-        match self.allocation {
-            Allocation::Static => lpn % self.planes,
-            Allocation::RoundRobin => {
-                let p = self.stripe_order[self.rr_cursor];
-                self.rr_cursor += 1;
-                if self.rr_cursor == self.stripe_order.len() {
-                    self.rr_cursor = 0;
-                }
-                p
-            }
+        let p = self.peek_host_plane(lpn);
+        if self.allocation == Allocation::RoundRobin {
+            self.rr_cursor = (self.rr_cursor + 1) % self.stripe_order.len();
         }
+        p
     }
 
     /// Can `plane` take a host page without GC first? The last free block is kept for GC, and

@@ -364,11 +364,6 @@ impl Rain {
         }
     }
 
-    /// The planes of group `g`, one per channel.
-    pub fn group_planes(&self, g: u32) -> impl Iterator<Item = u32> + '_ {
-        (0..self.n).map(move |c| self.plane(g, c))
-    }
-
     fn members_xor(&self, ftl: &Ftl, s: u32) -> u64 {
         self.stripes[s as usize]
             .members

@@ -116,33 +116,15 @@ impl Simulation {
         Ok(())
     }
 
-    /// Plain device behind the GC-tolerant flush (no parity): make `plane` writable.
-    fn make_writable(&mut self, plane: u32, ready: u64, timed: bool) -> Result<u32> {
-        if self.ftl.host_can_write(plane) {
-            return Ok(plane);
-        }
-        let res = if timed { Some(&mut self.res) } else { None };
-        let mut ctx = GcContext {
-            ftl: &mut self.ftl,
-            res,
-            rng: &mut self.gc_rng,
-        };
-        ctx.collect_for_host(plane, ready)?;
-        if self.ftl.host_can_write(plane) {
-            return Ok(plane);
-        }
-        self.ftl.first_writable_plane().ok_or_else(|| {
-            SsdError::DeviceFull(format!(
-                "no plane can take a page after GC on plane {plane}"
-            ))
-        })
-    }
-
     /// Program one host page (and, when it completes a stripe, the stripe's parity) at `ready`.
     pub(crate) fn program_page(&mut self, lpn: u32, ready: u64, timed: bool) -> Result<OpDone> {
         if self.rain.is_none() {
-            let want = self.ftl.next_host_plane(lpn);
-            let plane = self.make_writable(want, ready, timed)?;
+            let plane = GcContext {
+                ftl: &mut self.ftl,
+                res: if timed { Some(&mut self.res) } else { None },
+                rng: &mut self.gc_rng,
+            }
+            .host_plane(lpn, ready)?;
             self.ftl.write_host(lpn, plane)?;
             let d = if timed {
                 self.res.write(plane, ready)
@@ -266,10 +248,9 @@ impl Simulation {
         match &mut self.rain {
             Some(r) => {
                 let first = r.next_data_plane(&self.ftl).ok()?;
-                let g = r.group_of_plane(first);
                 let res = &self.res;
                 Some(
-                    r.group_planes(g)
+                    res.group_of(first)
                         .filter(|&p| !res.gc_busy_at(p, now))
                         .map(|p| res.plane_free_at(p))
                         .max()

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fields::{expected, parse_u64, Fields};
 use super::input::{LineFormat, Outcome};
-use super::request::{OpKind, Request};
+use super::request::OpKind;
 
 /// Which blktrace action a blkparse reader takes requests from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -97,13 +97,11 @@ impl LineFormat for Blkparse {
             return Err(expected(8, "'+'", "\"+\"", plus));
         }
         let size_bytes = f.scaled(9, "nblocks", 512)?;
-        Ok(Outcome::Request(
-            Request {
-                arrival_ns,
-                op,
-                offset_bytes,
-                size_bytes,
-            },
+        Ok(Outcome::request(
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
             Some(minor),
         ))
     }
@@ -111,8 +109,9 @@ impl LineFormat for Blkparse {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::fixture;
+    use super::super::input::testutil::{first_error, fixture};
     use super::super::input::TextSource;
+    use super::super::request::Request;
     use super::super::request::RequestSource;
     use super::*;
 
@@ -173,17 +172,12 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
             ("8,0 3 1 0.1 697 D W 100", "too few fields"),
         ] {
             let p = fixture("bbad.txt", format!("{bad}\n").as_bytes(), false);
-            let err = TextSource::open(
+            let err = first_error(
                 &p,
                 Blkparse {
                     action: BlkAction::Dispatch,
                 },
-                None,
-            )
-            .unwrap()
-            .next_request()
-            .unwrap_err()
-            .to_string();
+            );
             assert!(err.contains("bbad.txt:1: ") && err.contains(want), "{err}");
         }
     }

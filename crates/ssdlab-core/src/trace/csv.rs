@@ -4,7 +4,7 @@
 
 use super::fields::{expected, looks_like_header, Fields};
 use super::input::{LineFormat, Outcome};
-use super::request::{OpKind, Request};
+use super::request::OpKind;
 
 /// The plain CSV line format.
 #[derive(Debug, Default)]
@@ -37,13 +37,11 @@ impl LineFormat for PlainCsv {
             plain_op(o).ok_or_else(|| expected(1, "op", "one of R, W, T, read, write, trim", o))?;
         let offset_bytes = f.u64(2, "offset_bytes")?;
         let size_bytes = f.u64(3, "size_bytes")?;
-        Ok(Outcome::Request(
-            Request {
-                arrival_ns,
-                op,
-                offset_bytes,
-                size_bytes,
-            },
+        Ok(Outcome::request(
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
             None,
         ))
     }
@@ -51,8 +49,9 @@ impl LineFormat for PlainCsv {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::fixture;
+    use super::super::input::testutil::{first_error, fixture};
     use super::super::input::TextSource;
+    use super::super::request::Request;
     use super::super::request::RequestSource;
     use super::*;
 
@@ -89,9 +88,7 @@ mod tests {
             ("1,W,zero,8", "field 3 (offset_bytes)"),
         ] {
             let p = fixture("pbad.csv", format!("0,R,0,1\n{bad}\n").as_bytes(), false);
-            let mut s = TextSource::open(&p, PlainCsv, None).unwrap();
-            s.next_request().unwrap();
-            let err = s.next_request().unwrap_err().to_string();
+            let err = first_error(&p, PlainCsv);
             assert!(err.contains("pbad.csv:2: ") && err.contains(want), "{err}");
         }
         // A header is only accepted on the first line.

@@ -7,7 +7,7 @@
 
 use super::fields::{expected, read_write_word, Fields};
 use super::input::{LineFormat, Outcome};
-use super::request::{OpKind, Request};
+use super::request::OpKind;
 
 /// The DiskSim / MQSim / SSDsim ASCII line format.
 #[derive(Debug, Default)]
@@ -31,13 +31,11 @@ impl LineFormat for Disksim {
             "0" => OpKind::Write,
             _ => return Err(expected(4, "type", "1 (read) or 0 (write)", t)),
         };
-        Ok(Outcome::Request(
-            Request {
-                arrival_ns,
-                op,
-                offset_bytes,
-                size_bytes,
-            },
+        Ok(Outcome::request(
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
             Some(dev),
         ))
     }
@@ -64,13 +62,11 @@ impl LineFormat for Fin1 {
         let offset_bytes = f.scaled(5, "lba", 512)?;
         let size_bytes = f.scaled(6, "size sectors", 512)?;
         f.u64(7, "unnamed column 8")?;
-        Ok(Outcome::Request(
-            Request {
-                arrival_ns,
-                op,
-                offset_bytes,
-                size_bytes,
-            },
+        Ok(Outcome::request(
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
             Some(asu),
         ))
     }
@@ -78,8 +74,9 @@ impl LineFormat for Fin1 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::{fixture, real};
+    use super::super::input::testutil::{first_error, fixture, real};
     use super::super::input::TextSource;
+    use super::super::request::Request;
     use super::super::request::RequestSource;
     use super::*;
 
@@ -111,11 +108,7 @@ mod tests {
             ("x 0 1 8 0", "field 1 (time ns)"),
         ] {
             let p = fixture("dbad.trace", format!("{bad}\n").as_bytes(), true);
-            let err = TextSource::open(&p, Disksim, None)
-                .unwrap()
-                .next_request()
-                .unwrap_err()
-                .to_string();
+            let err = first_error(&p, Disksim);
             assert!(
                 err.contains("dbad.trace:1: ") && err.contains(want),
                 "{err}"
@@ -142,11 +135,7 @@ mod tests {
             }
         );
         let p = fixture("fin1bad", b"0\t0\t0\t0\tErase\t303552\t32\t1\n", false);
-        let err = TextSource::open(&p, Fin1, None)
-            .unwrap()
-            .next_request()
-            .unwrap_err()
-            .to_string();
+        let err = first_error(&p, Fin1);
         assert!(
             err.contains("fin1bad:1: field 5 (op): expected Read or Write"),
             "{err}"

@@ -5,7 +5,6 @@
 
 use super::fields::{expected, read_write_word, Fields};
 use super::input::{LineFormat, Outcome};
-use super::request::Request;
 
 const LAYOUT: &str = "ts_ns pid process lba size R|W major minor [md5]";
 
@@ -35,13 +34,11 @@ impl LineFormat for Fiu {
         let op = read_write_word(t).ok_or_else(|| expected(5, "op", "R or W", t))?;
         f.u32(6, "major")?;
         let minor = f.u32(7, "minor")?;
-        Ok(Outcome::Request(
-            Request {
-                arrival_ns,
-                op,
-                offset_bytes,
-                size_bytes,
-            },
+        Ok(Outcome::request(
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
             Some(minor),
         ))
     }
@@ -49,8 +46,9 @@ impl LineFormat for Fiu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::fixture;
+    use super::super::input::testutil::{first_error, fixture};
     use super::super::input::TextSource;
+    use super::super::request::Request;
     use super::super::request::{OpKind, RequestSource};
     use super::*;
 
@@ -90,11 +88,7 @@ mod tests {
             ("1 2 p 10 8 W 6 0 md5 extra", "too many fields"),
         ] {
             let p = fixture("fbad.txt", format!("{bad}\n").as_bytes(), false);
-            let err = TextSource::open(&p, Fiu, None)
-                .unwrap()
-                .next_request()
-                .unwrap_err()
-                .to_string();
+            let err = first_error(&p, Fiu);
             assert!(err.contains("fbad.txt:1: ") && err.contains(want), "{err}");
         }
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
 
-use super::request::{Request, RequestSource};
+use super::request::{OpKind, Request, RequestSource};
 use crate::error::{Result, SsdError};
 
 /// The two magic bytes that open every gzip member (RFC 1952, section 2.3.1).
@@ -111,6 +111,27 @@ pub(crate) enum Outcome {
     Skip,
 }
 
+impl Outcome {
+    /// A request, with the device number of formats that carry one.
+    pub(crate) fn request(
+        arrival_ns: u64,
+        op: OpKind,
+        offset_bytes: u64,
+        size_bytes: u64,
+        device: Option<u32>,
+    ) -> Self {
+        Outcome::Request(
+            Request {
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
+            },
+            device,
+        )
+    }
+}
+
 /// One text trace format: parses a line into an [`Outcome`], or says which field is wrong.
 pub(crate) trait LineFormat: Send {
     /// The format's name, as `format = "..."` spells it.
@@ -206,6 +227,23 @@ pub(crate) mod testutil {
         };
         std::fs::write(&path, bytes).expect("write fixture");
         path
+    }
+
+    /// The error of the first line of `path` that `format` rejects (its message names the file
+    /// and line); panics when every line parses.
+    pub(crate) fn first_error<F: super::LineFormat + 'static>(
+        path: &std::path::Path,
+        format: F,
+    ) -> String {
+        use super::super::request::RequestSource;
+        let mut s = super::TextSource::open(path, format, None).expect("open fixture");
+        loop {
+            match s.next_request() {
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("{}: every line parsed", path.display()),
+                Err(e) => return e.to_string(),
+            }
+        }
     }
 
     /// Where the real trace excerpts live, or `None` (and a skip note) when absent.

@@ -5,7 +5,6 @@
 
 use super::fields::{looks_like_header, read_write_word, Fields};
 use super::input::{LineFormat, Outcome};
-use super::request::Request;
 
 const LAYOUT: &str = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";
 
@@ -32,13 +31,11 @@ impl LineFormat for Msr {
         let offset_bytes = f.u64(4, "offset")?;
         let size_bytes = f.u64(5, "size")?;
         f.u64(6, "response time")?;
-        Ok(Outcome::Request(
-            Request {
-                arrival_ns,
-                op,
-                offset_bytes,
-                size_bytes,
-            },
+        Ok(Outcome::request(
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
             Some(disk),
         ))
     }
@@ -48,6 +45,7 @@ impl LineFormat for Msr {
 mod tests {
     use super::super::input::testutil::{fixture, real};
     use super::super::input::TextSource;
+    use super::super::request::Request;
     use super::super::request::{OpKind, RequestSource};
     use super::*;
 

@@ -6,7 +6,7 @@
 
 use super::fields::{expected, Fields};
 use super::input::{LineFormat, Outcome};
-use super::request::{OpKind, Request};
+use super::request::OpKind;
 
 const LAYOUT: &str = "ASU,LBA,Size,Opcode,Timestamp";
 
@@ -32,13 +32,11 @@ impl LineFormat for Spc {
             _ => return Err(expected(3, "opcode", "r or w", t)),
         };
         let arrival_ns = f.decimal(4, "timestamp seconds", 9)?;
-        Ok(Outcome::Request(
-            Request {
-                arrival_ns,
-                op,
-                offset_bytes,
-                size_bytes,
-            },
+        Ok(Outcome::request(
+            arrival_ns,
+            op,
+            offset_bytes,
+            size_bytes,
             Some(asu),
         ))
     }
@@ -46,8 +44,9 @@ impl LineFormat for Spc {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::fixture;
+    use super::super::input::testutil::{first_error, fixture};
     use super::super::input::TextSource;
+    use super::super::request::Request;
     use super::super::request::RequestSource;
     use super::*;
 
@@ -91,9 +90,7 @@ mod tests {
             ("0,1,8,w", "too few fields"),
         ] {
             let p = fixture("sbad.spc", format!("0,1,8,r,0\n{bad}\n").as_bytes(), false);
-            let mut s = TextSource::open(&p, Spc, None).unwrap();
-            s.next_request().unwrap();
-            let err = s.next_request().unwrap_err().to_string();
+            let err = first_error(&p, Spc);
             assert!(err.contains("sbad.spc:2: ") && err.contains(want), "{err}");
         }
     }

@@ -5,7 +5,6 @@
 
 use super::fields::{expected, looks_like_header, Fields};
 use super::input::{LineFormat, Outcome};
-use super::request::Request;
 use super::vscsi::scsi_op;
 
 /// The VSCSI CSV line format.
@@ -31,13 +30,11 @@ impl LineFormat for VscsiCsv {
         let size_bytes = f.u64(3, "size")?;
         let offset_bytes = f.scaled(4, "lbn", 512)?;
         match scsi_op(code) {
-            Some(op) => Ok(Outcome::Request(
-                Request {
-                    arrival_ns,
-                    op,
-                    offset_bytes,
-                    size_bytes,
-                },
+            Some(op) => Ok(Outcome::request(
+                arrival_ns,
+                op,
+                offset_bytes,
+                size_bytes,
                 None,
             )),
             None => Ok(Outcome::Skip),
@@ -47,8 +44,9 @@ impl LineFormat for VscsiCsv {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::fixture;
+    use super::super::input::testutil::{first_error, fixture};
     use super::super::input::TextSource;
+    use super::super::request::Request;
     use super::super::request::{OpKind, RequestSource};
     use super::*;
 
@@ -85,9 +83,7 @@ mod tests {
                 format!("1,5,28,512,1\n{bad}\n").as_bytes(),
                 false,
             );
-            let mut s = TextSource::open(&p, VscsiCsv, None).unwrap();
-            s.next_request().unwrap();
-            let err = s.next_request().unwrap_err().to_string();
+            let err = first_error(&p, VscsiCsv);
             assert!(err.contains("cbad.csv:2: ") && err.contains(want), "{err}");
         }
     }
