@@ -222,7 +222,7 @@ impl RequestSource for Poisson {
 /// The seed's claims on the test device (70 % reads, Poisson, mean gap 200 µs, nogc not
 /// saturated; measured 2026-11-22): GC blocks reads in `base` (p99.9 23× nogc); ttFlash's read
 /// tail is within the seed's bounds of nogc's (< 1.1× at p99 and p99.9, < 2.6× at p99.99;
-/// measured 1.07×, 1.02×, 1.04×); GC-blocked I/Os drop by orders of magnitude (0.11 → 0.00012).
+/// measured 1.08×, 1.02×, 1.03×); GC-blocked I/Os drop by orders of magnitude (0.11 → 0.00008).
 #[test]
 fn ttflash_tail_near_nogc_and_blocked_ios_cut() {
     let cfg = device();

@@ -33,8 +33,6 @@
 //!   members, so the next victim's copies help fill its stripes). Until closed, its pages are
 //!   protected by the victim's intact stripes (a rebuild goes through the page it was copied
 //!   from). A copy joins the oldest joinable stripe of any open GC super-block before opening one.
-//!   When no victim is wanted, GC stops and open stripes and pending victims wait for its next
-//!   activation — unless free super-blocks are scarce.
 //! * **Erase rule.** A victim copied in round r is erasable once no open stripe was opened in a
 //!   round ≤ r (its copies joined only such stripes, so every copy is then protected by its own
 //!   parity); plane c erases its member at its turn (any order; the super-block is freed when all

@@ -512,12 +512,8 @@ impl Rain {
             let v = self.pick_victim(ftl, g);
             self.gcs[gi].victim = v;
         }
-        // With no victim wanted, GC stops; open stripes and victims pending erase wait for its
-        // next activation (so that the next victim's copies can still join those stripes),
-        // unless free super-blocks are scarce.
-        let scarce = self.free_sb[gi].len() <= GC_RESERVE + 1;
         let st = &mut self.gcs[gi];
-        if st.victim == NONE && (!scarce || st.pending.is_empty() && st.open.is_empty()) {
+        if st.victim == NONE && st.pending.is_empty() && st.open.is_empty() {
             st.active = false;
             return GcOp::Done;
         }
