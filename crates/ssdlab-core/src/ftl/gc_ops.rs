@@ -39,6 +39,7 @@ impl Ftl {
     /// pages; otherwise the block goes back to the index (for FIFO, at the back of the queue).
     /// Returns whether a job is running. (Kang et al. TECS 2017 §5.3: take a victim early only if
     /// enough of it is invalid.)
+    #[inline]
     pub fn gc_begin_if(&mut self, plane: u32, rng: &mut SimRng, max_valid: u32) -> bool {
         if self.jobs[plane as usize].is_some() {
             return true;

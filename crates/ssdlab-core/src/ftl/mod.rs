@@ -335,6 +335,7 @@ impl Ftl {
     }
 
     /// The plane `next_host_plane` would return, without advancing the round-robin cursor.
+    #[inline]
     pub fn peek_host_plane(&self, lpn: u32) -> u32 {
         match self.allocation {
             Allocation::Static => lpn % self.planes,
@@ -347,7 +348,11 @@ impl Ftl {
     pub fn next_host_plane(&mut self, lpn: u32) -> u32 {
         let p = self.peek_host_plane(lpn);
         if self.allocation == Allocation::RoundRobin {
-            self.rr_cursor = (self.rr_cursor + 1) % self.stripe_order.len();
+            // (A compare, not `%`: this runs once per host page.)
+            self.rr_cursor += 1;
+            if self.rr_cursor == self.stripe_order.len() {
+                self.rr_cursor = 0;
+            }
         }
         p
     }
