@@ -56,7 +56,13 @@ impl Simulation {
                 }
             }
             let plane = r.gc_plane(g);
-            let not_before = if rgc { r.gc_clock(g).max(now) } else { now };
+            // Rotating GC runs in the background: its chain continues from the end of its last
+            // operation (through idle time since the last call), not from `now`.
+            let not_before = match how {
+                GcRun::Until(_) => r.gc_clock(g),
+                _ if rgc => r.gc_clock(g).max(now),
+                _ => now,
+            };
             if timed {
                 if let GcRun::Until(t) = how {
                     if not_before.max(self.res.plane_free_at(plane)) > t {
