@@ -101,7 +101,7 @@ def ttflash_cmd(
     max_requests: Optional[int] = typer.Option(None, "--max-requests"),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Multiply inter-arrival times (0.5 = twice as fast)."),
     precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (negative: no preconditioning)."),
-    stacks: List[str] = typer.Option([], "--stack", help="Run only these stacks (repeatable); default all six."),
+    stacks: List[str] = typer.Option([], "--stack", help="Run only these stacks (repeatable; any + list of rain, pb, gtr, gtf, rgc, pfg, nogc also works, e.g. ttflash+pfg); default the seed's six."),
     seed: int = typer.Option(1, "--seed"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
 ) -> None:

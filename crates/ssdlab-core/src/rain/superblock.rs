@@ -50,6 +50,9 @@ pub struct RainStats {
     pub rebuild_not_sooner: u64,
     /// Rebuilt reads while two planes of the read's group were executing GC (0 under RGC).
     pub rebuild_while_group_collecting: u64,
+    /// Reads on a GC-busy plane not rebuilt because another plane of their group was collecting
+    /// too (parallel forced GC).
+    pub rebuild_refused_group_collecting: u64,
     /// Rebuilt pages whose content was verified against the written checksum (test mode).
     pub rebuilds_verified: u64,
 }

@@ -35,6 +35,7 @@ impl Simulation {
     /// any instant.
     fn run_group_gc(&mut self, g: u32, how: GcRun, timed: bool) -> Result<()> {
         let rgc = self.cfg.rain.rgc;
+        let parallel = matches!(how, GcRun::Forced(_)) && self.cfg.rain.parallel_forced_gc;
         let Some(r) = &mut self.rain else {
             return Ok(());
         };
@@ -44,6 +45,8 @@ impl Simulation {
         r.activate(g, now);
         let mut guard = 0u64;
         let mut ops = 0u64;
+        // Parallel forced GC: the group's rotation resumes after the last forced operation.
+        let mut forced_end = 0u64;
         let g_ = &self.cfg.geometry;
         let livelock = 4
             * u64::from(g_.blocks_per_plane)
@@ -52,12 +55,15 @@ impl Simulation {
         loop {
             if let GcRun::Forced(_) = how {
                 if r.free_superblocks(g) > r.gc_reserve() {
+                    let resume = r.gc_clock(g).max(forced_end);
+                    r.set_gc_clock(g, resume);
                     return Ok(());
                 }
             }
             let plane = r.gc_plane(g);
             // Rotating GC runs in the background: its chain continues from the end of its last
-            // operation (through idle time since the last call), not from `now`.
+            // operation (through idle time since the last call), not from `now`. Forced GC
+            // starts at `now`; with `parallel_forced_gc` its operations are not chained.
             let not_before = match how {
                 GcRun::Until(_) => r.gc_clock(g),
                 _ if rgc => r.gc_clock(g).max(now),
@@ -85,7 +91,9 @@ impl Simulation {
             if op == GcOp::Done {
                 return Ok(());
             }
-            if rgc {
+            if parallel {
+                forced_end = forced_end.max(done);
+            } else if rgc {
                 r.set_gc_clock(g, done);
             }
             // Work-less turns: a round has N; stripes close within a round and victims are
@@ -331,6 +339,17 @@ impl Simulation {
         }
         let plane = self.ftl.plane_of_ppn(ppn);
         if self.cfg.rain.gtr && self.res.gc_busy_at(plane, ready) {
+            // Another plane of the group collecting (only parallel forced GC allows it under
+            // RGC): its stripe member would wait too, so the read waits on its own plane.
+            let collecting = |q: &u32| self.res.gc_collecting_at(*q, ready);
+            if self.cfg.rain.parallel_forced_gc
+                && self.res.group_of(plane).filter(collecting).count() > 1
+            {
+                if let Some(r) = &mut self.rain {
+                    r.stats.rebuild_refused_group_collecting += 1;
+                }
+                return Ok(self.res.read(plane, ready));
+            }
             if let Some(r) = &mut self.rain {
                 let mut set = std::mem::take(&mut self.rebuild_scratch);
                 let normal = self.res.peek_read(plane, ready);
