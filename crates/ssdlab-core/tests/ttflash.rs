@@ -352,19 +352,33 @@ fn rotating_gc_catches_up_in_idle_time() {
 
 /// Parallel forced GC (`pfg`, an ssdlab extension): bursts too dense for rotating GC force it;
 /// then the group's planes collect at once, and no read is rebuilt while two planes of its
-/// group collect (it waits instead); every rebuilt page still checks against what was written.
+/// group collect (it waits instead); every rebuilt page still checks against what was written;
+/// the read tail is several times shorter than with rotating forced GC.
 #[test]
 fn parallel_forced_gc_never_rebuilds_with_two_collecting() {
     let cfg = device();
-    let src = bursts(&cfg, 13, 4_000, (200, 200_000, 20_000_000), 16);
-    let run = run_stack(&cfg, "ttflash+pfg", opts(true), src).unwrap();
+    let src = || bursts(&cfg, 13, 4_000, (200, 200_000, 20_000_000), 16);
+    let run = run_stack(&cfg, "ttflash+pfg", opts(true), src()).unwrap();
+    let rotating = run_stack(&cfg, "ttflash", opts(true), src()).unwrap();
+    let read = |r: &ssdlab_core::rain::StackRun, k: &str| {
+        serde_json::to_value(&r.result).unwrap()["latency_us"]["read"][k]
+            .as_f64()
+            .unwrap()
+    };
     let r = run.report.rain;
-    eprintln!("pfg: {r:?}");
+    eprintln!(
+        "pfg: read p99.9 {} (rotating forced GC {}); {r:?}",
+        read(&run, "p99_9"),
+        read(&rotating, "p99_9")
+    );
     assert!(r.forced_gc > 0, "the bursts must force GC");
     assert!(r.rebuild_refused_group_collecting > 0);
     assert_eq!(r.rebuild_while_group_collecting, 0);
     assert!(r.rebuilt_reads > 0);
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
+    // What pfg is for: these bursts exceed rotating GC's bandwidth (measured 2026-11-22: read
+    // p99.9 11.2 s with rotating forced GC, 1.26 s with parallel forced GC).
+    assert!(read(&run, "p99_9") < read(&rotating, "p99_9") / 4.0);
 }
 
 /// Measurement helper (not a claim test): the six stacks on the test device, 70 % reads,

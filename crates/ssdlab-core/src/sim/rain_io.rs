@@ -53,12 +53,8 @@ impl Simulation {
             * u64::from(g_.pages_per_block)
             * u64::from(g_.channels);
         loop {
-            if let GcRun::Forced(_) = how {
-                if r.free_superblocks(g) > r.gc_reserve() {
-                    let resume = r.gc_clock(g).max(forced_end);
-                    r.set_gc_clock(g, resume);
-                    return Ok(());
-                }
+            if matches!(how, GcRun::Forced(_)) && r.free_superblocks(g) > r.gc_reserve() {
+                break;
             }
             let plane = r.gc_plane(g);
             // Rotating GC runs in the background: its chain continues from the end of its last
@@ -72,25 +68,18 @@ impl Simulation {
             if timed {
                 if let GcRun::Until(t) = how {
                     if not_before.max(self.res.plane_free_at(plane)) > t {
-                        return Ok(());
+                        break;
                     }
                 }
             }
             let op = r.gc_op(&mut self.ftl, g)?;
-            let done = if !timed {
-                not_before
-            } else {
-                match op {
-                    GcOp::Copy(p) => self.res.gc_copy(p, not_before),
-                    GcOp::Erase(p) => self.res.gc_erase(p, not_before),
-                    GcOp::Parity(p) => self.res.gc_program(p, not_before),
-                    GcOp::Turn => not_before,
-                    GcOp::Done => return Ok(()),
-                }
+            let done = match op {
+                GcOp::Done => break,
+                GcOp::Copy(p) if timed => self.res.gc_copy(p, not_before),
+                GcOp::Erase(p) if timed => self.res.gc_erase(p, not_before),
+                GcOp::Parity(p) if timed => self.res.gc_program(p, not_before),
+                _ => not_before,
             };
-            if op == GcOp::Done {
-                return Ok(());
-            }
             if parallel {
                 forced_end = forced_end.max(done);
             } else if rgc {
@@ -111,6 +100,11 @@ impl Simulation {
                 )));
             }
         }
+        if parallel {
+            let resume = r.gc_clock(g).max(forced_end);
+            r.set_gc_clock(g, resume);
+        }
+        Ok(())
     }
 
     /// Rotating GC: let every collecting group run the operations that can start by `now`.
@@ -339,12 +333,16 @@ impl Simulation {
         }
         let plane = self.ftl.plane_of_ppn(ppn);
         if self.cfg.rain.gtr && self.res.gc_busy_at(plane, ready) {
-            // Another plane of the group collecting (only parallel forced GC allows it under
-            // RGC): its stripe member would wait too, so the read waits on its own plane.
-            let collecting = |q: &u32| self.res.gc_collecting_at(*q, ready);
-            if self.cfg.rain.parallel_forced_gc
-                && self.res.group_of(plane).filter(collecting).count() > 1
-            {
+            // Planes of the read's group executing GC work now (a GC operation reserved for
+            // later — a forced chain reserves the group's operations plane after plane — is
+            // not executing). Rotating GC allows one; parallel forced GC more, and then the
+            // read waits on its own plane (its stripe members would wait too).
+            let collecting = self
+                .res
+                .group_of(plane)
+                .filter(|&q| self.res.gc_collecting_at(q, ready))
+                .count();
+            if self.cfg.rain.parallel_forced_gc && collecting > 1 {
                 if let Some(r) = &mut self.rain {
                     r.stats.rebuild_refused_group_collecting += 1;
                 }
@@ -372,16 +370,8 @@ impl Simulation {
                         }
                         r.stats.rebuilt_reads += 1;
                         r.stats.rebuilds_via_origin += u64::from(via);
-                        // Two planes of the read's group executing GC work at once (rotating GC
-                        // forbids it). A GC operation reserved for later — a forced chain
-                        // reserves the group's operations plane after plane — is not executing.
-                        if self
-                            .res
-                            .group_of(plane)
-                            .filter(|&q| self.res.gc_collecting_at(q, ready))
-                            .count()
-                            > 1
-                        {
+                        // Two planes of the group collecting: rotating GC forbids it.
+                        if collecting > 1 {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
                         r.verify_rebuild(&self.ftl, ppn, &set)?;
