@@ -130,21 +130,10 @@ fn first_writes(trace: &[u32], logical: u32, offset: u64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::Rng;
 
     /// Hot/cold trace: 90 % of writes to 10 % of the pages.
     fn hot_cold(n: usize, logical: u32, seed: u64) -> Vec<u32> {
-        let mut r = rng::stream(seed, "t");
-        let hot = logical / 10;
-        (0..n)
-            .map(|_| {
-                if r.gen_bool(0.9) {
-                    r.gen_range(0..hot)
-                } else {
-                    r.gen_range(hot..logical)
-                }
-            })
-            .collect()
+        super::super::tests::skewed_writes(n, logical, (logical / 10, 0.9), seed, "t")
     }
 
     #[test]

@@ -214,18 +214,36 @@ fn offline_toy_table_one_exhaustive_pruned_greedy() {
     );
 }
 
-fn hot_cold(writes: usize, logical: u32, seed: u64) -> Vec<u32> {
-    let mut r = crate::rng::stream(seed, "offline.test.hotcold");
-    let hot = (logical / 5).max(1);
+/// A skewed write trace: a share `p_hot` of the writes goes to the first `hot` of `logical`
+/// pages, the rest to the others; drawn from `rng::stream(seed, stream)`.
+pub(super) fn skewed_writes(
+    writes: usize,
+    logical: u32,
+    (hot, p_hot): (u32, f64),
+    seed: u64,
+    stream: &str,
+) -> Vec<u32> {
+    let mut r = crate::rng::stream(seed, stream);
     (0..writes)
         .map(|_| {
-            if r.gen_bool(0.8) {
+            if r.gen_bool(p_hot) {
                 r.gen_range(0..hot)
             } else {
                 r.gen_range(hot..logical)
             }
         })
         .collect()
+}
+
+/// 80 % of the writes to 20 % of the pages.
+fn hot_cold(writes: usize, logical: u32, seed: u64) -> Vec<u32> {
+    skewed_writes(
+        writes,
+        logical,
+        ((logical / 5).max(1), 0.8),
+        seed,
+        "offline.test.hotcold",
+    )
 }
 
 #[test]
