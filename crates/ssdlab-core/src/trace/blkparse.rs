@@ -109,7 +109,7 @@ impl LineFormat for Blkparse {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::{first_error, fixture};
+    use super::super::input::testutil::{assert_line_errors, fixture};
     use super::super::input::TextSource;
     use super::super::request::Request;
     use super::super::request::RequestSource;
@@ -161,24 +161,23 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
 
     #[test]
     fn malformed_event_lines_are_errors() {
-        for (bad, want) in [
-            (
-                "8,0 3 1 0.1 697 D W 100 + -8 [x]",
-                "field 10 (nblocks): expected a non-negative integer, got \"-8\"",
-            ),
-            ("8,0 3 1 0.1 697 D W 100 - 8 [x]", "field 9 ('+')"),
-            ("8,0 3 1 zz 697 D W 100 + 8 [x]", "field 4 (time seconds)"),
-            ("8,0 3 1 0.1 697 D WQ 100 + 8 [x]", "field 7 (rwbs)"),
-            ("8,0 3 1 0.1 697 D W 100", "too few fields"),
-        ] {
-            let p = fixture("bbad.txt", format!("{bad}\n").as_bytes(), false);
-            let err = first_error(
-                &p,
-                Blkparse {
-                    action: BlkAction::Dispatch,
-                },
-            );
-            assert!(err.contains("bbad.txt:1: ") && err.contains(want), "{err}");
-        }
+        assert_line_errors(
+            "bbad.txt",
+            "",
+            false,
+            || Blkparse {
+                action: BlkAction::Dispatch,
+            },
+            &[
+                (
+                    "8,0 3 1 0.1 697 D W 100 + -8 [x]",
+                    "field 10 (nblocks): expected a non-negative integer, got \"-8\"",
+                ),
+                ("8,0 3 1 0.1 697 D W 100 - 8 [x]", "field 9 ('+')"),
+                ("8,0 3 1 zz 697 D W 100 + 8 [x]", "field 4 (time seconds)"),
+                ("8,0 3 1 0.1 697 D WQ 100 + 8 [x]", "field 7 (rwbs)"),
+                ("8,0 3 1 0.1 697 D W 100", "too few fields"),
+            ],
+        );
     }
 }

@@ -49,7 +49,7 @@ impl LineFormat for PlainCsv {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::{first_error, fixture};
+    use super::super::input::testutil::{assert_line_errors, fixture};
     use super::super::input::TextSource;
     use super::super::request::Request;
     use super::super::request::RequestSource;
@@ -75,22 +75,24 @@ mod tests {
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Trim);
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Read);
         assert_eq!(s.next_request().unwrap(), None);
-        for (bad, want) in [
-            (
-                "1,W,0,-8",
-                "field 4 (size_bytes): expected a non-negative integer, got \"-8\"",
-            ),
-            (
-                "1,X,0,8",
-                "field 2 (op): expected one of R, W, T, read, write, trim, got \"X\"",
-            ),
-            ("1,W,0", "too few fields"),
-            ("1,W,zero,8", "field 3 (offset_bytes)"),
-        ] {
-            let p = fixture("pbad.csv", format!("0,R,0,1\n{bad}\n").as_bytes(), false);
-            let err = first_error(&p, PlainCsv);
-            assert!(err.contains("pbad.csv:2: ") && err.contains(want), "{err}");
-        }
+        assert_line_errors(
+            "pbad.csv",
+            "0,R,0,1\n",
+            false,
+            || PlainCsv,
+            &[
+                (
+                    "1,W,0,-8",
+                    "field 4 (size_bytes): expected a non-negative integer, got \"-8\"",
+                ),
+                (
+                    "1,X,0,8",
+                    "field 2 (op): expected one of R, W, T, read, write, trim, got \"X\"",
+                ),
+                ("1,W,0", "too few fields"),
+                ("1,W,zero,8", "field 3 (offset_bytes)"),
+            ],
+        );
         // A header is only accepted on the first line.
         let p = fixture(
             "p2.csv",

@@ -74,7 +74,7 @@ impl LineFormat for Fin1 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::{first_error, fixture, real};
+    use super::super::input::testutil::{assert_line_errors, first_error, fixture, real};
     use super::super::input::TextSource;
     use super::super::request::Request;
     use super::super::request::RequestSource;
@@ -95,25 +95,24 @@ mod tests {
                 size_bytes: 3072
             }
         );
-        for (bad, want) in [
-            (
-                "0 0 1 -8 0",
-                "field 4 (size sectors): expected a non-negative integer, got \"-8\"",
-            ),
-            (
-                "0 0 1 8 2",
-                "field 5 (type): expected 1 (read) or 0 (write), got \"2\"",
-            ),
-            ("0 0 1 8", "too few fields"),
-            ("x 0 1 8 0", "field 1 (time ns)"),
-        ] {
-            let p = fixture("dbad.trace", format!("{bad}\n").as_bytes(), true);
-            let err = first_error(&p, Disksim);
-            assert!(
-                err.contains("dbad.trace:1: ") && err.contains(want),
-                "{err}"
-            );
-        }
+        assert_line_errors(
+            "dbad.trace",
+            "",
+            true,
+            || Disksim,
+            &[
+                (
+                    "0 0 1 -8 0",
+                    "field 4 (size sectors): expected a non-negative integer, got \"-8\"",
+                ),
+                (
+                    "0 0 1 8 2",
+                    "field 5 (type): expected 1 (read) or 0 (write), got \"2\"",
+                ),
+                ("0 0 1 8", "too few fields"),
+                ("x 0 1 8 0", "field 1 (time ns)"),
+            ],
+        );
     }
 
     #[test]

@@ -46,7 +46,7 @@ impl LineFormat for Fiu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::{first_error, fixture};
+    use super::super::input::testutil::{assert_line_errors, fixture};
     use super::super::input::TextSource;
     use super::super::request::Request;
     use super::super::request::{OpKind, RequestSource};
@@ -75,21 +75,23 @@ mod tests {
 
     #[test]
     fn errors() {
-        for (bad, want) in [
-            (
-                "1 2 p 10 -8 W 6 0",
-                "field 5 (size): expected a non-negative integer, got \"-8\"",
-            ),
-            (
-                "1 2 p 10 8 X 6 0",
-                "field 6 (op): expected R or W, got \"X\"",
-            ),
-            ("1 2 p 10 8 W 6", "too few fields"),
-            ("1 2 p 10 8 W 6 0 md5 extra", "too many fields"),
-        ] {
-            let p = fixture("fbad.txt", format!("{bad}\n").as_bytes(), false);
-            let err = first_error(&p, Fiu);
-            assert!(err.contains("fbad.txt:1: ") && err.contains(want), "{err}");
-        }
+        assert_line_errors(
+            "fbad.txt",
+            "",
+            false,
+            || Fiu,
+            &[
+                (
+                    "1 2 p 10 -8 W 6 0",
+                    "field 5 (size): expected a non-negative integer, got \"-8\"",
+                ),
+                (
+                    "1 2 p 10 8 X 6 0",
+                    "field 6 (op): expected R or W, got \"X\"",
+                ),
+                ("1 2 p 10 8 W 6", "too few fields"),
+                ("1 2 p 10 8 W 6 0 md5 extra", "too many fields"),
+            ],
+        );
     }
 }

@@ -246,6 +246,24 @@ pub(crate) mod testutil {
         }
     }
 
+    /// For each `(bad, want)`: a file `name` of the lines `good` (each ending in a newline)
+    /// then `bad` is rejected at `bad`'s line, with a message naming the file and line and
+    /// containing `want`.
+    pub(crate) fn assert_line_errors<F: super::LineFormat + 'static>(
+        name: &str,
+        good: &str,
+        gzip: bool,
+        format: impl Fn() -> F,
+        cases: &[(&str, &str)],
+    ) {
+        let at = format!("{name}:{}: ", good.lines().count() + 1);
+        for (bad, want) in cases {
+            let p = fixture(name, format!("{good}{bad}\n").as_bytes(), gzip);
+            let err = first_error(&p, format());
+            assert!(err.contains(&at) && err.contains(want), "{err}");
+        }
+    }
+
     /// Where the real trace excerpts live, or `None` (and a skip note) when absent.
     pub(crate) fn real(rel: &str) -> Option<PathBuf> {
         let p = PathBuf::from(concat!(

@@ -44,7 +44,7 @@ impl LineFormat for Spc {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::{first_error, fixture};
+    use super::super::input::testutil::{assert_line_errors, fixture};
     use super::super::input::TextSource;
     use super::super::request::Request;
     use super::super::request::RequestSource;
@@ -74,24 +74,26 @@ mod tests {
 
     #[test]
     fn errors() {
-        for (bad, want) in [
-            (
-                "0,1,-8,w,0.1",
-                "field 3 (size): expected a non-negative integer, got \"-8\"",
-            ),
-            (
-                "0,1,8,x,0.1",
-                "field 4 (opcode): expected r or w, got \"x\"",
-            ),
-            (
-                "0,1,8,w,-0.1",
-                "field 5 (timestamp seconds): expected a non-negative number",
-            ),
-            ("0,1,8,w", "too few fields"),
-        ] {
-            let p = fixture("sbad.spc", format!("0,1,8,r,0\n{bad}\n").as_bytes(), false);
-            let err = first_error(&p, Spc);
-            assert!(err.contains("sbad.spc:2: ") && err.contains(want), "{err}");
-        }
+        assert_line_errors(
+            "sbad.spc",
+            "0,1,8,r,0\n",
+            false,
+            || Spc,
+            &[
+                (
+                    "0,1,-8,w,0.1",
+                    "field 3 (size): expected a non-negative integer, got \"-8\"",
+                ),
+                (
+                    "0,1,8,x,0.1",
+                    "field 4 (opcode): expected r or w, got \"x\"",
+                ),
+                (
+                    "0,1,8,w,-0.1",
+                    "field 5 (timestamp seconds): expected a non-negative number",
+                ),
+                ("0,1,8,w", "too few fields"),
+            ],
+        );
     }
 }

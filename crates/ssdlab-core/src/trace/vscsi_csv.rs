@@ -44,7 +44,7 @@ impl LineFormat for VscsiCsv {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::testutil::{first_error, fixture};
+    use super::super::input::testutil::{assert_line_errors, fixture};
     use super::super::input::TextSource;
     use super::super::request::Request;
     use super::super::request::{OpKind, RequestSource};
@@ -67,24 +67,22 @@ mod tests {
         let b = s.next_request().unwrap().unwrap();
         assert_eq!((b.op, b.arrival_ns), (OpKind::Read, 5_633_899_500_000_000));
         assert_eq!(s.skipped(), 1);
-        for (bad, want) in [
-            (
-                "1,5,zz,512,1",
-                "field 3 (op): expected a hexadecimal SCSI opcode, got \"zz\"",
-            ),
-            (
-                "1,5,2a,-8,1",
-                "field 4 (size): expected a non-negative integer, got \"-8\"",
-            ),
-            ("1,5,2a,8", "too few fields"),
-        ] {
-            let p = fixture(
-                "cbad.csv",
-                format!("1,5,28,512,1\n{bad}\n").as_bytes(),
-                false,
-            );
-            let err = first_error(&p, VscsiCsv);
-            assert!(err.contains("cbad.csv:2: ") && err.contains(want), "{err}");
-        }
+        assert_line_errors(
+            "cbad.csv",
+            "1,5,28,512,1\n",
+            false,
+            || VscsiCsv,
+            &[
+                (
+                    "1,5,zz,512,1",
+                    "field 3 (op): expected a hexadecimal SCSI opcode, got \"zz\"",
+                ),
+                (
+                    "1,5,2a,-8,1",
+                    "field 4 (size): expected a non-negative integer, got \"-8\"",
+                ),
+                ("1,5,2a,8", "too few fields"),
+            ],
+        );
     }
 }
