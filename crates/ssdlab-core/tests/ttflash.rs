@@ -219,6 +219,13 @@ impl RequestSource for Poisson {
     }
 }
 
+/// Read latency percentile `k` (`p99`, `p99_9`, …) of a run, µs.
+fn read_us(r: &ssdlab_core::rain::StackRun, k: &str) -> f64 {
+    serde_json::to_value(&r.result).unwrap()["latency_us"]["read"][k]
+        .as_f64()
+        .unwrap()
+}
+
 /// The seed's claims on the test device (70 % reads, Poisson, mean gap 200 µs, nogc not
 /// saturated; measured 2026-11-22): GC blocks reads in `base` (p99.9 23× nogc); ttFlash's read
 /// tail is within the seed's bounds of nogc's (< 1.1× at p99 and p99.9, < 2.6× at p99.99;
@@ -229,28 +236,23 @@ fn ttflash_tail_near_nogc_and_blocked_ios_cut() {
     let run = |stack: &str| {
         run_stack(&cfg, stack, opts(false), poisson70(&cfg, 60_000, 200_000)).unwrap()
     };
-    let read = |r: &ssdlab_core::rain::StackRun, k: &str| {
-        serde_json::to_value(&r.result).unwrap()["latency_us"]["read"][k]
-            .as_f64()
-            .unwrap()
-    };
     let (nogc, base, tt) = (run("nogc"), run("base"), run("ttflash"));
     for k in ["p99", "p99_9", "p99_99"] {
         eprintln!(
             "{k}: nogc {} base {} ttflash {}",
-            read(&nogc, k),
-            read(&base, k),
-            read(&tt, k)
+            read_us(&nogc, k),
+            read_us(&base, k),
+            read_us(&tt, k)
         );
     }
     eprintln!(
         "blocked: base {} ttflash {}",
         base.blocked_fraction, tt.blocked_fraction
     );
-    assert!(read(&base, "p99_9") > 10.0 * read(&nogc, "p99_9"));
-    assert!(read(&tt, "p99") < 1.1 * read(&nogc, "p99"));
-    assert!(read(&tt, "p99_9") < 1.1 * read(&nogc, "p99_9"));
-    assert!(read(&tt, "p99_99") < 2.6 * read(&nogc, "p99_99"));
+    assert!(read_us(&base, "p99_9") > 10.0 * read_us(&nogc, "p99_9"));
+    assert!(read_us(&tt, "p99") < 1.1 * read_us(&nogc, "p99"));
+    assert!(read_us(&tt, "p99_9") < 1.1 * read_us(&nogc, "p99_9"));
+    assert!(read_us(&tt, "p99_99") < 2.6 * read_us(&nogc, "p99_99"));
     assert!(base.blocked_fraction > 0.01);
     assert!(tt.blocked_fraction < base.blocked_fraction / 100.0);
     // GC really ran under ttFlash, with parity: a host stripe costs exactly one parity page per
@@ -334,20 +336,15 @@ fn rotating_gc_catches_up_in_idle_time() {
     let src = || bursts(&cfg, 11, 2_000, (20, 1_000_000, 1_000_000_000), 64);
     let nogc = run_stack(&cfg, "nogc", opts(false), src()).unwrap();
     let tt = run_stack(&cfg, "ttflash", opts(false), src()).unwrap();
-    let read = |r: &ssdlab_core::rain::StackRun, k: &str| {
-        serde_json::to_value(&r.result).unwrap()["latency_us"]["read"][k]
-            .as_f64()
-            .unwrap()
-    };
     let r = tt.report.rain;
     eprintln!(
         "bursts: read p99.9 nogc {} ttflash {}; {r:?}",
-        read(&nogc, "p99_9"),
-        read(&tt, "p99_9")
+        read_us(&nogc, "p99_9"),
+        read_us(&tt, "p99_9")
     );
     assert!(r.superblocks_erased > 20, "GC must be active");
     assert_eq!(r.forced_gc, 0);
-    assert!(read(&tt, "p99_9") < 1.1 * read(&nogc, "p99_9"));
+    assert!(read_us(&tt, "p99_9") < 1.1 * read_us(&nogc, "p99_9"));
 }
 
 /// Parallel forced GC (`pfg`, an ssdlab extension): bursts too dense for rotating GC force it;
@@ -360,16 +357,11 @@ fn parallel_forced_gc_never_rebuilds_with_two_collecting() {
     let src = || bursts(&cfg, 13, 4_000, (200, 200_000, 20_000_000), 16);
     let run = run_stack(&cfg, "ttflash+pfg", opts(true), src()).unwrap();
     let rotating = run_stack(&cfg, "ttflash", opts(true), src()).unwrap();
-    let read = |r: &ssdlab_core::rain::StackRun, k: &str| {
-        serde_json::to_value(&r.result).unwrap()["latency_us"]["read"][k]
-            .as_f64()
-            .unwrap()
-    };
     let r = run.report.rain;
     eprintln!(
         "pfg: read p99.9 {} (rotating forced GC {}); {r:?}",
-        read(&run, "p99_9"),
-        read(&rotating, "p99_9")
+        read_us(&run, "p99_9"),
+        read_us(&rotating, "p99_9")
     );
     assert!(r.forced_gc > 0, "the bursts must force GC");
     assert!(r.rebuild_refused_group_collecting > 0);
@@ -378,7 +370,7 @@ fn parallel_forced_gc_never_rebuilds_with_two_collecting() {
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
     // What pfg is for: these bursts exceed rotating GC's bandwidth (measured 2026-11-22: read
     // p99.9 11.2 s with rotating forced GC, 1.26 s with parallel forced GC).
-    assert!(read(&run, "p99_9") < read(&rotating, "p99_9") / 4.0);
+    assert!(read_us(&run, "p99_9") < read_us(&rotating, "p99_9") / 4.0);
 }
 
 /// Measurement helper (not a claim test): the six stacks on the test device, 70 % reads,
