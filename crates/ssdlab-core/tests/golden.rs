@@ -1,0 +1,433 @@
+//! Golden outputs: every preset, victim policy, GC scheduler, placement, RAIN stack and trace
+//! format, run at a small size through the public facade (`api`), must give the JSON recorded in
+//! `tests/golden/` bit for bit. A refactor that is not meant to change results is proven here.
+//!
+//! Re-record (only for a change that is meant to change results, and say so in its commit):
+//! `SSDLAB_BLESS=1 cargo test --release -p ssdlab-core --test golden`.
+//! Cases that replay the shared trace excerpts are skipped, with a note on stderr, when
+//! `../shared/traces` is absent.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use ssdlab_core::api;
+
+struct Case {
+    name: String,
+    device: &'static str,
+    overrides: Vec<String>,
+    workload: Value,
+    options: Value,
+    /// Drive the `external` scheduler through decision stepping with this action cycle.
+    decisions: Option<Vec<u32>>,
+    /// Run the Tiny-Tail Flash comparison of these stacks instead of one simulation.
+    stacks: Option<Vec<String>>,
+}
+
+fn case(
+    name: &str,
+    device: &'static str,
+    overrides: &[&str],
+    workload: Value,
+    options: Value,
+) -> Case {
+    Case {
+        name: name.to_string(),
+        device,
+        overrides: overrides.iter().map(|s| s.to_string()).collect(),
+        workload,
+        options,
+        decisions: None,
+        stacks: None,
+    }
+}
+
+fn synthetic(pattern: &str, requests: u64, extra: Value) -> Value {
+    let mut w = json!({"kind": "synthetic", "pattern": pattern, "requests": requests});
+    if let (Some(o), Some(e)) = (w.as_object_mut(), extra.as_object()) {
+        o.extend(e.clone());
+    }
+    w
+}
+
+fn closed(timing: bool, passes: f64) -> Value {
+    json!({"seed": 3, "timing": timing, "replay": {"mode": "closed-loop", "queue_depth": 16},
+           "precondition": {"sequential": true, "random_passes": passes},
+           "sample_interval_us": 2000.0, "check_every": 0})
+}
+
+fn open(passes: f64, time_scale: f64) -> Value {
+    json!({"seed": 5, "timing": true, "replay": {"mode": "open-loop", "time_scale": time_scale},
+           "precondition": {"sequential": true, "random_passes": passes},
+           "sample_interval_us": 50000.0})
+}
+
+fn shared(rel: &str) -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces"
+    ))
+    .join(rel)
+}
+
+fn fixtures_dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("golden-fixtures");
+    std::fs::create_dir_all(&d).expect("fixture dir");
+    d
+}
+
+/// Deterministic trace files for the formats no shared excerpt has: `n` requests from a
+/// linear congruential generator over a 64 MiB footprint.
+fn write_fixture(format: &str, n: u32) -> PathBuf {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        x >> 33
+    };
+    let mut s = String::new();
+    if format == "csv" {
+        s.push_str("time_us,op,offset_bytes,size_bytes\n");
+    }
+    for i in 0..n {
+        let sector = (next() % (1 << 17)) * 8;
+        let sectors = 8 * (1 + next() % 4);
+        let write = next() % 10 < 6;
+        let t_us = u64::from(i) * 150 + next() % 100;
+        let line = match format {
+            "spc" => format!(
+                "0,{sector},{},{},{:.6}\n",
+                sectors * 512,
+                if write { 'w' } else { 'r' },
+                t_us as f64 / 1e6
+            ),
+            "fiu" => format!(
+                "{} 4892 proc {sector} {sectors} {} 6 0\n",
+                t_us * 1000,
+                if write { 'W' } else { 'R' }
+            ),
+            "blkparse" => format!(
+                "  8,0    1 {:8} {:14.9}   697  D  {} {sector} + {sectors} [p]\n",
+                i + 1,
+                t_us as f64 / 1e6,
+                if write { "WS" } else { "R" }
+            ),
+            "csv" => format!(
+                "{t_us},{},{},{}\n",
+                if write { 'W' } else { 'R' },
+                sector * 512,
+                sectors * 512
+            ),
+            _ => unreachable!(),
+        };
+        s.push_str(&line);
+    }
+    let p = fixtures_dir().join(format!("golden.{format}"));
+    std::fs::write(&p, s).expect("write fixture");
+    p
+}
+
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    // Every preset: 4-page-per-request uniform writes with 30 % reads, closed loop.
+    for (device, n, passes) in [
+        ("tiny", 20_000, 2.0),
+        ("mqsim-small", 20_000, 0.5),
+        ("kang-128gb", 10_000, 0.2),
+        ("kang-512gb", 5_000, 0.05),
+        ("ttflash", 5_000, 0.05),
+        ("ttflash-small", 20_000, 1.0),
+    ] {
+        v.push(case(
+            &format!("preset-{device}"),
+            device,
+            &[],
+            synthetic(
+                "uniform",
+                n,
+                json!({"read_fraction": 0.3, "request_pages": 2}),
+            ),
+            closed(true, passes),
+        ));
+    }
+    // Every victim policy, timed and timing-free.
+    for victim in ["greedy", "cost-benefit", "fifo", "random", "d-choices:d=4"] {
+        for timing in [true, false] {
+            let over = format!("gc.victim=\"{victim}\"");
+            v.push(case(
+                &format!(
+                    "victim-{}-{}",
+                    victim.replace([':', '='], "_"),
+                    if timing { "timed" } else { "untimed" }
+                ),
+                "tiny",
+                &[&over],
+                synthetic("hotcold", 30_000, json!({"read_fraction": 0.2})),
+                closed(timing, 1.0),
+            ));
+        }
+    }
+    // Every scheduler on the Kang device with a bursty stand-in (open loop).
+    for sched in [
+        "blocking",
+        "lazyrtgc",
+        "rlgc",
+        "rlgc-aggressive",
+        "idle-ma",
+        "idle-es",
+        "external",
+    ] {
+        let over = format!("gc.scheduler=\"{sched}\"");
+        v.push(case(
+            &format!("scheduler-{sched}"),
+            "kang-128gb",
+            &[&over, "geometry.blocks_per_plane=600"],
+            json!({"kind": "preset", "name": "home1", "requests": 15_000}),
+            open(1.0, 1.0),
+        ));
+    }
+    let mut ext = case(
+        "scheduler-external-decisions",
+        "kang-128gb",
+        &["gc.scheduler=\"external\"", "geometry.blocks_per_plane=600"],
+        json!({"kind": "preset", "name": "home1", "requests": 15_000}),
+        open(1.0, 1.0),
+    );
+    ext.decisions = Some(vec![0, 3, 1, 7, 2, 0, 5]);
+    v.push(ext);
+    // Every placement and the static allocation (timing-free and one timed).
+    for placement in ["single", "dual-frontier", "hot-cold", "eti", "oracle"] {
+        let over = format!("ftl.placement=\"{placement}\"");
+        v.push(case(
+            &format!("placement-{placement}"),
+            "tiny",
+            &[&over, "ftl.eti_extent_pages=16"],
+            synthetic(
+                "hotcold",
+                40_000,
+                json!({"hot_write_fraction": 0.9, "hot_space_fraction": 0.1}),
+            ),
+            closed(false, 1.0),
+        ));
+    }
+    v.push(case(
+        "placement-hot-cold-timed",
+        "tiny",
+        &["ftl.placement=\"hot-cold\"", "ftl.temperature_streams=3"],
+        synthetic("zipf", 20_000, json!({"read_fraction": 0.5})),
+        closed(true, 1.0),
+    ));
+    v.push(case(
+        "allocation-static",
+        "tiny",
+        &["ftl.allocation=\"static\""],
+        synthetic("uniform", 20_000, json!({"read_fraction": 0.3})),
+        closed(true, 1.0),
+    ));
+    // Every Tiny-Tail Flash stack of the experiment (and the extension `pfg`, GTF alone, RAIN
+    // alone), on the measured device, Poisson 70 % reads; and the timing-free path.
+    let stacks = [
+        "nogc",
+        "base",
+        "pb",
+        "pb+gtr",
+        "pb+gtr+gtf",
+        "ttflash",
+        "ttflash+pfg",
+        "gtf",
+        "rain",
+    ];
+    let mut rain = case(
+        "rain-stacks",
+        "ttflash-small",
+        &[],
+        synthetic(
+            "uniform",
+            30_000,
+            json!({"read_fraction": 0.7,
+            "arrival": {"kind": "poisson", "iops": 4000.0}}),
+        ),
+        open(1.0, 1.0),
+    );
+    rain.stacks = Some(stacks.iter().map(|s| s.to_string()).collect());
+    v.push(rain);
+    let mut untimed = case(
+        "rain-ttflash-untimed",
+        "ttflash-small",
+        &[],
+        synthetic("uniform", 30_000, json!({"read_fraction": 0.3})),
+        closed(false, 1.0),
+    );
+    untimed.stacks = Some(vec!["ttflash".into()]);
+    v.push(untimed);
+    // One run per trace format.
+    for format in ["spc", "fiu", "blkparse", "csv"] {
+        let p = write_fixture(format, 3_000);
+        v.push(case(
+            &format!("trace-{format}"),
+            "mqsim-small",
+            &[],
+            json!({"kind": "trace", "path": p, "format": format, "lba_map": "dense"}),
+            open(0.2, 1.0),
+        ));
+    }
+    for (name, rel, format, max) in [
+        (
+            "trace-disksim-tpcc",
+            "spc_tpcc_websearch/tpcc-small.trace",
+            "disksim",
+            None,
+        ),
+        (
+            "trace-disksim-financial1",
+            "spc_financial1/example.ascii",
+            "disksim",
+            None,
+        ),
+        ("trace-fin1", "spc_financial1/fin1", "fin1", None),
+        ("trace-msr", "msr_cambridge/hm_0_first20.csv", "msr", None),
+        (
+            "trace-vscsi",
+            "cloudphysics/cloudPhysicsIO.vscsi",
+            "vscsi",
+            Some(15_000),
+        ),
+        (
+            "trace-vscsi-csv",
+            "cloudphysics/cloudPhysicsIO.csv",
+            "vscsi-csv",
+            Some(15_000),
+        ),
+    ] {
+        v.push(case(
+            name,
+            "mqsim-small",
+            &[],
+            json!({"kind": "trace", "path": shared(rel), "format": format, "lba_map": "dense",
+                   "max_requests": max}),
+            open(0.2, 1.0),
+        ));
+    }
+    v
+}
+
+fn run(c: &Case) -> Value {
+    let out = (|| -> ssdlab_core::Result<Value> {
+        let device = api::load_device(c.device, c.device, &c.overrides)?;
+        let workload = api::parse_workload(&c.workload.to_string())?;
+        let options = api::parse_options(&c.options.to_string())?;
+        if let Some(stacks) = &c.stacks {
+            let text = api::ttflash_experiment(device, &workload, options, stacks)?;
+            return Ok(serde_json::from_str(&text).expect("experiment JSON"));
+        }
+        let mut sim = api::build_simulation(device, &workload, options)?;
+        let mut decisions = Vec::new();
+        if let Some(actions) = &c.decisions {
+            let mut i = 0;
+            while let Some(o) = sim.advance_to_decision()? {
+                if decisions.len() < 200 {
+                    decisions.push(serde_json::to_value(o).expect("observation"));
+                }
+                sim.apply_decision(actions[i % actions.len()])?;
+                i += 1;
+            }
+        }
+        let result = sim.run()?;
+        let mut v = serde_json::to_value(&result).expect("result");
+        let o = v.as_object_mut().expect("object");
+        o.insert(
+            "ttflash".into(),
+            serde_json::to_value(sim.ttflash_report()).expect("report"),
+        );
+        if !decisions.is_empty() {
+            o.insert("decisions".into(), Value::Array(decisions));
+        }
+        Ok(v)
+    })();
+    match out {
+        Ok(v) => v,
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden"))
+}
+
+/// Where two JSON texts first differ, with some context.
+fn first_difference(a: &str, b: &str) -> String {
+    let at = a
+        .bytes()
+        .zip(b.bytes())
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let from = at.saturating_sub(120);
+    format!(
+        "at byte {at}:\n  recorded: …{}…\n  now:      …{}…",
+        &a[from..(at + 80).min(a.len())],
+        &b[from..(at + 80).min(b.len())]
+    )
+}
+
+fn needs_shared(c: &Case) -> Option<PathBuf> {
+    let p = c.workload.get("path")?.as_str()?;
+    let p = Path::new(p);
+    p.starts_with(shared("")).then(|| p.to_path_buf())
+}
+
+#[test]
+fn results_match_the_recorded_golden_outputs() {
+    let bless = std::env::var_os("SSDLAB_BLESS").is_some();
+    let dir = golden_dir();
+    std::fs::create_dir_all(&dir).expect("golden dir");
+    let mut failures = Vec::new();
+    let mut skipped = Vec::new();
+    let cases = cases();
+    for c in &cases {
+        if let Some(p) = needs_shared(c) {
+            if !p.exists() {
+                skipped.push(c.name.clone());
+                continue;
+            }
+        }
+        let mut text = serde_json::to_string_pretty(&run(c)).expect("json");
+        text.push('\n');
+        let file = dir.join(format!("{}.json", c.name));
+        if bless {
+            std::fs::write(&file, &text).expect("write golden");
+            continue;
+        }
+        match std::fs::read_to_string(&file) {
+            Ok(want) if want == text => {}
+            Ok(want) => failures.push(format!("{}: {}", c.name, first_difference(&want, &text))),
+            Err(e) => failures.push(format!(
+                "{}: no golden output ({e}); record with SSDLAB_BLESS=1",
+                c.name
+            )),
+        }
+    }
+    if !skipped.is_empty() {
+        // Written past the test harness's capture, so that a skip is seen.
+        let _ = writeln!(
+            std::io::stderr(),
+            "golden: SKIPPED {} cases, ../shared/traces absent: {}",
+            skipped.len(),
+            skipped.join(", ")
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} golden outputs changed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    // Every recorded file belongs to a case (a renamed case must not leave a stale golden).
+    let names: Vec<String> = cases.iter().map(|c| format!("{}.json", c.name)).collect();
+    for e in std::fs::read_dir(&dir).expect("golden dir") {
+        let f = e.expect("entry").file_name().to_string_lossy().to_string();
+        assert!(names.contains(&f), "tests/golden/{f} belongs to no case");
+    }
+}
