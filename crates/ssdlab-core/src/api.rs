@@ -56,7 +56,7 @@ pub fn build_simulation(
 }
 
 /// `ssdlab experiment ttflash`: the Tiny-Tail Flash stacks (Yan et al., FAST 2017) on one
-/// workload, as JSON (see [`crate::rain::compare`]). Empty `stacks`: all six of the seed.
+/// workload, as JSON (see [`crate::experiments::ttflash::compare`]). Empty `stacks`: all six of the seed.
 pub fn ttflash_experiment(
     device: DeviceConfig,
     workload: &WorkloadSpec,
@@ -64,13 +64,16 @@ pub fn ttflash_experiment(
     stacks: &[String],
 ) -> Result<String> {
     let stacks: Vec<String> = if stacks.is_empty() {
-        crate::rain::STACKS.iter().map(|s| s.to_string()).collect()
+        crate::experiments::ttflash::STACKS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     } else {
         stacks.to_vec()
     };
     let g = &device.geometry;
     let (bytes, page) = (g.logical_bytes(), u64::from(g.page_size));
-    let v = crate::rain::compare(&device, &stacks, &options, || {
+    let v = crate::experiments::ttflash::compare(&device, &stacks, &options, || {
         open_workload(workload, bytes, page, options.seed)
     })?;
     Ok(v.to_string())

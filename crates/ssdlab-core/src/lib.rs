@@ -30,6 +30,7 @@
 pub mod api;
 pub mod config;
 pub mod error;
+pub mod experiments;
 pub mod ftl;
 pub mod gc;
 pub mod nand;
@@ -42,3 +43,18 @@ pub mod stats;
 pub mod trace;
 
 pub use error::{Result, SsdError};
+
+/// The layers of the core, top to bottom. A module may use only modules of lower layers (checked
+/// by `tests/layering.rs`): data flows one way, and no two modules import each other. Modules of
+/// one layer are independent of each other.
+pub const LAYERS: &[&[&str]] = &[
+    &["api"],
+    &["experiments"],
+    &["sim", "offline"],
+    &["rain"],
+    &["gc"],
+    &["ftl", "nand", "stats"],
+    &["rl", "trace"],
+    &["config"],
+    &["rng", "error"],
+];

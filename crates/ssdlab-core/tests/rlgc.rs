@@ -3,7 +3,8 @@
 //! quantum, the RL schedulers against blocking GC with no idle time, Q-table reuse, determinism.
 
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::gc::{lazyrtgc_quantum, partial::PartialGc, RlGc, SCHEDULERS};
+use ssdlab_core::config::SCHEDULERS;
+use ssdlab_core::gc::{lazyrtgc_quantum, partial::PartialGc, RlGc};
 use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
 use ssdlab_core::stats::SimResult;
 use ssdlab_core::trace::{

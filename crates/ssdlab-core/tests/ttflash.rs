@@ -3,7 +3,7 @@
 
 use rand::Rng;
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::rain::run_stack;
+use ssdlab_core::experiments::ttflash::run_stack;
 use ssdlab_core::rng::{stream, SimRng};
 use ssdlab_core::sim::{Precondition, SimOptions};
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
@@ -112,7 +112,7 @@ fn parity_rebuilds_are_always_correct_and_rgc_holds() {
 fn full_parity_audit_after_gc() {
     use ssdlab_core::sim::Simulation;
     for stack in ["ttflash", "pb+gtr"] {
-        let cfg = ssdlab_core::rain::device_for(&device(), stack).unwrap();
+        let cfg = ssdlab_core::experiments::ttflash::device_for(&device(), stack).unwrap();
         let mut sim =
             Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
         sim.run().unwrap();
@@ -144,7 +144,7 @@ fn gtf_without_rain_absorbs_writes() {
     let run =
         |stack: &str| run_stack(&cfg, stack, opts(true), poisson70(&cfg, 20_000, 200_000)).unwrap();
     let (pb, gtf) = (run("pb"), run("pb+gtf"));
-    let write_p99 = |r: &ssdlab_core::rain::StackRun| {
+    let write_p99 = |r: &ssdlab_core::experiments::ttflash::StackRun| {
         serde_json::to_value(&r.result).unwrap()["latency_us"]["write"]["p99"]
             .as_f64()
             .unwrap()
@@ -220,7 +220,7 @@ impl RequestSource for Poisson {
 }
 
 /// Read latency percentile `k` (`p99`, `p99_9`, …) of a run, µs.
-fn read_us(r: &ssdlab_core::rain::StackRun, k: &str) -> f64 {
+fn read_us(r: &ssdlab_core::experiments::ttflash::StackRun, k: &str) -> f64 {
     serde_json::to_value(&r.result).unwrap()["latency_us"]["read"][k]
         .as_f64()
         .unwrap()
@@ -420,7 +420,7 @@ fn six_stacks_table() {
     run_opts.replay = ssdlab_core::sim::Replay::OpenLoop { time_scale: scale };
     let stacks: Vec<String> = env("STACKS").map_or_else(
         || {
-            ssdlab_core::rain::STACKS
+            ssdlab_core::experiments::ttflash::STACKS
                 .iter()
                 .map(|s| s.to_string())
                 .collect()

@@ -8,7 +8,7 @@ mod simulator;
 mod ttflash;
 
 use pyo3::prelude::*;
-use ssdlab_core::{api, config, gc};
+use ssdlab_core::{api, config};
 
 use errors::to_py;
 
@@ -55,7 +55,7 @@ fn trace_info_json(py: Python<'_>, spec_json: &str, page_size: u64) -> PyResult<
 /// (name, description) of every victim policy.
 #[pyfunction]
 fn victim_policies() -> Vec<(&'static str, &'static str)> {
-    gc::VICTIM_POLICIES.to_vec()
+    config::VICTIM_POLICIES.to_vec()
 }
 
 /// The named synthetic workloads (stand-ins for Kang et al. TECS 2017 Table 1): (name, write
@@ -71,7 +71,7 @@ fn workload_presets() -> Vec<(&'static str, f64, f64, f64)> {
 /// (name, description) of every GC scheduler.
 #[pyfunction]
 fn gc_schedulers() -> Vec<(&'static str, &'static str)> {
-    gc::SCHEDULERS.to_vec()
+    config::SCHEDULERS.to_vec()
 }
 
 #[pymodule]

@@ -6,19 +6,22 @@ mod partial;
 mod policy;
 mod presets;
 mod rain;
+mod scheduler;
 mod timing;
+mod victim;
 
 pub use geometry::Geometry;
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
 pub use rain::{GcBlocking, RainConfig};
+pub use scheduler::{SchedulerKind, SCHEDULERS};
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing};
+pub use victim::{VictimPolicy, VICTIM_POLICIES};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SsdError};
-use crate::gc::{SchedulerKind, VictimPolicy};
 
 /// A whole device: what `ssdlab run --device` names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

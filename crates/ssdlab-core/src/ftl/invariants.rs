@@ -93,7 +93,7 @@ impl Ftl {
             }
             for b in self.victims.members(plane) {
                 mark(b, "victim index", BlockState::Full)?;
-                if self.victims.policy() == crate::gc::VictimPolicy::Greedy {
+                if self.victims.policy() == crate::config::VictimPolicy::Greedy {
                     let bucket = self.victims.bucket_of(plane, b);
                     if bucket != Some(self.valid[b as usize]) {
                         return Err(format!(

@@ -8,6 +8,7 @@
 mod gc_ops;
 mod invariants;
 mod placement;
+mod victim_index;
 
 pub use gc_ops::{GcJob, GcStep};
 pub use placement::NEVER;
@@ -16,9 +17,10 @@ use placement::PlacementState;
 
 use std::collections::VecDeque;
 
+use crate::config::VictimPolicy;
 use crate::config::{Allocation, DeviceConfig, Placement};
 use crate::error::{Result, SsdError};
-use crate::gc::{VictimIndex, VictimPolicy};
+use victim_index::VictimIndex;
 
 /// Marks an unmapped logical page or an invalid physical page.
 pub const UNMAPPED: u32 = u32::MAX;

@@ -7,10 +7,10 @@
 
 use std::collections::VecDeque;
 
+use super::context::{GcContext, GcScheduler, RequestInfo};
 use super::partial::{run_within, PartialGc};
 use crate::config::DeviceConfig;
 use crate::error::Result;
-use crate::sim::{GcContext, GcScheduler, RequestInfo};
 
 /// How the next interval is predicted.
 #[derive(Debug, Clone)]
@@ -89,6 +89,12 @@ impl IdlePredict {
 }
 
 impl GcScheduler for IdlePredict {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
     fn name(&self) -> &'static str {
         if self.smoothing {
             "idle-es"

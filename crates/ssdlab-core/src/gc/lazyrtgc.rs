@@ -6,10 +6,10 @@
 //! plus a final erase task; one task runs after each write request on each such plane (and on
 //! any plane whose victim is half collected); reads never trigger GC.
 
+use super::context::{GcContext, GcScheduler, RequestInfo};
 use super::partial::{lazyrtgc_quantum, run_action};
 use crate::config::DeviceConfig;
 use crate::error::Result;
-use crate::sim::{GcContext, GcScheduler, RequestInfo};
 
 /// The LazyRTGC scheduler.
 #[derive(Debug, Clone)]
@@ -32,6 +32,12 @@ impl LazyRtgc {
 }
 
 impl GcScheduler for LazyRtgc {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
     fn name(&self) -> &'static str {
         "lazyrtgc"
     }

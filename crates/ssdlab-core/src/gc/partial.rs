@@ -7,10 +7,10 @@
 //! and counts free blocks for the device; here each plane counts its own, and one decision is
 //! applied to every plane that is at or below the threshold.
 
+use super::context::GcContext;
 use crate::config::{DeviceConfig, OpTimes};
 use crate::error::Result;
 use crate::ftl::GcStep;
-use crate::sim::GcContext;
 
 /// LazyRTGC's partial-task size: α = ⌊t_erase / (t_read + t_program)⌋ page copies (Zhang et al.
 /// TODAES 2015 §4), at least 1.

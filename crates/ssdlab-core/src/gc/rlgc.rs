@@ -11,13 +11,13 @@
 //! blocks, actions capped at 2 copies and a victim taken only if > 60 % invalid) and
 //! read-initiated GC (decisions after reads as well).
 
+use super::context::{GcContext, GcScheduler, RequestInfo};
 use super::partial::{run_action, PartialGc};
 use super::rl_state::RlFeatures;
 use crate::config::DeviceConfig;
 use crate::error::Result;
 use crate::rl::{QLearner, QTable};
 use crate::rng;
-use crate::sim::{GcContext, GcScheduler, RequestInfo};
 
 /// The RL-assisted scheduler (baseline or aggressive).
 pub struct RlGc {
@@ -82,6 +82,11 @@ impl RlGc {
         })
     }
 
+    /// The learned Q-table (to save and reuse).
+    pub fn q_table(&self) -> &QTable {
+        &self.learner.table
+    }
+
     pub fn decisions(&self) -> u64 {
         self.decisions
     }
@@ -118,6 +123,12 @@ pub(crate) fn check_table(table: Option<QTable>, states: usize, actions: &[u32])
 }
 
 impl GcScheduler for RlGc {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
     fn name(&self) -> &'static str {
         if self.aggressive {
             "rlgc-aggressive"
@@ -179,9 +190,5 @@ impl GcScheduler for RlGc {
         }
         self.features.record(info.is_write, response);
         Ok(())
-    }
-
-    fn q_table(&self) -> Option<&QTable> {
-        Some(&self.learner.table)
     }
 }

@@ -45,11 +45,9 @@
 //!   eagerly on all its planes in parallel (plane-blocking GC).
 
 mod buffer;
-mod experiment;
 mod superblock;
 
 pub use buffer::WriteBuffer;
-pub use experiment::{compare, device_for, run_stack, StackRun, STACKS};
 pub use superblock::{GcOp, HostWrite, Rain, RainStats};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).

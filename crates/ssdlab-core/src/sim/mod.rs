@@ -4,7 +4,6 @@
 //! random streams, statistics and workload.
 
 mod decision;
-mod gc_driver;
 mod options;
 mod oracle;
 mod precondition;
@@ -12,8 +11,6 @@ mod rain_io;
 mod replay;
 mod sampling;
 
-pub use decision::{ExternalScheduler, Observation};
-pub use gc_driver::{build_scheduler, BlockingGc, GcContext, GcScheduler, RequestInfo};
 pub use options::{Precondition, Replay, SimOptions};
 
 use std::cmp::Reverse;
@@ -21,9 +18,10 @@ use std::collections::BinaryHeap;
 
 use crate::config::DeviceConfig;
 use crate::config::Placement;
+use crate::config::SchedulerKind;
 use crate::error::Result;
 use crate::ftl::{Ftl, NEVER};
-use crate::gc::SchedulerKind;
+use crate::gc::{build_scheduler, GcScheduler};
 use crate::nand::Resources;
 use crate::rain::{Rain, RainStats, WriteBuffer};
 use crate::rng::{self, SimRng};
@@ -234,12 +232,13 @@ impl Simulation {
 
     /// The scheduler's learned Q-table (`rlgc`, `rlgc-aggressive`), if it has one.
     pub fn q_table(&self) -> Option<&crate::rl::QTable> {
-        self.scheduler.q_table()
+        let any = self.scheduler.as_any();
+        any.downcast_ref::<crate::gc::RlGc>().map(|r| r.q_table())
     }
 
     /// Save the scheduler's Q-table as JSON (see `rl::QTable`); an error if it has none.
     pub fn save_q_table(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
-        match self.scheduler.q_table() {
+        match self.q_table() {
             Some(t) => t.save(path),
             None => Err(crate::SsdError::Invalid(format!(
                 "scheduler '{}' has no Q-table to save",

@@ -3,10 +3,10 @@
 
 use rand::Rng;
 
-use super::GcContext;
 use super::Precondition;
 use crate::error::Result;
 use crate::ftl::Ftl;
+use crate::gc::GcContext;
 use crate::rng;
 
 /// Run the preconditioning writes; returns how many host pages it wrote.

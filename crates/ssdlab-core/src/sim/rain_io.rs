@@ -5,9 +5,9 @@
 
 use rand::Rng;
 
-use super::gc_driver::GcContext;
 use super::{Precondition, Simulation};
 use crate::error::{Result, SsdError};
+use crate::gc::GcContext;
 use crate::nand::OpDone;
 use crate::rain::GcOp;
 use crate::rng;

@@ -3,9 +3,9 @@
 
 use std::cmp::Reverse;
 
-use super::gc_driver::{GcContext, RequestInfo};
 use super::{Replay, Simulation};
 use crate::error::{Result, SsdError};
+use crate::gc::{GcContext, RequestInfo};
 use crate::trace::{OpKind, Request};
 
 impl Simulation {

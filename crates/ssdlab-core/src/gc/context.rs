@@ -1,12 +1,10 @@
-//! The interface between the engine and GC schedulers. The engine calls a scheduler at named
+//! The interface between a device model and its GC scheduler. The engine calls a scheduler at named
 //! decision points (after each host page write, after each request, when the device is idle);
 //! the scheduler decides which unit steps to run and the [`GcContext`] executes them — on the
 //! FTL always, and on the NAND time lines when timing is on.
 
-use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
 use crate::ftl::{Ftl, GcStep};
-use crate::gc::{IdlePredict, LazyRtgc, RlGc, SchedulerKind};
 use crate::nand::Resources;
 use crate::rng::SimRng;
 
@@ -95,8 +93,8 @@ impl GcContext<'_> {
     }
 }
 
-/// A GC scheduler: decides when GC unit steps run. One file per scheduler, one registry line in
-/// [`build_scheduler`].
+/// A GC scheduler: decides when GC unit steps run. One file per scheduler, one variant of
+/// [`crate::config::SchedulerKind`] and its arm in [`super::build_scheduler`].
 pub trait GcScheduler: Send {
     fn name(&self) -> &'static str;
     /// Whether the engine should compute idle gaps and call [`GcScheduler::on_idle`].
@@ -113,48 +111,8 @@ pub trait GcScheduler: Send {
     fn on_idle(&mut self, _from: u64, _until: u64, _gc: &mut GcContext) -> Result<()> {
         Ok(())
     }
-    /// The learned Q-table, for schedulers that learn one (to save and reuse).
-    fn q_table(&self) -> Option<&crate::rl::QTable> {
-        None
-    }
-    /// The external scheduler behind this one, if it is one (decision stepping).
-    fn external(&mut self) -> Option<&mut super::decision::ExternalScheduler> {
-        None
-    }
-}
-
-/// On-demand blocking GC (Kang et al. TECS 2017 §2, the "page-level" baseline): when a plane's
-/// free pool falls below the threshold, collect whole victims until it is restored. The plane is
-/// busy for every copy and erase, so requests queued behind it wait.
-#[derive(Debug, Default)]
-pub struct BlockingGc;
-
-impl GcScheduler for BlockingGc {
-    fn name(&self) -> &'static str {
-        "blocking"
-    }
-    fn after_page_write(&mut self, plane: u32, now: u64, gc: &mut GcContext) -> Result<()> {
-        if gc.ftl.needs_gc(plane) {
-            gc.collect_until_threshold(plane, now)?;
-        }
-        Ok(())
-    }
-}
-
-/// The scheduler registry: name → implementation. `seed` is the simulation seed (the RL agent
-/// draws from `rng::stream(seed, "rl")`); errors come from loading `gc.rl.q_table`.
-pub fn build_scheduler(
-    kind: SchedulerKind,
-    cfg: &DeviceConfig,
-    seed: u64,
-) -> Result<Box<dyn GcScheduler>> {
-    Ok(match kind {
-        SchedulerKind::Blocking => Box::new(BlockingGc),
-        SchedulerKind::LazyRtgc => Box::new(LazyRtgc::new(cfg)),
-        SchedulerKind::Rlgc => Box::new(RlGc::new(cfg, seed, false)?),
-        SchedulerKind::RlgcAggressive => Box::new(RlGc::new(cfg, seed, true)?),
-        SchedulerKind::IdleMa => Box::new(IdlePredict::new(cfg, false)),
-        SchedulerKind::IdleEs => Box::new(IdlePredict::new(cfg, true)),
-        SchedulerKind::External => Box::new(super::decision::ExternalScheduler::new(cfg)),
-    })
+    /// The scheduler as `Any`, for callers that need its own type (the Q-table of `rlgc`, the
+    /// decision stepping of `external`).
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::VictimPolicy;
+use crate::config::VictimPolicy;
 use crate::rng::SimRng;
 
 const NIL: u32 = u32::MAX;
@@ -137,24 +137,6 @@ impl VictimIndex {
                 low[plane] = nv;
             }
         }
-    }
-
-    /// Remove a specific block (e.g. one re-opened by a placement policy). `valid` is its count.
-    pub fn remove(&mut self, block: u32, valid: u32) {
-        let plane = self.plane_of(block);
-        let stride = self.pages_per_block as usize + 1;
-        match &mut self.kind {
-            Kind::Buckets {
-                heads, next, prev, ..
-            } => unlink(heads, next, prev, plane * stride + valid as usize, block),
-            Kind::Fifo { queues } => {
-                if let Some(i) = queues[plane].iter().position(|b| *b == block) {
-                    queues[plane].remove(i);
-                }
-            }
-            Kind::Set { members, pos } => set_remove(members, pos, plane, block),
-        }
-        self.counts[plane] -= 1;
     }
 
     /// Choose and remove the victim of `plane`. `valid` and `closed_at` are indexed by global

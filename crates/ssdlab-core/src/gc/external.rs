@@ -1,0 +1,147 @@
+//! Decision stepping for outside agents (the Gymnasium environment): the `external` scheduler
+//! stops the replay at each GC decision point of the seed's Algorithm 1 (Kang, Shin, Yoo, TECS
+//! 2017 §5.2: after a write request, a plane at ≤ T_GC free blocks, a non-zero inter-request
+//! interval), exposes an [`Observation`], and runs the partial GC the agent asks for.
+//!
+//! Protocol: `obs = sim.advance_to_decision()?` serves requests until the next decision point
+//! (`None` when the workload ends); `sim.apply_decision(copies)?` runs up to `copies` page copies
+//! (or the erase of a ready victim) on every plane at ≤ T_GC free blocks, starting when the
+//! request completed. The reward in each observation is the seed's reward of *that* request's
+//! response time, which Algorithm 1 credits to the previous decision: a Gym `step(a)` is
+//! `apply_decision(a)` then `advance_to_decision()`, returning that observation's reward.
+//! Intensive GC (one free block left) and forced GC run by themselves, as for `rlgc`. Needs
+//! timing on (the timing-free mode has no response times). Calling `advance_to_decision` again
+//! without `apply_decision` returns the same observation.
+
+use serde::Serialize;
+
+use super::context::{GcContext, GcScheduler, RequestInfo};
+use super::partial::{run_action, PartialGc};
+use super::RlFeatures;
+use crate::config::DeviceConfig;
+use crate::error::Result;
+
+/// What the agent sees at a decision point.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Observation {
+    /// Interval before the previous request and before this one (µs).
+    pub prev_interval_us: f64,
+    pub interval_us: f64,
+    /// Copies asked for at the previous decision.
+    pub prev_action: u32,
+    /// Fewest free blocks over the planes.
+    pub free_blocks: u32,
+    /// This request's response time (µs) and the seed's reward for it.
+    pub response_us: f64,
+    pub reward: f64,
+    /// The seed's state index (Table 3 binning of `gc.rl`).
+    pub state: u32,
+    pub is_write: bool,
+    /// Some plane's victim has no valid page left (the next non-zero action erases it).
+    pub victim_ready: bool,
+    /// Completion time of this request (µs of simulated time).
+    pub time_us: f64,
+    pub decisions: u64,
+}
+
+/// The scheduler whose decisions come from outside.
+pub struct ExternalScheduler {
+    features: RlFeatures,
+    partial: PartialGc,
+    t_gc: u32,
+    pending: Option<(Observation, u64)>,
+    prev_interval_ns: u64,
+    prev_copies: u32,
+    decisions: u64,
+}
+
+impl ExternalScheduler {
+    pub fn new(cfg: &DeviceConfig) -> Self {
+        ExternalScheduler {
+            features: RlFeatures::new(&cfg.gc.rl),
+            partial: PartialGc::new(cfg),
+            t_gc: cfg.gc.threshold_blocks,
+            pending: None,
+            prev_interval_ns: 0,
+            prev_copies: 0,
+            decisions: 0,
+        }
+    }
+
+    /// The decision waiting for an action, if any.
+    pub fn pending(&self) -> Option<Observation> {
+        self.pending.map(|(o, _)| o)
+    }
+
+    fn eligible(&self, gc: &GcContext, p: u32) -> bool {
+        !self.partial.is_on(p) && gc.ftl.free_blocks(p) <= self.t_gc
+    }
+
+    /// Run the action of the pending decision (no-op without one).
+    pub fn apply(&mut self, copies: u32, gc: &mut GcContext) -> Result<()> {
+        let Some((_, now)) = self.pending.take() else {
+            return Ok(());
+        };
+        for p in 0..gc.ftl.planes() {
+            if self.eligible(gc, p) {
+                run_action(gc, p, copies, now, None)?;
+            }
+        }
+        self.prev_copies = copies;
+        self.decisions += 1;
+        Ok(())
+    }
+}
+
+impl GcScheduler for ExternalScheduler {
+    fn name(&self) -> &'static str {
+        "external"
+    }
+    fn after_page_write(&mut self, _plane: u32, _now: u64, _gc: &mut GcContext) -> Result<()> {
+        Ok(())
+    }
+    fn after_request(&mut self, info: &RequestInfo, gc: &mut GcContext) -> Result<()> {
+        if !info.is_write && !info.is_read {
+            return Ok(());
+        }
+        // A decision left unanswered (a plain `run()`) counts as "no GC".
+        if self.pending.is_some() {
+            self.apply(0, gc)?;
+        }
+        let response = info.completion_ns - info.arrival_ns;
+        self.partial
+            .run_intensive(gc, info.completion_ns, info.is_write)?;
+        let prev_interval = std::mem::replace(&mut self.prev_interval_ns, info.interval_ns);
+        let planes = gc.ftl.planes();
+        if info.is_write && info.interval_ns > 0 && (0..planes).any(|p| self.eligible(gc, p)) {
+            let obs = Observation {
+                prev_interval_us: prev_interval as f64 / 1e3,
+                interval_us: info.interval_ns as f64 / 1e3,
+                prev_action: self.prev_copies,
+                free_blocks: (0..planes)
+                    .map(|p| gc.ftl.free_blocks(p))
+                    .min()
+                    .unwrap_or(0),
+                response_us: response as f64 / 1e3,
+                reward: self.features.reward(info.is_write, response),
+                state: self
+                    .features
+                    .state(prev_interval, info.interval_ns, self.prev_copies)
+                    as u32,
+                is_write: info.is_write,
+                victim_ready: (0..planes).any(|p| gc.ftl.gc_victim_ready(p)),
+                time_us: info.completion_ns as f64 / 1e3,
+                decisions: self.decisions,
+            };
+            self.pending = Some((obs, info.completion_ns));
+        }
+        self.features.record(info.is_write, response);
+        Ok(())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
