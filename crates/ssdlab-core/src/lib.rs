@@ -3,23 +3,30 @@
 //! A trace-driven SSD simulator for garbage-collection research. Pure Rust: no Python here.
 //!
 //! ```text
-//!   workload (trace reader | generator)          trace/
+//!   workload (trace reader | generator)                      trace/
 //!        │ Request (arrival, op, offset, size)
 //!        ▼
-//!   sim: split into page operations, replay      sim/     (open loop | closed loop | timing-free)
-//!        │ lpn                          ▲ decision points (before/after request, idle, thresholds)
-//!        ▼                              │
-//!   ftl: L2P/P2L, blocks, frontiers    gc/      victim policies + GC schedulers (unit steps)
-//!        │                             rl/      tabular Q-learning shared by agents
-//!        │ physical page / block op
+//!   sim: replay (open | closed loop | timing-free),          sim/
+//!        page range, latency, statistics
+//!        │ read / write / trim (pages, ready), background(now), after_request
 //!        ▼
-//!   nand: plane / die / channel time lines       nand/
-//!        │ completion times
+//!   ┌── the device-model seam: device::DeviceModel ───────────────────────────┐
+//!   │ PlainDevice (device/)   RainDevice (rain/)   [next: hybrid SLC/QLC]     │
+//!   └──────────────────────────────────────────────────────────────────────────┘
+//!        │ uses the shared parts
 //!        ▼
-//!   stats: HDR latency histograms, counters, time series     stats/
+//!   gc: schedulers (when GC unit steps run) + GcContext      gc/     rl/ (Q-learning)
+//!   ftl: L2P/P2L, blocks, frontiers, placement, victim index ftl/
+//!   nand: plane / die / channel time lines                   nand/
+//!   config: typed device configuration, policy names (data) config/
 //! ```
 //!
-//! Data flows one way. `nand` knows nothing of `ftl`; `ftl` nothing of `trace` or `sim`.
+//! `experiments` runs each paper's comparison on top of `sim`; `offline` (offline cleaning) is
+//! beside `sim`; `api` is the coarse facade for front ends. [`LAYERS`] lists the layers, top to
+//! bottom; a module uses only lower layers (checked by `tests/layering.rs`).
+//!
+//! Data flows one way. `nand` knows nothing of `ftl`; `ftl` nothing of `trace`, `gc` or `sim`;
+//! the engine nothing of which device model it runs.
 //!
 //! ## Determinism contract
 //! A simulation is a value ([`sim::Simulation`]); two can run side by side. All randomness comes
@@ -29,6 +36,7 @@
 
 pub mod api;
 pub mod config;
+pub mod device;
 pub mod error;
 pub mod experiments;
 pub mod ftl;
@@ -52,6 +60,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["experiments"],
     &["sim", "offline"],
     &["rain"],
+    &["device"],
     &["gc"],
     &["ftl", "nand", "stats"],
     &["rl", "trace"],

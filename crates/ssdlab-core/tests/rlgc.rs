@@ -145,7 +145,8 @@ fn rl_run(
         preconditioned(seed, Replay::OpenLoop { time_scale: 1.0 }),
     );
     if table.is_some() {
-        s.set_scheduler(Box::new(RlGc::with_table(cfg, seed, false, table).unwrap()));
+        s.set_scheduler(Box::new(RlGc::with_table(cfg, seed, false, table).unwrap()))
+            .unwrap();
     }
     let r = s.run().unwrap();
     (r, s.q_table().unwrap().clone())

@@ -23,6 +23,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SsdError};
 
+/// The device models (`device::DeviceModel` implementations), chosen by the sections a
+/// configuration has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceModelKind {
+    /// The page-mapped SSD with per-plane GC (`device::PlainDevice`).
+    Plain,
+    /// Tiny-Tail Flash (`rain::RainDevice`): RAIN parity and/or the GC-tolerant flush buffer,
+    /// on when `rain.rain` or `rain.gtf` is set.
+    TinyTail,
+}
+
 /// A whole device: what `ssdlab run --device` names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -110,6 +122,15 @@ impl DeviceConfig {
             )));
         }
         Ok(())
+    }
+
+    /// The device model this configuration runs on.
+    pub fn model_kind(&self) -> DeviceModelKind {
+        if self.rain.rain || self.rain.gtf {
+            DeviceModelKind::TinyTail
+        } else {
+            DeviceModelKind::Plain
+        }
     }
 
     pub fn op_times(&self) -> OpTimes {

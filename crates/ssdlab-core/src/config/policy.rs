@@ -141,6 +141,14 @@ fn default_threshold() -> u32 {
     2
 }
 
+impl GcConfig {
+    /// The scheduler named by `scheduler`.
+    pub fn scheduler_kind(&self) -> crate::error::Result<super::SchedulerKind> {
+        super::SchedulerKind::parse(&self.scheduler)
+            .map_err(|m| crate::error::SsdError::config("gc.scheduler", m))
+    }
+}
+
 impl Default for GcConfig {
     fn default() -> Self {
         GcConfig {

@@ -45,9 +45,11 @@
 //!   eagerly on all its planes in parallel (plane-blocking GC).
 
 mod buffer;
+mod device;
 mod superblock;
 
 pub use buffer::WriteBuffer;
+pub use device::{RainDevice, TtflashReport};
 pub use superblock::{GcOp, HostWrite, Rain, RainStats};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).

@@ -1,83 +1,83 @@
-//! The replay loop: a request becomes page operations, the FTL maps and places them, the NAND
-//! time lines time them, statistics record the completion, and the GC scheduler is called at
-//! its decision points. A [`Simulation`] is a value; it owns its FTL, time lines, scheduler,
-//! random streams, statistics and workload.
+//! The replay loop: a request becomes a page range, the device model serves it (mapping,
+//! placement, GC, NAND timing are the model's), statistics record the completion. The engine
+//! knows only the [`DeviceModel`] seam and never asks which model it runs. A [`Simulation`] is a
+//! value; it owns its device model, workload and statistics.
 
 mod decision;
 mod options;
-mod oracle;
-mod precondition;
-mod rain_io;
 mod replay;
 mod sampling;
 
-pub use options::{Precondition, Replay, SimOptions};
+pub use crate::device::Precondition;
+pub use crate::rain::TtflashReport;
+pub use options::{Replay, SimOptions};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::config::DeviceConfig;
-use crate::config::Placement;
-use crate::config::SchedulerKind;
+use crate::config::{DeviceConfig, DeviceModelKind, Placement};
+use crate::device::{DeviceModel, OracleHints, PlainDevice};
 use crate::error::Result;
-use crate::ftl::{Ftl, NEVER};
-use crate::gc::{build_scheduler, GcScheduler};
-use crate::nand::Resources;
-use crate::rain::{Rain, RainStats, WriteBuffer};
-use crate::rng::{self, SimRng};
+use crate::ftl::Ftl;
+use crate::gc::GcScheduler;
+use crate::rain::RainDevice;
 use crate::stats::{
     EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries,
 };
-use crate::trace::RequestSource;
+use crate::trace::{Request, RequestSource};
 
-/// One simulation: device state, workload and statistics.
+/// A request fetched ahead, with its page range (or the error fetching it gave).
+type Fetched = Result<Option<(Request, u64, u64)>>;
+
+/// One simulation: a device model, a workload and statistics.
 pub struct Simulation {
     cfg: DeviceConfig,
     opts: SimOptions,
-    pub(crate) ftl: Ftl,
-    pub(crate) res: Resources,
-    pub(crate) scheduler: Box<dyn GcScheduler>,
-    pub(crate) gc_rng: SimRng,
+    model: Box<dyn DeviceModel>,
     source: Box<dyn RequestSource>,
-    pub(crate) page_size: u64,
-    pub(crate) logical_pages: u64,
-    pub(crate) latency: LatencyRecorder,
-    pub(crate) counts: RequestCounts,
-    pub(crate) blocked: u64,
-    /// Completion times of outstanding requests (closed loop).
-    pub(crate) inflight: BinaryHeap<Reverse<u64>>,
-    pub(crate) origin_ns: Option<u64>,
-    pub(crate) last_arrival: u64,
-    pub(crate) last_completion: u64,
-    pub(crate) series: TimeSeries,
-    pub(crate) cursor: SampleCursor,
-    pub(crate) next_sample: u64,
+    /// The next request, already fetched (see `advance`).
+    lookahead: Option<Fetched>,
+    page_size: u64,
+    logical_pages: u64,
+    clock: Clock,
+    rec: Recorder,
     precondition_pages: u64,
     finished: bool,
-    pub(crate) oracle: Option<oracle::OracleHints>,
-    /// The next request, already fetched (see `advance`).
-    lookahead: Option<Result<Option<(crate::trace::Request, u64, u64)>>>,
-    /// RAIN parity (`[rain] rain = true`).
-    pub(crate) rain: Option<Rain>,
-    /// GC-tolerant flush buffer (`[rain] gtf = true`).
-    pub(crate) wbuf: Option<WriteBuffer>,
-    /// Time of the latest unit the GTF buffer flushed (flushes are issued in order).
-    pub(crate) flush_clock: u64,
-    pub(crate) unit_scratch: Vec<u32>,
-    pub(crate) rebuild_scratch: Vec<u32>,
 }
 
-/// What the Tiny-Tail Flash layer did during the measured run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
-pub struct TtflashReport {
-    pub rain: RainStats,
-    pub parity_pages_written: u64,
-    pub buffer_read_hits: u64,
-    pub buffer_full_waits: u64,
-    /// Mean data members of the GC stripes closed (N − 1 when none is short).
-    pub mean_gc_stripe_members: f64,
-    /// Requests that waited for GC, over all requests.
-    pub blocked_fraction: f64,
+/// Arrival and completion times of the replay.
+#[derive(Debug, Default)]
+struct Clock {
+    /// Completion times of outstanding requests (closed loop).
+    inflight: BinaryHeap<Reverse<u64>>,
+    /// Trace time of the first request (open loop).
+    origin_ns: Option<u64>,
+    last_arrival: u64,
+    last_completion: u64,
+}
+
+/// What the run recorded: latencies, counts and the sampled time series.
+#[derive(Debug, Default)]
+struct Recorder {
+    latency: LatencyRecorder,
+    counts: RequestCounts,
+    blocked: u64,
+    series: TimeSeries,
+    cursor: SampleCursor,
+    next_sample: u64,
+}
+
+/// The device-model registry: the model a configuration asks for.
+fn build_model(
+    cfg: &DeviceConfig,
+    opts: &SimOptions,
+    oracle: Option<OracleHints>,
+) -> Result<Box<dyn DeviceModel>> {
+    let (seed, timed, check) = (opts.seed, opts.timing, opts.check_every > 0);
+    Ok(match cfg.model_kind() {
+        DeviceModelKind::Plain => Box::new(PlainDevice::new(cfg, seed, timed, check, oracle)?),
+        DeviceModelKind::TinyTail => Box::new(RainDevice::new(cfg, seed, timed, check)?),
+    })
 }
 
 impl Simulation {
@@ -89,7 +89,7 @@ impl Simulation {
     ) -> Result<Self> {
         opts.validate()?;
         let (source, oracle) = if cfg.ftl.placement == Placement::Oracle {
-            let (s, o) = oracle::OracleHints::build(
+            let (s, o) = OracleHints::build(
                 source,
                 u64::from(cfg.geometry.page_size),
                 cfg.geometry.logical_pages(),
@@ -98,76 +98,22 @@ impl Simulation {
         } else {
             (source, None)
         };
-        let mut ftl = Ftl::new(&cfg)?;
-        if opts.check_every > 0 {
-            ftl.enable_program_checks();
-        }
-        let kind = SchedulerKind::parse(&cfg.gc.scheduler)
-            .map_err(|m| crate::SsdError::config(&cfg.name, format!("gc.scheduler: {m}")))?;
-        let res = Resources::new(&cfg);
-        let page_size = u64::from(cfg.geometry.page_size);
-        let g = &cfg.geometry;
-        let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
-        let rain = cfg.rain.rain.then(|| {
-            Rain::new(
-                &mut ftl,
-                g.channels,
-                per_channel,
-                cfg.gc.threshold_blocks,
-                opts.check_every > 0,
-            )
-        });
-        let wbuf = cfg.rain.gtf.then(|| {
-            let cap = (cfg.rain.buffer_mib * 1048576.0 / page_size as f64) as usize;
-            let unit = if cfg.rain.rain {
-                g.channels as usize - 1
-            } else {
-                g.channels as usize
-            };
-            WriteBuffer::new(cap, cfg.rain.flush_at, unit, g.logical_pages() as usize)
-        });
-        let logical_pages = cfg.geometry.logical_pages();
+        let model = build_model(&cfg, &opts, oracle)?;
         let mut sim = Simulation {
-            gc_rng: rng::stream(opts.seed, "gc"),
-            scheduler: build_scheduler(kind, &cfg, opts.seed)?,
-            ftl,
-            res,
+            model,
             source,
-            page_size,
-            logical_pages,
-            latency: LatencyRecorder::default(),
-            counts: RequestCounts::default(),
-            blocked: 0,
-            inflight: BinaryHeap::new(),
-            origin_ns: None,
-            last_arrival: 0,
-            last_completion: 0,
-            series: TimeSeries::default(),
-            cursor: SampleCursor::default(),
-            next_sample: 0,
+            lookahead: None,
+            page_size: u64::from(cfg.geometry.page_size),
+            logical_pages: cfg.geometry.logical_pages(),
+            clock: Clock::default(),
+            rec: Recorder::default(),
             precondition_pages: 0,
             finished: false,
-            oracle,
-            lookahead: None,
-            rain,
-            wbuf,
-            flush_clock: 0,
-            unit_scratch: Vec::new(),
-            rebuild_scratch: Vec::new(),
             cfg,
             opts,
         };
         if let Some(p) = sim.opts.precondition {
-            sim.precondition_pages = if sim.rain.is_some() {
-                sim.precondition_rain(&p)?
-            } else {
-                precondition::run(&mut sim.ftl, &p, sim.opts.seed)?
-            };
-            sim.ftl.reset_counters();
-        }
-        let clock = sim.ftl.host_clock();
-        if let Some(o) = &mut sim.oracle {
-            o.set_offset(clock);
+            sim.precondition_pages = sim.model.precondition(&p, sim.opts.seed)?;
         }
         Ok(sim)
     }
@@ -179,61 +125,65 @@ impl Simulation {
         &self.opts
     }
     pub fn ftl(&self) -> &Ftl {
-        &self.ftl
+        self.model.ftl()
+    }
+    /// The device model serving this simulation.
+    pub fn model(&self) -> &dyn DeviceModel {
+        self.model.as_ref()
     }
     pub fn is_finished(&self) -> bool {
         self.finished
     }
     pub fn requests_done(&self) -> u64 {
-        self.counts.total
+        self.rec.counts.total
     }
 
-    /// What the Tiny-Tail Flash layer did (zeros on the plain device).
+    fn blocked_fraction(&self) -> f64 {
+        if self.rec.counts.total == 0 {
+            0.0
+        } else {
+            self.rec.blocked as f64 / self.rec.counts.total as f64
+        }
+    }
+
+    /// What the Tiny-Tail Flash layer did (zeros on other devices).
     pub fn ttflash_report(&self) -> TtflashReport {
-        TtflashReport {
-            rain: self.rain.as_ref().map(|r| r.stats).unwrap_or_default(),
-            parity_pages_written: self.ftl.counters.parity_pages_written,
-            buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
-            buffer_full_waits: self.wbuf.as_ref().map_or(0, |b| b.full_waits),
-            mean_gc_stripe_members: self.rain.as_ref().map_or(0.0, |r| {
-                if r.stats.gc_stripes == 0 {
-                    0.0
-                } else {
-                    r.stats.gc_stripe_members as f64 / r.stats.gc_stripes as f64
-                }
-            }),
-            blocked_fraction: if self.counts.total == 0 {
-                0.0
-            } else {
-                self.blocked as f64 / self.counts.total as f64
+        let bf = self.blocked_fraction();
+        match self.model.as_any().downcast_ref::<RainDevice>() {
+            Some(d) => d.report(bf),
+            None => TtflashReport {
+                parity_pages_written: self.ftl().counters.parity_pages_written,
+                blocked_fraction: bf,
+                ..TtflashReport::default()
             },
         }
     }
 
-    /// Test mode: rebuild every protected live page from its stripe and verify its checksum.
-    /// Every closed stripe's parity is also checked against its members. Returns (pages
-    /// verified, live pages in the open host stripe, not yet protected).
+    /// Test mode: rebuild every protected live page from its stripe and verify its checksum
+    /// (RAIN devices; `(0, 0)` otherwise). See [`RainDevice::audit`].
     pub fn audit_parity(&mut self) -> Result<(u64, u64)> {
-        match &mut self.rain {
-            Some(r) => r.audit(&self.ftl),
+        match self.model.as_any_mut().downcast_mut::<RainDevice>() {
+            Some(d) => d.audit(),
             None => Ok((0, 0)),
         }
     }
 
     /// Replace the GC scheduler (for schedulers built outside the registry, e.g. with options).
-    pub fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) {
-        self.scheduler = s;
+    pub fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
+        self.model.set_scheduler(s)
     }
 
-    /// The scheduler's name.
+    /// The scheduler's name (`none` for a model without one).
     pub fn scheduler_name(&self) -> &'static str {
-        self.scheduler.name()
+        self.model.scheduler().map_or("none", |s| s.name())
     }
 
     /// The scheduler's learned Q-table (`rlgc`, `rlgc-aggressive`), if it has one.
     pub fn q_table(&self) -> Option<&crate::rl::QTable> {
-        let any = self.scheduler.as_any();
-        any.downcast_ref::<crate::gc::RlGc>().map(|r| r.q_table())
+        let s = self.model.scheduler()?;
+        s.as_any()
+            .downcast_ref::<crate::gc::RlGc>()
+            .map(|r| r.q_table())
     }
 
     /// Save the scheduler's Q-table as JSON (see `rl::QTable`); an error if it has none.
@@ -242,7 +192,7 @@ impl Simulation {
             Some(t) => t.save(path),
             None => Err(crate::SsdError::Invalid(format!(
                 "scheduler '{}' has no Q-table to save",
-                self.scheduler.name()
+                self.scheduler_name()
             ))),
         }
     }
@@ -253,7 +203,7 @@ impl Simulation {
         let limit = self.opts.max_requests.unwrap_or(u64::MAX);
         let mut served = 0;
         while served < budget && !self.finished {
-            if self.counts.total >= limit {
+            if self.rec.counts.total >= limit {
                 self.finish();
                 break;
             }
@@ -269,16 +219,18 @@ impl Simulation {
                 Some((req, first, pages)) => {
                     let next = self.fetch();
                     if let Ok(Some((_, next_first, _))) = &next {
-                        self.ftl.prefetch_lpn(*next_first as u32);
+                        self.model.ftl().prefetch_lpn(*next_first as u32);
                     }
                     self.lookahead = Some(next);
                     self.serve(req, first, pages)?;
                     served += 1;
-                    if self.opts.check_every > 0 && self.counts.total % self.opts.check_every == 0 {
-                        self.ftl.check_invariants().map_err(|m| {
+                    if self.opts.check_every > 0
+                        && self.rec.counts.total % self.opts.check_every == 0
+                    {
+                        self.model.ftl().check_invariants().map_err(|m| {
                             crate::SsdError::Invalid(format!(
                                 "FTL invariant broken after request {}: {m}",
-                                self.counts.total
+                                self.rec.counts.total
                             ))
                         })?;
                     }
@@ -290,7 +242,7 @@ impl Simulation {
 
     /// The next request of the workload with its page range, checked against the logical space
     /// while the source still points at it (so errors name the right line).
-    fn fetch(&mut self) -> Result<Option<(crate::trace::Request, u64, u64)>> {
+    fn fetch(&mut self) -> Fetched {
         match self.source.next_request()? {
             None => Ok(None),
             Some(req) => {
@@ -315,8 +267,9 @@ impl Simulation {
 
     /// The results so far.
     pub fn result(&self) -> SimResult {
-        let c = self.ftl.counters;
-        let (min, mean, max) = self.ftl.erase_stats();
+        let ftl = self.model.ftl();
+        let c = ftl.counters;
+        let (min, mean, max) = ftl.erase_stats();
         let host = c.host_pages_written;
         SimResult {
             device: self.cfg.name.clone(),
@@ -336,22 +289,13 @@ impl Simulation {
             gc_invocations: c.gc_victims,
             trimmed_pages: c.trimmed_pages,
             unmapped_reads: c.unmapped_reads,
-            requests: self.counts,
-            blocked_requests: self.blocked,
-            sim_time_s: self.last_completion.max(self.last_arrival) as f64 / 1e9,
-            gc_busy_s: self.res.gc_busy_ns as f64 / 1e9,
-            latency_us: self.latency.report(),
+            requests: self.rec.counts,
+            blocked_requests: self.rec.blocked,
+            sim_time_s: self.clock.last_completion.max(self.clock.last_arrival) as f64 / 1e9,
+            gc_busy_s: self.model.gc_busy_ns() as f64 / 1e9,
+            latency_us: self.rec.latency.report(),
             precondition_pages: self.precondition_pages,
-            series: self.series.clone(),
-        }
-    }
-
-    /// The oracle's next-write hint for the next host page write (NEVER without oracle).
-    #[inline]
-    pub(crate) fn next_write_hint(&mut self) -> u64 {
-        match &mut self.oracle {
-            Some(o) => o.next_hint(),
-            None => NEVER,
+            series: self.rec.series.clone(),
         }
     }
 
@@ -361,6 +305,6 @@ impl Simulation {
 
     /// The latency distribution (value µs, count) of one type (`None` = all), for CDF plots.
     pub fn latency_distribution(&self, op: Option<crate::trace::OpKind>) -> Vec<(f64, u64)> {
-        self.latency.distribution(op)
+        self.rec.latency.distribution(op)
     }
 }

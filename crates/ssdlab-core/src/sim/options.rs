@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::device::Precondition;
 use crate::error::{Result, SsdError};
 
 /// How request arrival times are decided.
@@ -20,34 +21,6 @@ pub enum Replay {
 
 fn one() -> f64 {
     1.0
-}
-
-/// Fill the device before measuring: every logical page written once in order, then
-/// `random_passes × logical pages` uniformly random page writes, timing off. Statistics cover
-/// only what follows.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Precondition {
-    #[serde(default = "yes")]
-    pub sequential: bool,
-    #[serde(default = "two")]
-    pub random_passes: f64,
-}
-
-fn yes() -> bool {
-    true
-}
-fn two() -> f64 {
-    2.0
-}
-
-impl Default for Precondition {
-    fn default() -> Self {
-        Precondition {
-            sequential: true,
-            random_passes: 2.0,
-        }
-    }
 }
 
 /// Options of one run.
@@ -77,6 +50,9 @@ pub struct SimOptions {
     pub check_every: u64,
 }
 
+fn yes() -> bool {
+    true
+}
 fn default_seed() -> u64 {
     1
 }

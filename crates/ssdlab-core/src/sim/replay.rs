@@ -1,11 +1,12 @@
-//! Serving one request: arrival time by replay mode, page operations through the FTL and the
-//! NAND time lines, GC decision points, latency and counters.
+//! Serving one request: arrival time by replay mode, the page range through the device model,
+//! the GC decision point after it, latency and counters.
 
 use std::cmp::Reverse;
 
 use super::{Replay, Simulation};
 use crate::error::{Result, SsdError};
-use crate::gc::{GcContext, RequestInfo};
+use crate::gc::RequestInfo;
+use crate::nand::OpDone;
 use crate::trace::{OpKind, Request};
 
 impl Simulation {
@@ -33,113 +34,69 @@ impl Simulation {
 
     /// Arrival time of the next request under the replay mode.
     fn arrival_of(&mut self, req: &Request) -> u64 {
-        match self.options().replay {
+        let c = &mut self.clock;
+        match self.opts.replay {
             Replay::OpenLoop { time_scale } => {
-                let origin = *self.origin_ns.get_or_insert(req.arrival_ns);
+                let origin = *c.origin_ns.get_or_insert(req.arrival_ns);
                 let rel = req.arrival_ns.saturating_sub(origin);
                 let t = if time_scale == 1.0 {
                     rel
                 } else {
                     (rel as f64 * time_scale) as u64
                 };
-                t.max(self.last_arrival)
+                t.max(c.last_arrival)
             }
             Replay::ClosedLoop { queue_depth } => {
-                if self.inflight.len() >= queue_depth as usize {
-                    let Reverse(t) = self.inflight.pop().unwrap_or(Reverse(self.last_arrival));
-                    t.max(self.last_arrival)
+                if c.inflight.len() >= queue_depth as usize {
+                    let Reverse(t) = c.inflight.pop().unwrap_or(Reverse(c.last_arrival));
+                    t.max(c.last_arrival)
                 } else {
-                    self.last_arrival
+                    c.last_arrival
                 }
             }
         }
     }
 
+    /// The request's pages through the device model, `ready` after arrival (0 untimed).
+    #[inline]
+    fn serve_pages(&mut self, op: OpKind, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
+        let range = first as u32..(first + pages) as u32;
+        match op {
+            OpKind::Read => self.model.read(range, ready),
+            OpKind::Write => self.model.write(range, ready),
+            OpKind::Trim => {
+                self.model.trim(range)?;
+                Ok(OpDone {
+                    done: ready,
+                    blocked_by_gc: false,
+                })
+            }
+        }
+    }
+
     pub(crate) fn serve(&mut self, req: Request, first: u64, pages: u64) -> Result<()> {
-        if !self.options().timing {
-            return self.serve_untimed(&req, first, pages);
+        if !self.opts.timing {
+            // Timing-free service: the FTL and GC only, as fast as the machine allows.
+            self.serve_pages(req.op, first, pages, 0)?;
+            self.count(req.op);
+            self.sample_untimed();
+            return Ok(());
         }
         let arrival = self.arrival_of(&req);
-        if self.scheduler.wants_idle() && arrival > self.last_arrival {
-            let from = self.res.horizon();
-            if arrival > from {
-                let mut ctx = GcContext {
-                    ftl: &mut self.ftl,
-                    res: Some(&mut self.res),
-                    rng: &mut self.gc_rng,
-                };
-                self.scheduler.on_idle(from, arrival, &mut ctx)?;
-            }
-        }
-        // Background work due by this arrival, host flushes before GC (GC is the lowest
-        // priority), then forget channel reservations that ended.
-        if self.rain_path() {
-            self.flush_until(arrival)?;
-            self.rain_advance(arrival)?;
-        }
-        self.res.advance(arrival);
-        let ready = arrival + self.device().timing.controller_overhead_ns;
-        let mut completion = ready;
-        let mut blocked = false;
-        match req.op {
-            OpKind::Read => {
-                for lpn in first..first + pages {
-                    if let Some(ppn) = self.ftl.read(lpn as u32) {
-                        let d = if self.rain_path() {
-                            self.read_page_rain(lpn as u32, ppn, ready)?
-                        } else {
-                            let plane = self.ftl.plane_of_ppn(ppn);
-                            self.res.read(plane, ready)
-                        };
-                        completion = completion.max(d.done);
-                        blocked |= d.blocked_by_gc;
-                    }
-                }
-            }
-            OpKind::Write if self.rain_path() => {
-                for lpn in first..first + pages {
-                    let d = self.write_page_rain(lpn as u32, ready)?;
-                    completion = completion.max(d.done);
-                    blocked |= d.blocked_by_gc;
-                }
-            }
-            OpKind::Trim if self.rain_path() => {
-                for lpn in first..first + pages {
-                    self.trim_page_rain(lpn as u32);
-                }
-            }
-            OpKind::Write => {
-                for lpn in first..first + pages {
-                    let plane = self.writable_plane(lpn as u32, ready)?;
-                    let hint = self.next_write_hint();
-                    self.ftl.write_host_hinted(lpn as u32, plane, hint)?;
-                    let d = self.res.write(plane, ready);
-                    completion = completion.max(d.done);
-                    blocked |= d.blocked_by_gc;
-                    let mut ctx = GcContext {
-                        ftl: &mut self.ftl,
-                        res: Some(&mut self.res),
-                        rng: &mut self.gc_rng,
-                    };
-                    self.scheduler.after_page_write(plane, ready, &mut ctx)?;
-                }
-            }
-            OpKind::Trim => {
-                for lpn in first..first + pages {
-                    self.ftl.trim(lpn as u32);
-                }
-            }
-        }
-        self.latency.record(req.op, completion - arrival);
+        self.model.background(self.clock.last_arrival, arrival)?;
+        let ready = arrival + self.cfg.timing.controller_overhead_ns;
+        let d = self.serve_pages(req.op, first, pages, ready)?;
+        let completion = d.done;
+        self.rec.latency.record(req.op, completion - arrival);
         self.count(req.op);
-        if blocked {
-            self.blocked += 1;
+        if d.blocked_by_gc {
+            self.rec.blocked += 1;
         }
         let info = RequestInfo {
             is_write: req.op == OpKind::Write,
             is_read: req.op == OpKind::Read,
-            interval_ns: if self.counts.total > 1 {
-                arrival - self.last_arrival
+            interval_ns: if self.rec.counts.total > 1 {
+                arrival - self.clock.last_arrival
             } else {
                 0
             },
@@ -147,89 +104,24 @@ impl Simulation {
             completion_ns: completion,
             pages: pages as u32,
         };
-        let mut ctx = GcContext {
-            ftl: &mut self.ftl,
-            res: Some(&mut self.res),
-            rng: &mut self.gc_rng,
-        };
-        self.scheduler.after_request(&info, &mut ctx)?;
-        if let Replay::ClosedLoop { .. } = self.options().replay {
-            self.inflight.push(Reverse(completion));
+        self.model.after_request(&info)?;
+        if let Replay::ClosedLoop { .. } = self.opts.replay {
+            self.clock.inflight.push(Reverse(completion));
         }
-        self.last_arrival = arrival;
-        self.last_completion = self.last_completion.max(completion);
+        self.clock.last_arrival = arrival;
+        self.clock.last_completion = self.clock.last_completion.max(completion);
         self.sample_timed(arrival);
-        Ok(())
-    }
-
-    /// The plane for the next host page of `lpn`, running forced GC when the chosen plane is out
-    /// of space (whatever the scheduler: a write cannot wait forever).
-    fn writable_plane(&mut self, lpn: u32, ready: u64) -> Result<u32> {
-        GcContext {
-            ftl: &mut self.ftl,
-            res: Some(&mut self.res),
-            rng: &mut self.gc_rng,
-        }
-        .host_plane(lpn, ready)
-    }
-
-    /// Timing-free service: the FTL and GC only, as fast as the machine allows.
-    fn serve_untimed(&mut self, req: &Request, first: u64, pages: u64) -> Result<()> {
-        match req.op {
-            OpKind::Write if self.rain_path() => {
-                for lpn in first..first + pages {
-                    self.program_page(lpn as u32, 0, false)?;
-                }
-            }
-            OpKind::Trim if self.rain_path() => {
-                for lpn in first..first + pages {
-                    self.trim_page_rain(lpn as u32);
-                }
-            }
-            OpKind::Read => {
-                for lpn in first..first + pages {
-                    self.ftl.read(lpn as u32);
-                }
-            }
-            OpKind::Write => {
-                for lpn in first..first + pages {
-                    let lpn = lpn as u32;
-                    let plane = GcContext {
-                        ftl: &mut self.ftl,
-                        res: None,
-                        rng: &mut self.gc_rng,
-                    }
-                    .host_plane(lpn, 0)?;
-                    let hint = self.next_write_hint();
-                    self.ftl.write_host_hinted(lpn, plane, hint)?;
-                    if self.ftl.needs_gc(plane) {
-                        let mut ctx = GcContext {
-                            ftl: &mut self.ftl,
-                            res: None,
-                            rng: &mut self.gc_rng,
-                        };
-                        self.scheduler.after_page_write(plane, 0, &mut ctx)?;
-                    }
-                }
-            }
-            OpKind::Trim => {
-                for lpn in first..first + pages {
-                    self.ftl.trim(lpn as u32);
-                }
-            }
-        }
-        self.count(req.op);
-        self.sample_untimed();
         Ok(())
     }
 
     #[inline]
     fn count(&mut self, op: OpKind) {
+        let c = &mut self.rec.counts;
         match op {
-            OpKind::Read => self.counts.read += 1,
-            OpKind::Write => self.counts.write += 1,
-            OpKind::Trim => self.counts.trim += 1,
+            OpKind::Read => c.read += 1,
+            OpKind::Write => c.write += 1,
+            OpKind::Trim => c.trim += 1,
         }
-        self.counts.total += 1;
+        c.total += 1;
     }
 }

@@ -4,41 +4,43 @@ use super::Simulation;
 
 impl Simulation {
     pub(crate) fn sample_timed(&mut self, now: u64) {
-        if now >= self.next_sample {
+        if now >= self.rec.next_sample {
             let period = (self.options().sample_interval_us * 1000.0).max(1.0) as u64;
             self.sample_now(false);
-            self.next_sample = (now / period + 1) * period;
+            self.rec.next_sample = (now / period + 1) * period;
         }
     }
 
     pub(crate) fn sample_untimed(&mut self) {
-        let host = self.ftl.counters.host_pages_written;
-        if host >= self.next_sample {
+        let host = self.model.ftl().counters.host_pages_written;
+        if host >= self.rec.next_sample {
             let every = match self.options().sample_every_pages {
                 0 => (self.logical_pages / 20).max(1),
                 n => n,
             };
             self.sample_now(false);
-            self.next_sample = (host / every + 1) * every;
+            self.rec.next_sample = (host / every + 1) * every;
         }
     }
 
     /// Append one sample (the final one is forced, unless it would repeat the last).
     pub(crate) fn sample_now(&mut self, last: bool) {
-        let c = self.ftl.counters;
+        let c = self.model.ftl().counters;
         if last
-            && self.series.host_pages.last() == Some(&c.host_pages_written)
-            && self.series.requests.last().is_some()
+            && self.rec.series.host_pages.last() == Some(&c.host_pages_written)
+            && self.rec.series.requests.last().is_some()
         {
             return;
         }
         let t = if self.options().timing {
-            self.last_arrival as f64 / 1e9
+            self.clock.last_arrival as f64 / 1e9
         } else {
             0.0
         };
-        let free = self.ftl.total_free_blocks();
-        let s = &mut self.series;
+        let free = self.model.free_blocks();
+        let total = self.rec.counts.total;
+        let r = &mut self.rec;
+        let s = &mut r.series;
         s.time_s.push(t);
         s.host_pages.push(c.host_pages_written);
         s.free_blocks.push(free);
@@ -48,11 +50,11 @@ impl Simulation {
             (c.host_pages_written + c.gc_pages_copied) as f64 / c.host_pages_written as f64
         };
         s.waf.push(waf);
-        s.gc_pages.push(c.gc_pages_copied - self.cursor.gc_pages);
-        s.erases.push(c.erases - self.cursor.erases);
-        s.requests.push(self.counts.total - self.cursor.requests);
-        self.cursor.gc_pages = c.gc_pages_copied;
-        self.cursor.erases = c.erases;
-        self.cursor.requests = self.counts.total;
+        s.gc_pages.push(c.gc_pages_copied - r.cursor.gc_pages);
+        s.erases.push(c.erases - r.cursor.erases);
+        s.requests.push(total - r.cursor.requests);
+        r.cursor.gc_pages = c.gc_pages_copied;
+        r.cursor.erases = c.erases;
+        r.cursor.requests = total;
     }
 }

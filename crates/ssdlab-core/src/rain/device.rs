@@ -1,16 +1,223 @@
-//! Page I/O when the Tiny-Tail Flash mechanisms are on (`[rain]`): host writes into RAIN
-//! super-blocks with parity, the stripe-group GC and its scheduling (rotating or not), GC-tolerant
-//! reads (XOR rebuild), the GC-tolerant flush buffer, and RAIN-aware preconditioning. The plain
-//! device never comes here (its path in `replay` is unchanged).
+//! The Tiny-Tail Flash device model (Yan et al., FAST 2017; `[rain]`): host writes into RAIN
+//! super-blocks with parity, the stripe-group GC and its scheduling (rotating or not),
+//! GC-tolerant reads (XOR rebuild), the GC-tolerant flush buffer, and RAIN-aware
+//! preconditioning. Built on a [`PlainDevice`]: its FTL, time lines and (for GTF without
+//! parity) its page programs and GC scheduler.
+
+use std::any::Any;
+use std::ops::Range;
 
 use rand::Rng;
 
-use super::{Precondition, Simulation};
+use super::{GcOp, Rain, RainStats, WriteBuffer};
+use crate::config::{DeviceConfig, RainConfig};
+use crate::device::{DeviceModel, PlainDevice, Precondition, SchedulerCall};
 use crate::error::{Result, SsdError};
-use crate::gc::GcContext;
+use crate::ftl::{Ftl, NEVER};
+use crate::gc::{GcScheduler, RequestInfo};
 use crate::nand::OpDone;
-use crate::rain::GcOp;
 use crate::rng;
+
+/// What the Tiny-Tail Flash layer did during the measured run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct TtflashReport {
+    pub rain: RainStats,
+    pub parity_pages_written: u64,
+    pub buffer_read_hits: u64,
+    pub buffer_full_waits: u64,
+    /// Mean data members of the GC stripes closed (N − 1 when none is short).
+    pub mean_gc_stripe_members: f64,
+    /// Requests that waited for GC, over all requests.
+    pub blocked_fraction: f64,
+}
+
+/// The Tiny-Tail Flash device: RAIN parity (`rain.rain`) and/or the GC-tolerant flush buffer
+/// (`rain.gtf`) over a plain device.
+pub struct RainDevice {
+    base: PlainDevice,
+    rcfg: RainConfig,
+    channels: u32,
+    /// GC operations of one group in one call beyond which GC is a livelock (it copies a whole
+    /// group's pages several times over without reaching its target).
+    livelock_ops: u64,
+    rain: Option<Rain>,
+    wbuf: Option<WriteBuffer>,
+    /// Time of the latest unit the GTF buffer flushed (flushes are issued in order).
+    flush_clock: u64,
+    unit_scratch: Vec<u32>,
+    rebuild_scratch: Vec<u32>,
+}
+
+impl RainDevice {
+    /// `check`: test mode (no double programs; page contents tracked as checksums so that every
+    /// rebuild is verified).
+    pub fn new(cfg: &DeviceConfig, seed: u64, timed: bool, check: bool) -> Result<Self> {
+        let mut base = PlainDevice::new(cfg, seed, timed, check, None)?;
+        let g = &cfg.geometry;
+        let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
+        let rain = cfg.rain.rain.then(|| {
+            Rain::new(
+                &mut base.ftl,
+                g.channels,
+                per_channel,
+                cfg.gc.threshold_blocks,
+                check,
+            )
+        });
+        let page_size = u64::from(g.page_size);
+        let wbuf = cfg.rain.gtf.then(|| {
+            let cap = (cfg.rain.buffer_mib * 1048576.0 / page_size as f64) as usize;
+            let unit = if cfg.rain.rain {
+                g.channels as usize - 1
+            } else {
+                g.channels as usize
+            };
+            WriteBuffer::new(cap, cfg.rain.flush_at, unit, g.logical_pages() as usize)
+        });
+        Ok(RainDevice {
+            base,
+            rcfg: cfg.rain.clone(),
+            channels: g.channels,
+            livelock_ops: 4
+                * u64::from(g.blocks_per_plane)
+                * u64::from(g.pages_per_block)
+                * u64::from(g.channels),
+            rain,
+            wbuf,
+            flush_clock: 0,
+            unit_scratch: Vec::new(),
+            rebuild_scratch: Vec::new(),
+        })
+    }
+
+    /// What the layer did; `blocked_fraction` comes from the engine.
+    pub fn report(&self, blocked_fraction: f64) -> TtflashReport {
+        TtflashReport {
+            rain: self.rain.as_ref().map(|r| r.stats).unwrap_or_default(),
+            parity_pages_written: self.base.ftl.counters.parity_pages_written,
+            buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
+            buffer_full_waits: self.wbuf.as_ref().map_or(0, |b| b.full_waits),
+            mean_gc_stripe_members: self.rain.as_ref().map_or(0.0, |r| {
+                if r.stats.gc_stripes == 0 {
+                    0.0
+                } else {
+                    r.stats.gc_stripe_members as f64 / r.stats.gc_stripes as f64
+                }
+            }),
+            blocked_fraction,
+        }
+    }
+
+    /// Test mode: rebuild every protected live page from its stripe and verify its checksum.
+    /// Every closed stripe's parity is also checked against its members. Returns (pages
+    /// verified, live pages in the open host stripe, not yet protected).
+    pub fn audit(&mut self) -> Result<(u64, u64)> {
+        match &mut self.rain {
+            Some(r) => r.audit(&self.base.ftl),
+            None => Ok((0, 0)),
+        }
+    }
+}
+
+impl DeviceModel for RainDevice {
+    fn name(&self) -> &'static str {
+        "tiny-tail"
+    }
+
+    fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
+        if self.rain.is_none() {
+            // GTF alone: the plain device's preconditioning.
+            return self.base.precondition(p, seed);
+        }
+        let written = self.precondition_pages(p, seed)?;
+        self.base.ftl.reset_counters();
+        Ok(written)
+    }
+
+    fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
+        self.base.scheduler_idle(prev_arrival, now)?;
+        // Host flushes before GC (GC is the lowest priority), then forget channel reservations
+        // that ended.
+        self.flush_until(now)?;
+        self.rain_advance(now)?;
+        self.base.res.advance(now);
+        Ok(())
+    }
+
+    fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        let mut out = OpDone {
+            done: ready,
+            blocked_by_gc: false,
+        };
+        for lpn in pages {
+            if let Some(ppn) = self.base.ftl.read(lpn) {
+                if self.base.timed {
+                    let d = self.read_page_rain(lpn, ppn, ready)?;
+                    out.done = out.done.max(d.done);
+                    out.blocked_by_gc |= d.blocked_by_gc;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        let mut out = OpDone {
+            done: ready,
+            blocked_by_gc: false,
+        };
+        for lpn in pages {
+            let d = if self.base.timed {
+                self.write_page_rain(lpn, ready)?
+            } else {
+                self.program_page(lpn, 0, false)?
+            };
+            out.done = out.done.max(d.done);
+            out.blocked_by_gc |= d.blocked_by_gc;
+        }
+        Ok(out)
+    }
+
+    fn trim(&mut self, pages: Range<u32>) -> Result<()> {
+        // The page stays in its stripe until its super-block is erased.
+        self.base.trim(pages)
+    }
+
+    fn after_request(&mut self, info: &RequestInfo) -> Result<()> {
+        self.base.after_request(info)
+    }
+
+    fn ftl(&self) -> &Ftl {
+        &self.base.ftl
+    }
+
+    fn free_blocks(&self) -> u64 {
+        self.base.free_blocks()
+    }
+
+    fn gc_busy_ns(&self) -> u64 {
+        self.base.gc_busy_ns()
+    }
+
+    fn scheduler(&self) -> Option<&dyn GcScheduler> {
+        self.base.scheduler()
+    }
+
+    fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
+        self.base.set_scheduler(s)
+    }
+
+    fn with_scheduler(&mut self, f: SchedulerCall) -> Result<()> {
+        self.base.with_scheduler(f)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
 
 /// How far a group's GC runs now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,18 +231,13 @@ enum GcRun {
     Forced(u64),
 }
 
-impl Simulation {
-    /// True when writes or reads must go through the RAIN/GTF path.
-    pub(crate) fn rain_path(&self) -> bool {
-        self.rain.is_some() || self.wbuf.is_some()
-    }
-
+impl RainDevice {
     /// Run group `g`'s GC as `how` says. Under rotating GC the group's operations are chained
     /// (each starts after the previous one ends), so at most one plane of the group does GC at
     /// any instant.
     fn run_group_gc(&mut self, g: u32, how: GcRun, timed: bool) -> Result<()> {
-        let rgc = self.cfg.rain.rgc;
-        let parallel = matches!(how, GcRun::Forced(_)) && self.cfg.rain.parallel_forced_gc;
+        let rgc = self.rcfg.rgc;
+        let parallel = matches!(how, GcRun::Forced(_)) && self.rcfg.parallel_forced_gc;
         let Some(r) = &mut self.rain else {
             return Ok(());
         };
@@ -47,11 +249,7 @@ impl Simulation {
         let mut ops = 0u64;
         // Parallel forced GC: the group's rotation resumes after the last forced operation.
         let mut forced_end = 0u64;
-        let g_ = &self.cfg.geometry;
-        let livelock = 4
-            * u64::from(g_.blocks_per_plane)
-            * u64::from(g_.pages_per_block)
-            * u64::from(g_.channels);
+        let livelock = self.livelock_ops;
         loop {
             if matches!(how, GcRun::Forced(_)) && r.free_superblocks(g) > r.gc_reserve() {
                 break;
@@ -67,17 +265,17 @@ impl Simulation {
             };
             if timed {
                 if let GcRun::Until(t) = how {
-                    if not_before.max(self.res.plane_free_at(plane)) > t {
+                    if not_before.max(self.base.res.plane_free_at(plane)) > t {
                         break;
                     }
                 }
             }
-            let op = r.gc_op(&mut self.ftl, g)?;
+            let op = r.gc_op(&mut self.base.ftl, g)?;
             let done = match op {
                 GcOp::Done => break,
-                GcOp::Copy(p) if timed => self.res.gc_copy(p, not_before),
-                GcOp::Erase(p) if timed => self.res.gc_erase(p, not_before),
-                GcOp::Parity(p) if timed => self.res.gc_program(p, not_before),
+                GcOp::Copy(p) if timed => self.base.res.gc_copy(p, not_before),
+                GcOp::Erase(p) if timed => self.base.res.gc_erase(p, not_before),
+                GcOp::Parity(p) if timed => self.base.res.gc_program(p, not_before),
                 _ => not_before,
             };
             if parallel {
@@ -94,7 +292,7 @@ impl Simulation {
             if ops > livelock {
                 return Err(SsdError::DeviceFull(format!("RAIN group {g}: GC livelock ({ops} operations without reaching its target; too little spare?)")));
             }
-            if guard > 8 * u64::from(self.cfg.geometry.channels) + 8 {
+            if guard > 8 * u64::from(self.channels) + 8 {
                 return Err(SsdError::Invalid(format!(
                     "RAIN bug: group {g}'s GC makes no progress"
                 )));
@@ -109,7 +307,7 @@ impl Simulation {
 
     /// Rotating GC: let every collecting group run the operations that can start by `now`.
     pub(crate) fn rain_advance(&mut self, now: u64) -> Result<()> {
-        if !self.cfg.rain.rgc {
+        if !self.rcfg.rgc {
             return Ok(());
         }
         let groups = match &self.rain {
@@ -127,39 +325,14 @@ impl Simulation {
     /// Program one host page (and, when it completes a stripe, the stripe's parity) at `ready`.
     pub(crate) fn program_page(&mut self, lpn: u32, ready: u64, timed: bool) -> Result<OpDone> {
         if self.rain.is_none() {
-            let plane = GcContext {
-                ftl: &mut self.ftl,
-                res: if timed { Some(&mut self.res) } else { None },
-                rng: &mut self.gc_rng,
-            }
-            .host_plane(lpn, ready)?;
-            self.ftl.write_host(lpn, plane)?;
-            let d = if timed {
-                self.res.write(plane, ready)
-            } else {
-                OpDone {
-                    done: ready,
-                    blocked_by_gc: false,
-                }
-            };
-            if !timed && !self.ftl.needs_gc(plane) {
-                return Ok(d);
-            }
-            let res = if timed { Some(&mut self.res) } else { None };
-            let mut ctx = GcContext {
-                ftl: &mut self.ftl,
-                res,
-                rng: &mut self.gc_rng,
-            };
-            self.scheduler.after_page_write(plane, ready, &mut ctx)?;
-            return Ok(d);
+            return self.base.program_page(lpn, ready, NEVER, timed);
         }
         let mut tries = 0;
         loop {
             let next = self
                 .rain
                 .as_mut()
-                .map(|r| r.next_data_plane(&self.ftl))
+                .map(|r| r.next_data_plane(&self.base.ftl))
                 .expect("rain");
             match next {
                 Ok(_) => break,
@@ -178,23 +351,23 @@ impl Simulation {
             }
         }
         let r = self.rain.as_mut().expect("rain");
-        let w = r.write_host(&mut self.ftl, lpn)?;
+        let w = r.write_host(&mut self.base.ftl, lpn)?;
         let g = r.group_of_plane(w.plane);
         let mut d = OpDone {
             done: ready,
             blocked_by_gc: false,
         };
         if timed {
-            d = self.res.write(w.plane, ready);
+            d = self.base.res.write(w.plane, ready);
             if let Some(pp) = w.parity_plane {
-                let p = self.res.write(pp, ready);
+                let p = self.base.res.write(pp, ready);
                 d.done = d.done.max(p.done);
                 d.blocked_by_gc |= p.blocked_by_gc;
             }
         }
         let r = self.rain.as_ref().expect("rain");
         if r.gc_active(g) || r.needs_gc(g) {
-            let how = if timed && self.cfg.rain.rgc {
+            let how = if timed && self.rcfg.rgc {
                 GcRun::Until(ready)
             } else {
                 GcRun::Eager(ready)
@@ -255,8 +428,8 @@ impl Simulation {
         let lpn = b.next_pending()?;
         match &mut self.rain {
             Some(r) => {
-                let first = r.next_data_plane(&self.ftl).ok()?;
-                let res = &self.res;
+                let first = r.next_data_plane(&self.base.ftl).ok()?;
+                let res = &self.base.res;
                 Some(
                     res.group_of(first)
                         .filter(|&p| !res.gc_busy_at(p, now))
@@ -265,7 +438,11 @@ impl Simulation {
                         .unwrap_or(0),
                 )
             }
-            None => Some(self.res.plane_free_at(self.ftl.peek_host_plane(lpn))),
+            None => Some(
+                self.base
+                    .res
+                    .plane_free_at(self.base.ftl.peek_host_plane(lpn)),
+            ),
         }
     }
 
@@ -331,31 +508,37 @@ impl Simulation {
                 });
             }
         }
-        let plane = self.ftl.plane_of_ppn(ppn);
-        if self.cfg.rain.gtr && self.res.gc_busy_at(plane, ready) {
+        let plane = self.base.ftl.plane_of_ppn(ppn);
+        if self.rcfg.gtr && self.base.res.gc_busy_at(plane, ready) {
             // Planes of the read's group executing GC work now (a GC operation reserved for
             // later — a forced chain reserves the group's operations plane after plane — is
             // not executing). Rotating GC allows one; parallel forced GC more, and then the
             // read waits on its own plane (its stripe members would wait too).
             let collecting = self
+                .base
                 .res
                 .group_of(plane)
-                .filter(|&q| self.res.gc_collecting_at(q, ready))
+                .filter(|&q| self.base.res.gc_collecting_at(q, ready))
                 .count();
-            if self.cfg.rain.parallel_forced_gc && collecting > 1 {
+            if self.rcfg.parallel_forced_gc && collecting > 1 {
                 if let Some(r) = &mut self.rain {
                     r.stats.rebuild_refused_group_collecting += 1;
                 }
-                return Ok(self.res.read(plane, ready));
+                return Ok(self.base.res.read(plane, ready));
             }
             if let Some(r) = &mut self.rain {
                 let mut set = std::mem::take(&mut self.rebuild_scratch);
-                let normal = self.res.peek_read(plane, ready);
+                let normal = self.base.res.peek_read(plane, ready);
                 let (ok, via) = r.rebuild_set(ppn, &mut set);
                 if ok {
                     let t = set
                         .iter()
-                        .map(|&m| self.res.peek_read(self.ftl.plane_of_ppn(m), ready).done)
+                        .map(|&m| {
+                            self.base
+                                .res
+                                .peek_read(self.base.ftl.plane_of_ppn(m), ready)
+                                .done
+                        })
                         .max()
                         .unwrap_or(ready);
                     if t < normal.done {
@@ -364,7 +547,7 @@ impl Simulation {
                             blocked_by_gc: false,
                         };
                         for &m in &set {
-                            let o = self.res.read(self.ftl.plane_of_ppn(m), ready);
+                            let o = self.base.res.read(self.base.ftl.plane_of_ppn(m), ready);
                             d.done = d.done.max(o.done);
                             d.blocked_by_gc |= o.blocked_by_gc;
                         }
@@ -374,7 +557,7 @@ impl Simulation {
                         if collecting > 1 {
                             r.stats.rebuild_while_group_collecting += 1;
                         }
-                        r.verify_rebuild(&self.ftl, ppn, &set)?;
+                        r.verify_rebuild(&self.base.ftl, ppn, &set)?;
                         self.rebuild_scratch = set;
                         return Ok(d);
                     }
@@ -385,18 +568,13 @@ impl Simulation {
                 self.rebuild_scratch = set;
             }
         }
-        Ok(self.res.read(plane, ready))
-    }
-
-    /// Trim through RAIN: the page stays in its stripe until its super-block is erased.
-    pub(crate) fn trim_page_rain(&mut self, lpn: u32) {
-        self.ftl.trim(lpn);
+        Ok(self.base.res.read(plane, ready))
     }
 
     /// Preconditioning with parity (timing off): as `precondition::run`, through `program_page`.
-    pub(crate) fn precondition_rain(&mut self, p: &Precondition) -> Result<u64> {
-        let mut prng = rng::stream(self.opts.seed, "precondition");
-        let n = self.ftl.logical_pages();
+    fn precondition_pages(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
+        let mut prng = rng::stream(seed, "precondition");
+        let n = self.base.ftl.logical_pages();
         let mut written = 0u64;
         if p.sequential {
             for lpn in 0..n {

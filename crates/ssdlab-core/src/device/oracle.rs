@@ -1,12 +1,12 @@
 //! Future knowledge for the `oracle` placement: the workload is materialised in memory and,
 //! for every host page write, the index of the same page's next write is precomputed.
 
-use super::NEVER;
 use crate::error::Result;
+use crate::ftl::NEVER;
 use crate::trace::{OpKind, RequestSource, VecSource};
 
 /// Next-write times of every host page write of the workload, in order.
-pub(crate) struct OracleHints {
+pub struct OracleHints {
     next: Vec<u64>,
     cursor: usize,
     /// Host-write clock of the FTL when the measured phase starts.

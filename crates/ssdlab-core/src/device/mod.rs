@@ -1,0 +1,111 @@
+//! The seam where a device model plugs in.
+//!
+//! A *device model* is one way of serving page reads, writes and trims and of doing background
+//! work (GC, flushes, migration) up to a time. The engine (`sim`) splits requests into page
+//! ranges, decides arrival times and records completions; it knows only [`DeviceModel`] and never
+//! asks which model it runs. Each model owns its FTL state, its NAND time lines and its policies,
+//! and reuses the shared parts (mapping, block manager and victim index in `ftl`, GC unit steps
+//! and schedulers in `gc`, time lines in `nand`) instead of copying them.
+//!
+//! Models: [`PlainDevice`] (page-mapped FTL with a GC scheduler) and `rain::RainDevice`
+//! (Tiny-Tail Flash: RAIN parity, GC-tolerant reads and flushes, rotating GC, built on a
+//! `PlainDevice`). A new model (the hybrid SLC/QLC cache, a DFTL mapping cache, ZNS zones) is a
+//! folder implementing this trait plus one variant of [`crate::config::DeviceModelKind`] and
+//! its arm in `sim::build_model`.
+
+mod oracle;
+mod plain;
+
+pub use oracle::OracleHints;
+pub use plain::PlainDevice;
+
+use std::any::Any;
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::ftl::Ftl;
+use crate::gc::{GcContext, GcScheduler, RequestInfo};
+use crate::nand::OpDone;
+
+/// Fill the device before measuring: every logical page written once in order, then
+/// `random_passes × logical pages` uniformly random page writes, timing off. Statistics cover
+/// only what follows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precondition {
+    #[serde(default = "yes")]
+    pub sequential: bool,
+    #[serde(default = "two")]
+    pub random_passes: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+fn two() -> f64 {
+    2.0
+}
+
+impl Default for Precondition {
+    fn default() -> Self {
+        Precondition {
+            sequential: true,
+            random_passes: 2.0,
+        }
+    }
+}
+
+/// Runs a GC scheduler's decision with the model's own execution context.
+pub type SchedulerCall<'f> = &'f mut dyn FnMut(&mut dyn GcScheduler, &mut GcContext) -> Result<()>;
+
+/// One device model: page service and background work. Times are simulated ns. In a timing-free
+/// run (`timed = false` at construction) the model touches no time line and every `ready` is 0.
+pub trait DeviceModel: Send {
+    /// The model's registry name.
+    fn name(&self) -> &'static str;
+
+    /// Fill the device (timing off) and reset its counters; returns the host pages written.
+    fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64>;
+
+    /// Background work that can run by `now`, before serving the request arriving at `now`
+    /// (`prev_arrival`: the previous request's arrival; the device may have been idle between).
+    /// Ends by letting the time lines forget what finished before `now`. Timed runs only.
+    fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()>;
+
+    /// Read logical pages `pages` from `ready`: when the last completes, and whether any waited
+    /// for GC. Unmapped pages cost nothing.
+    fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone>;
+
+    /// Write logical pages `pages` from `ready` (GC runs as the model's policies say).
+    fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone>;
+
+    /// Trim logical pages `pages`.
+    fn trim(&mut self, pages: Range<u32>) -> Result<()>;
+
+    /// A whole request has been served (timed runs): the GC scheduler's decision point.
+    fn after_request(&mut self, info: &RequestInfo) -> Result<()>;
+
+    /// The FTL state (counters, maps, erase counts, invariants).
+    fn ftl(&self) -> &Ftl;
+
+    /// Free blocks of the device (what the host could still be given, GC reserves included).
+    fn free_blocks(&self) -> u64;
+
+    /// Busy time of the NAND time lines spent on GC so far (ns).
+    fn gc_busy_ns(&self) -> u64;
+
+    /// The GC scheduler, if the model runs one.
+    fn scheduler(&self) -> Option<&dyn GcScheduler>;
+
+    /// Replace the GC scheduler (schedulers built outside the registry, e.g. with a Q-table).
+    fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()>;
+
+    /// Call `f` with the scheduler and the model's GC execution context (decision stepping).
+    fn with_scheduler(&mut self, f: SchedulerCall) -> Result<()>;
+
+    /// The model as `Any`, for callers that need its own reports (e.g. RAIN counters).
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}

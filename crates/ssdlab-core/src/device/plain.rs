@@ -1,0 +1,289 @@
+//! The plain page-mapped SSD: host pages are placed by the FTL's allocation and placement
+//! policies, GC runs per plane as the configured scheduler decides (forced GC when a plane is out
+//! of space, whatever the scheduler), and every operation is timed on the NAND time lines.
+
+use std::any::Any;
+use std::ops::Range;
+
+use rand::Rng;
+
+use super::{DeviceModel, OracleHints, Precondition, SchedulerCall};
+use crate::config::DeviceConfig;
+use crate::error::Result;
+use crate::ftl::{Ftl, NEVER};
+use crate::gc::{build_scheduler, GcContext, GcScheduler, RequestInfo};
+use crate::nand::{OpDone, Resources};
+use crate::rng::{self, SimRng};
+
+/// The plain device model (and the base the RAIN model builds on).
+pub struct PlainDevice {
+    pub(crate) ftl: Ftl,
+    pub(crate) res: Resources,
+    pub(crate) timed: bool,
+    scheduler: Box<dyn GcScheduler>,
+    gc_rng: SimRng,
+    oracle: Option<OracleHints>,
+}
+
+impl PlainDevice {
+    /// `check`: verify that no page is programmed twice between erases (tests); `oracle`: the
+    /// next-write times of the `oracle` placement.
+    pub fn new(
+        cfg: &DeviceConfig,
+        seed: u64,
+        timed: bool,
+        check: bool,
+        oracle: Option<OracleHints>,
+    ) -> Result<Self> {
+        let mut ftl = Ftl::new(cfg)?;
+        if check {
+            ftl.enable_program_checks();
+        }
+        Ok(PlainDevice {
+            ftl,
+            res: Resources::new(cfg),
+            timed,
+            scheduler: build_scheduler(cfg.gc.scheduler_kind()?, cfg, seed)?,
+            gc_rng: rng::stream(seed, "gc"),
+            oracle,
+        })
+    }
+
+    fn ctx(&mut self, timed: bool) -> GcContext<'_> {
+        GcContext {
+            ftl: &mut self.ftl,
+            res: if timed { Some(&mut self.res) } else { None },
+            rng: &mut self.gc_rng,
+        }
+    }
+
+    /// Program host page `lpn` at `ready` with the oracle's next-write time `hint` (`NEVER`
+    /// without one): the allocator's plane (forced GC there if it is out of space), the page
+    /// program, then the scheduler's per-page decision point. `timed = false` in a timed run
+    /// serves preconditioning writes of models built on this one.
+    pub(crate) fn program_page(
+        &mut self,
+        lpn: u32,
+        ready: u64,
+        hint: u64,
+        timed: bool,
+    ) -> Result<OpDone> {
+        let plane = self.ctx(timed).host_plane(lpn, ready)?;
+        self.ftl.write_host_hinted(lpn, plane, hint)?;
+        let d = if timed {
+            self.res.write(plane, ready)
+        } else {
+            OpDone {
+                done: ready,
+                blocked_by_gc: false,
+            }
+        };
+        // Timing-free fast path: the scheduler is asked only when the plane needs GC.
+        if !timed && !self.ftl.needs_gc(plane) {
+            return Ok(d);
+        }
+        let Self {
+            ftl,
+            res,
+            scheduler,
+            gc_rng,
+            ..
+        } = self;
+        let mut ctx = GcContext {
+            ftl,
+            res: if timed { Some(res) } else { None },
+            rng: gc_rng,
+        };
+        scheduler.after_page_write(plane, ready, &mut ctx)?;
+        Ok(d)
+    }
+
+    /// The oracle's next-write time for the next host page write (`NEVER` without oracle).
+    #[inline]
+    fn next_write_hint(&mut self) -> u64 {
+        match &mut self.oracle {
+            Some(o) => o.next_hint(),
+            None => NEVER,
+        }
+    }
+
+    /// The scheduler's idle-time decision point (timed), then nothing else: shared with models
+    /// built on this one, which add their own background work before the time lines advance.
+    pub(crate) fn scheduler_idle(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
+        if self.scheduler.wants_idle() && now > prev_arrival {
+            let from = self.res.horizon();
+            if now > from {
+                let Self {
+                    ftl,
+                    res,
+                    scheduler,
+                    gc_rng,
+                    ..
+                } = self;
+                let mut ctx = GcContext {
+                    ftl,
+                    res: Some(res),
+                    rng: gc_rng,
+                };
+                scheduler.on_idle(from, now, &mut ctx)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl DeviceModel for PlainDevice {
+    fn name(&self) -> &'static str {
+        "plain"
+    }
+
+    fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
+        let written = precondition(&mut self.ftl, p, seed)?;
+        self.ftl.reset_counters();
+        if let Some(o) = &mut self.oracle {
+            o.set_offset(self.ftl.host_clock());
+        }
+        Ok(written)
+    }
+
+    fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
+        self.scheduler_idle(prev_arrival, now)?;
+        self.res.advance(now);
+        Ok(())
+    }
+
+    fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        let mut out = OpDone {
+            done: ready,
+            blocked_by_gc: false,
+        };
+        for lpn in pages {
+            if let Some(ppn) = self.ftl.read(lpn) {
+                if self.timed {
+                    let d = self.res.read(self.ftl.plane_of_ppn(ppn), ready);
+                    out.done = out.done.max(d.done);
+                    out.blocked_by_gc |= d.blocked_by_gc;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        let mut out = OpDone {
+            done: ready,
+            blocked_by_gc: false,
+        };
+        for lpn in pages {
+            let hint = self.next_write_hint();
+            let d = self.program_page(lpn, ready, hint, self.timed)?;
+            out.done = out.done.max(d.done);
+            out.blocked_by_gc |= d.blocked_by_gc;
+        }
+        Ok(out)
+    }
+
+    fn trim(&mut self, pages: Range<u32>) -> Result<()> {
+        for lpn in pages {
+            self.ftl.trim(lpn);
+        }
+        Ok(())
+    }
+
+    fn after_request(&mut self, info: &RequestInfo) -> Result<()> {
+        let Self {
+            ftl,
+            res,
+            scheduler,
+            gc_rng,
+            ..
+        } = self;
+        let mut ctx = GcContext {
+            ftl,
+            res: Some(res),
+            rng: gc_rng,
+        };
+        scheduler.after_request(info, &mut ctx)
+    }
+
+    fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    fn free_blocks(&self) -> u64 {
+        self.ftl.total_free_blocks()
+    }
+
+    fn gc_busy_ns(&self) -> u64 {
+        self.res.gc_busy_ns
+    }
+
+    fn scheduler(&self) -> Option<&dyn GcScheduler> {
+        Some(self.scheduler.as_ref())
+    }
+
+    fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
+        self.scheduler = s;
+        Ok(())
+    }
+
+    fn with_scheduler(&mut self, f: SchedulerCall) -> Result<()> {
+        let Self {
+            ftl,
+            res,
+            scheduler,
+            gc_rng,
+            timed,
+            ..
+        } = self;
+        let mut ctx = GcContext {
+            ftl,
+            res: if *timed { Some(res) } else { None },
+            rng: gc_rng,
+        };
+        f(scheduler.as_mut(), &mut ctx)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Preconditioning of the plain FTL: blocking GC, timing off, its own random streams.
+fn precondition(ftl: &mut Ftl, p: &Precondition, seed: u64) -> Result<u64> {
+    let mut rng = rng::stream(seed, "precondition");
+    let mut gc_rng = rng::stream(seed, "precondition-gc");
+    let n = ftl.logical_pages();
+    let mut written = 0u64;
+    if p.sequential {
+        for lpn in 0..n {
+            write_one(ftl, lpn, &mut gc_rng)?;
+        }
+        written += u64::from(n);
+    }
+    let random = (p.random_passes * f64::from(n)).round() as u64;
+    for _ in 0..random {
+        let lpn = rng.gen_range(0..n);
+        write_one(ftl, lpn, &mut gc_rng)?;
+    }
+    Ok(written + random)
+}
+
+/// One host page write with blocking GC, timing off: the timing-free fast path.
+#[inline]
+fn write_one(ftl: &mut Ftl, lpn: u32, gc_rng: &mut SimRng) -> Result<()> {
+    let plane = GcContext {
+        ftl: &mut *ftl,
+        res: None,
+        rng: &mut *gc_rng,
+    }
+    .host_plane(lpn, 0)?;
+    ftl.write_host(lpn, plane)?;
+    if ftl.needs_gc(plane) {
+        ftl.gc_until_threshold(plane, gc_rng, |_| {})?;
+    }
+    Ok(())
+}
