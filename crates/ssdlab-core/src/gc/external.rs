@@ -15,9 +15,8 @@
 
 use serde::Serialize;
 
+use super::algorithm1::Algorithm1;
 use super::context::{GcContext, GcScheduler, RequestInfo};
-use super::partial::{run_action, PartialGc};
-use super::RlFeatures;
 use crate::config::DeviceConfig;
 use crate::error::Result;
 
@@ -46,25 +45,17 @@ pub struct Observation {
 
 /// The scheduler whose decisions come from outside.
 pub struct ExternalScheduler {
-    features: RlFeatures,
-    partial: PartialGc,
+    alg: Algorithm1,
     t_gc: u32,
     pending: Option<(Observation, u64)>,
-    prev_interval_ns: u64,
-    prev_copies: u32,
-    decisions: u64,
 }
 
 impl ExternalScheduler {
     pub fn new(cfg: &DeviceConfig) -> Self {
         ExternalScheduler {
-            features: RlFeatures::new(&cfg.gc.rl),
-            partial: PartialGc::new(cfg),
+            alg: Algorithm1::new(cfg),
             t_gc: cfg.gc.threshold_blocks,
             pending: None,
-            prev_interval_ns: 0,
-            prev_copies: 0,
-            decisions: 0,
         }
     }
 
@@ -73,27 +64,22 @@ impl ExternalScheduler {
         self.pending.map(|(o, _)| o)
     }
 
-    fn eligible(&self, gc: &GcContext, p: u32) -> bool {
-        !self.partial.is_on(p) && gc.ftl.free_blocks(p) <= self.t_gc
-    }
-
     /// Run the action of the pending decision (no-op without one).
     pub fn apply(&mut self, copies: u32, gc: &mut GcContext) -> Result<()> {
         let Some((_, now)) = self.pending.take() else {
             return Ok(());
         };
-        for p in 0..gc.ftl.planes() {
-            if self.eligible(gc, p) {
-                run_action(gc, p, copies, now, None)?;
-            }
-        }
-        self.prev_copies = copies;
-        self.decisions += 1;
-        Ok(())
+        self.alg.act(gc, copies, now, self.t_gc, None)
     }
 }
 
 impl GcScheduler for ExternalScheduler {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
     fn name(&self) -> &'static str {
         "external"
     }
@@ -108,40 +94,27 @@ impl GcScheduler for ExternalScheduler {
         if self.pending.is_some() {
             self.apply(0, gc)?;
         }
-        let response = info.completion_ns - info.arrival_ns;
-        self.partial
-            .run_intensive(gc, info.completion_ns, info.is_write)?;
-        let prev_interval = std::mem::replace(&mut self.prev_interval_ns, info.interval_ns);
-        let planes = gc.ftl.planes();
-        if info.is_write && info.interval_ns > 0 && (0..planes).any(|p| self.eligible(gc, p)) {
+        if let Some(d) = self.alg.observe(info, gc, self.t_gc, false)? {
+            let planes = gc.ftl.planes();
             let obs = Observation {
-                prev_interval_us: prev_interval as f64 / 1e3,
+                prev_interval_us: d.prev_interval_ns as f64 / 1e3,
                 interval_us: info.interval_ns as f64 / 1e3,
-                prev_action: self.prev_copies,
+                prev_action: self.alg.prev_copies,
                 free_blocks: (0..planes)
                     .map(|p| gc.ftl.free_blocks(p))
                     .min()
                     .unwrap_or(0),
-                response_us: response as f64 / 1e3,
-                reward: self.features.reward(info.is_write, response),
-                state: self
-                    .features
-                    .state(prev_interval, info.interval_ns, self.prev_copies)
-                    as u32,
+                response_us: d.response_ns as f64 / 1e3,
+                reward: d.reward,
+                state: d.state as u32,
                 is_write: info.is_write,
                 victim_ready: (0..planes).any(|p| gc.ftl.gc_victim_ready(p)),
                 time_us: info.completion_ns as f64 / 1e3,
-                decisions: self.decisions,
+                decisions: self.alg.decisions,
             };
             self.pending = Some((obs, info.completion_ns));
         }
-        self.features.record(info.is_write, response);
+        self.alg.record(info);
         Ok(())
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 }

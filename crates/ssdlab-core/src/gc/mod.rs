@@ -3,6 +3,7 @@
 //! on, on the NAND time lines. Victim policies (which block) are data in `config` and indexes in
 //! `ftl`.
 
+pub mod algorithm1;
 mod blocking;
 mod context;
 mod external;

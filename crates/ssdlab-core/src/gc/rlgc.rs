@@ -11,8 +11,8 @@
 //! blocks, actions capped at 2 copies and a victim taken only if > 60 % invalid) and
 //! read-initiated GC (decisions after reads as well).
 
+use super::algorithm1::{Algorithm1, EarlyRule};
 use super::context::{GcContext, GcScheduler, RequestInfo};
-use super::partial::{run_action, PartialGc};
 use super::rl_state::RlFeatures;
 use crate::config::DeviceConfig;
 use crate::error::Result;
@@ -31,12 +31,8 @@ pub struct RlGc {
     eps: f64,
     explore: u64,
     learner: QLearner,
-    features: RlFeatures,
-    partial: PartialGc,
+    alg: Algorithm1,
     prev: Option<(usize, usize)>,
-    prev_interval_ns: u64,
-    prev_copies: u32,
-    decisions: u64,
 }
 
 impl RlGc {
@@ -59,8 +55,7 @@ impl RlGc {
         table: Option<QTable>,
     ) -> Result<Self> {
         let rl = &cfg.gc.rl;
-        let features = RlFeatures::new(rl);
-        let table = check_table(table, features.states(), &rl.actions)?;
+        let table = check_table(table, RlFeatures::new(rl).states(), &rl.actions)?;
         let ppb = cfg.geometry.pages_per_block;
         Ok(RlGc {
             aggressive,
@@ -73,12 +68,8 @@ impl RlGc {
             eps: rl.epsilon,
             explore: rl.explore_decisions,
             learner: QLearner::new(table, rl.alpha, rl.gamma, rng::stream(seed, "rl")),
-            features,
-            partial: PartialGc::new(cfg),
+            alg: Algorithm1::new(cfg),
             prev: None,
-            prev_interval_ns: 0,
-            prev_copies: 0,
-            decisions: 0,
         })
     }
 
@@ -88,12 +79,12 @@ impl RlGc {
     }
 
     pub fn decisions(&self) -> u64 {
-        self.decisions
+        self.alg.decisions
     }
 
     /// The ε of the next decision (§5.2: large for the first decisions, then small).
     pub fn epsilon(&self) -> f64 {
-        if self.decisions < self.explore {
+        if self.alg.decisions < self.explore {
             self.eps0
         } else {
             self.eps
@@ -145,50 +136,27 @@ impl GcScheduler for RlGc {
         if !info.is_write && !info.is_read {
             return Ok(());
         }
-        let response = info.completion_ns - info.arrival_ns;
-        let now = info.completion_ns;
-        self.partial.run_intensive(gc, now, info.is_write)?;
-        let interval = info.interval_ns;
-        let prev_interval = std::mem::replace(&mut self.prev_interval_ns, interval);
         let trigger = if self.aggressive {
             self.t_agc
         } else {
             self.t_gc
         };
-        let planes = gc.ftl.planes();
-        let eligible =
-            |p: u32, gc: &GcContext| !self.partial.is_on(p) && gc.ftl.free_blocks(p) <= trigger;
-        let decide = (info.is_write || self.aggressive)
-            && interval > 0
-            && (0..planes).any(|p| eligible(p, gc));
-        if decide {
-            let s = self
-                .features
-                .state(prev_interval, interval, self.prev_copies);
+        if let Some(d) = self.alg.observe(info, gc, trigger, self.aggressive)? {
             let eps = self.epsilon();
-            let a = self.learner.choose(s, eps);
-            let r = self.features.reward(info.is_write, response);
+            let a = self.learner.choose(d.state, eps);
             if let Some((ps, pa)) = self.prev {
-                self.learner.update(ps, pa, r, s, a);
+                self.learner.update(ps, pa, d.reward, d.state, a);
             }
-            let copies = self.actions[a];
-            for p in 0..planes {
-                if !eligible(p, gc) {
-                    continue;
-                }
-                let early = self.aggressive && gc.ftl.free_blocks(p) > self.t_gc;
-                let (k, max_valid) = if early {
-                    (copies.min(self.cap), Some(self.max_valid_early))
-                } else {
-                    (copies, None)
-                };
-                run_action(gc, p, k, now, max_valid)?;
-            }
-            self.prev = Some((s, a));
-            self.prev_copies = copies;
-            self.decisions += 1;
+            let early = self.aggressive.then_some(EarlyRule {
+                t_gc: self.t_gc,
+                cap: self.cap,
+                max_valid: self.max_valid_early,
+            });
+            self.alg
+                .act(gc, self.actions[a], info.completion_ns, trigger, early)?;
+            self.prev = Some((d.state, a));
         }
-        self.features.record(info.is_write, response);
+        self.alg.record(info);
         Ok(())
     }
 }
