@@ -1,5 +1,11 @@
-//! RAIN parity groups for Tiny-Tail Flash (Yan et al., FAST 2017): stripe-aligned allocation,
-//! parity bookkeeping, rebuild sets for GC-tolerant reads, and the GC-tolerant flush buffer.
+//! The Tiny-Tail Flash device model (Yan et al., FAST 2017): RAIN parity groups, super-block
+//! allocation and stripe-group GC, GC-tolerant reads and flushes, rotating GC.
+//!
+//! Files, by concept: `device` (the model: construction, the page-service seam, reports),
+//! `superblock` (allocation and host stripes), `group_gc` (the group GC state machine),
+//! `schedule` (when group GC runs on the time lines: rotating, plane-blocking, forced),
+//! `gtr` (GC-tolerant reads), `flush` and `buffer` (GC-tolerant flush), `rebuild` (rebuild
+//! sets, verification and the parity audit).
 //!
 //! ## Parity design: super-blocks and stripe-group GC (how parity stays correct under GC)
 //! * A **parity group** is the same (chip, die, plane) index on every channel (the seed:
@@ -46,11 +52,17 @@
 
 mod buffer;
 mod device;
+mod flush;
+mod group_gc;
+mod gtr;
+mod rebuild;
+mod schedule;
 mod superblock;
 
 pub use buffer::WriteBuffer;
 pub use device::{RainDevice, TtflashReport};
-pub use superblock::{GcOp, HostWrite, Rain, RainStats};
+pub use group_gc::GcOp;
+pub use superblock::{HostWrite, Rain, RainStats};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).
 pub fn page_checksum(lpn: u32, version: u32) -> u64 {

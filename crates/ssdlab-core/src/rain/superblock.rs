@@ -1,24 +1,27 @@
-//! Super-block (stripe-group) RAIN with stripe-group GC. See the module docs of [`crate::rain`].
+//! Super-block allocation and host stripes of the RAIN layer: the super-block table, free
+//! super-blocks per group, the open host stripe and its parity. See the module docs of
+//! [`crate::rain`].
 
 use std::collections::VecDeque;
 
-use crate::error::{Result, SsdError};
+use crate::error::Result;
 use crate::ftl::Ftl;
 
+use super::group_gc::{GroupGc, Phase};
 use super::page_checksum;
 
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 /// Free super-blocks of a group the host may not take (kept for GC frontiers).
-const GC_RESERVE: usize = 4;
+pub(super) const GC_RESERVE: usize = 4;
 /// Rounds a GC stripe stays open for copies of later victims before it is closed short (the
 /// copies of one victim are unevenly spread over its members — copy-back keeps each on its
 /// plane — so the next victims' copies fill its stripes; measured on the test device at 40 %
 /// spare: 1 round, 4.93 members per GC stripe of 7; 2 rounds, 5.34 and 5 % fewer erases;
 /// 4 rounds, no better).
-const STRIPE_ROUNDS: u64 = 2;
+pub(super) const STRIPE_ROUNDS: u64 = 2;
 /// GC super-blocks a group keeps open for copies (copy-back keeps each page on its plane, so
 /// one member fills before the others; a second open super-block takes its overflow).
-const MAX_OPEN_GC_SB: usize = 2;
+pub(super) const MAX_OPEN_GC_SB: usize = 2;
 
 /// Counters of the RAIN layer (since the simulation started, preconditioning excluded).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -58,7 +61,7 @@ pub struct RainStats {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sb {
+pub(super) enum Sb {
     Free,
     Host,
     Gc,
@@ -67,51 +70,13 @@ enum Sb {
 }
 
 #[derive(Debug, Clone, Default)]
-struct Stripe {
-    members: Vec<u32>,
-    parity: u32,
-    sb: u32,
-    round: u64,
+pub(super) struct Stripe {
+    pub(super) members: Vec<u32>,
+    pub(super) parity: u32,
+    pub(super) sb: u32,
+    pub(super) round: u64,
     /// Channel of the parity page (GC stripes: fixed when the stripe is created).
-    pch: u32,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Parity,
-    Erase,
-    Copy,
-}
-
-/// One GC operation, as executed on the FTL (the caller gives it time).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GcOp {
-    Copy(u32),
-    Erase(u32),
-    Parity(u32),
-    /// A turn ended without work (no time).
-    Turn,
-    /// The group's GC stopped.
-    Done,
-}
-
-#[derive(Debug, Clone)]
-struct GroupGc {
-    active: bool,
-    round: u64,
-    turn: u32,
-    phase: Phase,
-    victim: u32,
-    cursor: u32,
-    /// Victims copied, waiting for erase: (super-block, round copied, bit mask of erased members).
-    pending: VecDeque<(u32, u64, u64)>,
-    /// The GC super-blocks taking copies, oldest first, each with its per-channel page slots
-    /// reserved for the parity of its open stripes.
-    gc_sbs: Vec<(u32, Vec<u32>)>,
-    /// Open GC stripes (in `gc_sbs` or in sealed GC super-blocks).
-    open: Vec<u32>,
-    /// End of the group's last GC operation (rotating GC chains its operations).
-    clock: u64,
+    pub(super) pch: u32,
 }
 
 /// Host write result: the data page's plane and, when it closed its stripe, the parity's.
@@ -124,28 +89,28 @@ pub struct HostWrite {
 /// RAIN state of one device.
 #[derive(Debug, Clone)]
 pub struct Rain {
-    n: u32,
-    groups: u32,
-    bpp: u32,
-    ppb: u32,
-    threshold: usize,
-    sb_state: Vec<Sb>,
-    sb_stripes: Vec<Vec<u32>>,
-    free_sb: Vec<VecDeque<u32>>,
-    host_sb: Vec<u32>,
-    next_group: u32,
+    pub(super) n: u32,
+    pub(super) groups: u32,
+    pub(super) bpp: u32,
+    pub(super) ppb: u32,
+    pub(super) threshold: usize,
+    pub(super) sb_state: Vec<Sb>,
+    pub(super) sb_stripes: Vec<Vec<u32>>,
+    pub(super) free_sb: Vec<VecDeque<u32>>,
+    pub(super) host_sb: Vec<u32>,
+    pub(super) next_group: u32,
     /// The open host stripe: id, group, parity channel, data pages written.
-    hs: u32,
-    hs_group: u32,
-    hs_pch: u32,
-    hs_filled: u32,
-    gcs: Vec<GroupGc>,
-    stripes: Vec<Stripe>,
-    free_stripes: Vec<u32>,
-    stripe_of: Vec<u32>,
-    origin: Vec<u32>,
-    version: Option<Vec<u32>>,
-    scratch: Vec<u32>,
+    pub(super) hs: u32,
+    pub(super) hs_group: u32,
+    pub(super) hs_pch: u32,
+    pub(super) hs_filled: u32,
+    pub(super) gcs: Vec<GroupGc>,
+    pub(super) stripes: Vec<Stripe>,
+    pub(super) free_stripes: Vec<u32>,
+    pub(super) stripe_of: Vec<u32>,
+    pub(super) origin: Vec<u32>,
+    pub(super) version: Option<Vec<u32>>,
+    pub(super) scratch: Vec<u32>,
     pub stats: RainStats,
 }
 
@@ -197,17 +162,16 @@ impl Rain {
             stats: RainStats::default(),
         }
     }
-
     pub fn groups(&self) -> u32 {
         self.groups
     }
-    fn plane(&self, g: u32, c: u32) -> u32 {
+    pub(super) fn plane(&self, g: u32, c: u32) -> u32 {
         c * self.groups + g
     }
-    fn blk(&self, g: u32, c: u32, i: u32) -> u32 {
+    pub(super) fn blk(&self, g: u32, c: u32, i: u32) -> u32 {
         self.plane(g, c) * self.bpp + i
     }
-    fn sb_id(&self, g: u32, i: u32) -> usize {
+    pub(super) fn sb_id(&self, g: u32, i: u32) -> usize {
         (g * self.bpp + i) as usize
     }
     /// The parity group of a plane.
@@ -224,32 +188,7 @@ impl Rain {
     pub fn needs_gc(&self, g: u32) -> bool {
         self.free_sb[g as usize].len() < self.threshold
     }
-    pub fn gc_active(&self, g: u32) -> bool {
-        self.gcs[g as usize].active
-    }
-    pub fn gc_clock(&self, g: u32) -> u64 {
-        self.gcs[g as usize].clock
-    }
-    pub fn set_gc_clock(&mut self, g: u32, t: u64) {
-        self.gcs[g as usize].clock = t;
-    }
-    /// The plane the group's next GC operation runs on.
-    pub fn gc_plane(&self, g: u32) -> u32 {
-        self.plane(g, self.gcs[g as usize].turn)
-    }
-    /// Start GC on group `g` (no effect if running).
-    pub fn activate(&mut self, g: u32, now: u64) {
-        let st = &mut self.gcs[g as usize];
-        if !st.active {
-            st.active = true;
-            st.clock = st.clock.max(now);
-            st.turn = 0;
-            st.phase = Phase::Parity;
-            st.cursor = 0;
-        }
-    }
-
-    fn new_stripe(&mut self, sb: usize, round: u64, pch: u32) -> u32 {
+    pub(super) fn new_stripe(&mut self, sb: usize, round: u64, pch: u32) -> u32 {
         let id = match self.free_stripes.pop() {
             Some(id) => id,
             None => {
@@ -266,17 +205,15 @@ impl Rain {
         self.sb_stripes[sb].push(id);
         id
     }
-
-    fn take_free_sb(&mut self, g: u32, state: Sb) -> Option<u32> {
+    pub(super) fn take_free_sb(&mut self, g: u32, state: Sb) -> Option<u32> {
         let i = self.free_sb[g as usize].pop_front()?;
         let id = self.sb_id(g, i);
         self.sb_state[id] = state;
         Some(i)
     }
-
     /// The group the next host stripe goes to (rotating over groups with room), or Err(group)
     /// when no group can take one without GC first.
-    fn host_group(&mut self, ftl: &Ftl) -> std::result::Result<u32, u32> {
+    pub(super) fn host_group(&mut self, ftl: &Ftl) -> std::result::Result<u32, u32> {
         for d in 0..self.groups {
             let g = (self.next_group + d) % self.groups;
             let h = self.host_sb[g as usize];
@@ -287,7 +224,6 @@ impl Rain {
         }
         Err(self.next_group)
     }
-
     /// Where the next host data page goes, opening a stripe if needed; Err(group) when GC must
     /// run first (forced) on that group.
     pub fn next_data_plane(&mut self, ftl: &Ftl) -> std::result::Result<u32, u32> {
@@ -315,7 +251,6 @@ impl Rain {
         let ch = if i < self.hs_pch { i } else { i + 1 };
         Ok(self.plane(self.hs_group, ch))
     }
-
     /// Program host page `lpn` into the open host stripe (after `next_data_plane`), and its
     /// parity when it completes the stripe.
     pub fn write_host(&mut self, ftl: &mut Ftl, lpn: u32) -> Result<HostWrite> {
@@ -357,7 +292,6 @@ impl Rain {
         }
         Ok(out)
     }
-
     /// Host data pages that complete the open host stripe (N − 1 when none is open).
     pub fn host_stripe_left(&self) -> u32 {
         if self.hs == NONE {
@@ -366,408 +300,10 @@ impl Rain {
             self.n - 1 - self.hs_filled
         }
     }
-
-    fn members_xor(&self, ftl: &Ftl, s: u32) -> u64 {
+    pub(super) fn members_xor(&self, ftl: &Ftl, s: u32) -> u64 {
         self.stripes[s as usize]
             .members
             .iter()
             .fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0))
-    }
-
-    fn sb_valid(&self, ftl: &Ftl, g: u32, i: u32) -> u32 {
-        (0..self.n)
-            .map(|c| ftl.block_valid(self.blk(g, c, i)))
-            .sum()
-    }
-
-    fn pick_victim(&mut self, ftl: &Ftl, g: u32) -> u32 {
-        let cap = (self.n - 1) * self.ppb;
-        let mut best = (u32::MAX, NONE);
-        for i in 0..self.bpp {
-            if self.sb_state[self.sb_id(g, i)] == Sb::Full {
-                let v = self.sb_valid(ftl, g, i);
-                if v < best.0 {
-                    best = (v, i);
-                }
-            }
-        }
-        if best.1 == NONE || best.0 >= cap {
-            return NONE;
-        }
-        let id = self.sb_id(g, best.1);
-        self.sb_state[id] = Sb::Victim;
-        self.stats.superblocks_collected += 1;
-        best.1
-    }
-
-    fn is_sealed(&self, g: u32, sb: u32) -> bool {
-        !self.gcs[g as usize]
-            .gc_sbs
-            .iter()
-            .any(|&(i, _)| self.sb_id(g, i) as u32 == sb)
-    }
-
-    /// One GC operation of group `g`'s stripe-group GC, applied to the FTL.
-    ///
-    /// Rounds: in round r the victim picked at its start is copied member by member (turn c =
-    /// channel c). At its turn plane c (1) writes the parity of every open stripe whose parity
-    /// channel is c and that is full (N − 1 members), `STRIPE_ROUNDS` rounds old, or in a sealed
-    /// super-block; (2) erases its member of every pending victim that is erasable; (3) copies
-    /// its own valid pages of the victim (copy-back) into its member of the GC super-block. A
-    /// copy joins the oldest open stripe of an open GC super-block with no page on c and a parity
-    /// channel ≠ c, or opens a stripe whose parity channel is fixed then (the one with most
-    /// room) and whose parity slot is reserved. A member takes a copy only while its written
-    /// pages + reserved parity slots + 1 ≤ pages per block; otherwise the super-block is sealed
-    /// (its open stripes close at their parity planes' next turns, whose slots are reserved) and
-    /// a fresh one is opened. Every stripe opened in round r is closed by the end of round
-    /// r + `STRIPE_ROUNDS`. A victim copied in round r is erasable once no open stripe is from round ≤ r:
-    /// copies from it joined only stripes opened in rounds ≤ r, so all of them are protected
-    /// by their own parity before the victim's pages (their rebuild path until then) vanish.
-    pub fn gc_op(&mut self, ftl: &mut Ftl, g: u32) -> Result<GcOp> {
-        let gi = g as usize;
-        if !self.gcs[gi].active {
-            return Ok(GcOp::Done);
-        }
-        let c = self.gcs[gi].turn;
-        let p = self.plane(g, c);
-        let round = self.gcs[gi].round;
-        loop {
-            match self.gcs[gi].phase {
-                Phase::Parity => {
-                    let n = self.n;
-                    let pick = self.gcs[gi].open.iter().position(|&s| {
-                        let st = &self.stripes[s as usize];
-                        st.pch == c
-                            && (st.members.len() as u32 == n - 1
-                                || st.round + STRIPE_ROUNDS <= round
-                                || self.is_sealed(g, st.sb))
-                    });
-                    if let Some(k) = pick {
-                        let s = self.gcs[gi].open.remove(k);
-                        self.close_gc_stripe(ftl, g, c, s)?;
-                        return Ok(GcOp::Parity(p));
-                    }
-                    self.gcs[gi].phase = Phase::Erase;
-                }
-                Phase::Erase => {
-                    let n = self.n;
-                    let oldest_open = self.gcs[gi]
-                        .open
-                        .iter()
-                        .map(|&s| self.stripes[s as usize].round)
-                        .min()
-                        .unwrap_or(u64::MAX);
-                    let at = self.gcs[gi]
-                        .pending
-                        .iter()
-                        .position(|&(_, r, e)| r < oldest_open && e & (1u64 << c) == 0);
-                    if let Some(k) = at {
-                        let (sb, _, _) = self.gcs[gi].pending[k];
-                        self.erase_member(ftl, g, c, sb);
-                        self.gcs[gi].pending[k].2 |= 1u64 << c;
-                        if self.gcs[gi].pending[k].2.count_ones() == n {
-                            self.gcs[gi].pending.remove(k);
-                            self.free_superblock(g, sb);
-                        }
-                        return Ok(GcOp::Erase(p));
-                    }
-                    self.gcs[gi].phase = Phase::Copy;
-                    self.gcs[gi].cursor = 0;
-                }
-                Phase::Copy => {
-                    let v = self.gcs[gi].victim;
-                    if v != NONE {
-                        let b = self.blk(g, c, v);
-                        let base = b * self.ppb;
-                        if let Some(from) =
-                            ftl.next_valid(base + self.gcs[gi].cursor, base + self.ppb)
-                        {
-                            self.gcs[gi].cursor = from - base + 1;
-                            self.gc_copy(ftl, g, c, from, round)?;
-                            return Ok(GcOp::Copy(p));
-                        }
-                    }
-                    return Ok(self.end_turn(ftl, g));
-                }
-            }
-        }
-    }
-
-    fn end_turn(&mut self, ftl: &Ftl, g: u32) -> GcOp {
-        let gi = g as usize;
-        let st = &mut self.gcs[gi];
-        st.phase = Phase::Parity;
-        st.cursor = 0;
-        st.turn += 1;
-        if st.turn < self.n {
-            return GcOp::Turn;
-        }
-        st.turn = 0;
-        st.round += 1;
-        if st.victim != NONE {
-            let (v, r) = (st.victim, st.round - 1);
-            st.pending.push_back((v, r, 0));
-            st.victim = NONE;
-        }
-        // Victims pending erase count as free (they are, within two rounds).
-        let want = self.free_sb[gi].len() + self.gcs[gi].pending.len() < self.threshold;
-        if want {
-            let v = self.pick_victim(ftl, g);
-            self.gcs[gi].victim = v;
-        }
-        let st = &mut self.gcs[gi];
-        if st.victim == NONE && st.pending.is_empty() && st.open.is_empty() {
-            st.active = false;
-            return GcOp::Done;
-        }
-        GcOp::Turn
-    }
-
-    /// Seal the `j`-th open GC super-block: it takes no more copies; its open stripes close at
-    /// their parity channels' next turns (their slots are reserved).
-    fn seal_gc_sb(&mut self, g: u32, j: usize) {
-        let gi = g as usize;
-        let (sb, _) = self.gcs[gi].gc_sbs.remove(j);
-        let id = self.sb_id(g, sb) as u32;
-        if !self.gcs[gi]
-            .open
-            .iter()
-            .any(|&s| self.stripes[s as usize].sb == id)
-        {
-            self.sb_state[id as usize] = Sb::Full;
-        }
-    }
-
-    /// Where a copy on channel `c` goes among the open GC super-blocks: (index, stripe to join
-    /// or NONE with the parity channel of a new stripe). Joining an open stripe (the oldest with
-    /// no page on c and a parity channel ≠ c, in any open GC super-block whose member c has
-    /// room) comes before opening one, so that stripes fill.
-    fn place_copy(&self, ftl: &Ftl, g: u32, c: u32) -> Option<(usize, u32, u32)> {
-        let gi = g as usize;
-        let n = self.n;
-        let p = self.plane(g, c);
-        let sbs = &self.gcs[gi].gc_sbs;
-        let free = |j: usize, q: u32| {
-            self.ppb - ftl.written_pages(self.blk(g, q, sbs[j].0)) - sbs[j].1[q as usize]
-        };
-        let join = self.gcs[gi].open.iter().copied().find_map(|s| {
-            let st = &self.stripes[s as usize];
-            let j = sbs
-                .iter()
-                .position(|e| self.sb_id(g, e.0) as u32 == st.sb)?;
-            let ok = free(j, c) > 0
-                && st.pch != c
-                && (st.members.len() as u32) < n - 1
-                && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p);
-            ok.then_some((j, s))
-        });
-        if let Some((j, s)) = join {
-            return Some((j, s, NONE));
-        }
-        // A new stripe: its parity goes to the other member with most room left.
-        for j in 0..sbs.len() {
-            if free(j, c) == 0 {
-                continue;
-            }
-            let q = (1..n)
-                .map(|d| (c + d) % n)
-                .max_by_key(|&q| (free(j, q), std::cmp::Reverse((q + n - c) % n)))?;
-            if free(j, q) >= 1 {
-                return Some((j, NONE, q));
-            }
-        }
-        None
-    }
-
-    fn gc_copy(&mut self, ftl: &mut Ftl, g: u32, c: u32, from: u32, round: u64) -> Result<()> {
-        let gi = g as usize;
-        let (j, join, pch) = match self.place_copy(ftl, g, c) {
-            Some(x) => x,
-            None => {
-                if self.gcs[gi].gc_sbs.len() >= MAX_OPEN_GC_SB {
-                    self.seal_gc_sb(g, 0);
-                }
-                let sb = self.take_free_sb(g, Sb::Gc).ok_or_else(|| {
-                    let st = &self.gcs[gi];
-                    SsdError::DeviceFull(format!("RAIN group {g}: no free super-block for GC (round {}, {} victims pending erase, {} open GC stripes)", st.round, st.pending.len(), st.open.len()))
-                })?;
-                self.gcs[gi].gc_sbs.push((sb, vec![0; self.n as usize]));
-                self.place_copy(ftl, g, c).ok_or_else(|| {
-                    SsdError::Invalid(format!(
-                        "RAIN bug: a fresh GC super-block of group {g} cannot take a copy"
-                    ))
-                })?
-            }
-        };
-        let sb = self.gcs[gi].gc_sbs[j].0;
-        let id = self.sb_id(g, sb) as u32;
-        let s = if join != NONE {
-            join
-        } else {
-            let s = self.new_stripe(id as usize, round, pch);
-            self.gcs[gi].gc_sbs[j].1[pch as usize] += 1;
-            self.gcs[gi].open.push(s);
-            s
-        };
-        let to = ftl.rain_copy(from, self.blk(g, c, sb))?;
-        self.stripes[s as usize].members.push(to);
-        self.stripe_of[to as usize] = s;
-        self.origin[to as usize] = from;
-        // A super-block none of whose members can take another copy is sealed.
-        let resv = &self.gcs[gi].gc_sbs[j].1;
-        if (0..self.n).all(|q| ftl.written_pages(self.blk(g, q, sb)) + resv[q as usize] >= self.ppb)
-        {
-            self.seal_gc_sb(g, j);
-        }
-        Ok(())
-    }
-
-    fn close_gc_stripe(&mut self, ftl: &mut Ftl, g: u32, c: u32, s: u32) -> Result<()> {
-        let sbid = self.stripes[s as usize].sb;
-        let i = sbid % self.bpp;
-        let x = self.members_xor(ftl, s);
-        let pp = ftl.rain_write_parity(self.blk(g, c, i), x)?;
-        let i_sb = sbid % self.bpp;
-        if let Some(e) = self.gcs[g as usize].gc_sbs.iter_mut().find(|e| e.0 == i_sb) {
-            e.1[c as usize] -= 1;
-        }
-        let st = &mut self.stripes[s as usize];
-        st.parity = pp;
-        self.stripe_of[pp as usize] = s;
-        for k in 0..self.stripes[s as usize].members.len() {
-            let m = self.stripes[s as usize].members[k];
-            self.origin[m as usize] = NONE;
-        }
-        let len = self.stripes[s as usize].members.len() as u32;
-        self.stats.gc_stripes += 1;
-        self.stats.gc_parity_writes += 1;
-        self.stats.gc_stripe_members += u64::from(len);
-        if len < self.n - 1 {
-            self.stats.gc_short_stripes += 1;
-            if self.is_sealed(g, sbid) {
-                self.stats.gc_short_sealed += 1;
-            }
-        }
-        if self.is_sealed(g, sbid)
-            && !self.gcs[g as usize]
-                .open
-                .iter()
-                .any(|&o| self.stripes[o as usize].sb == sbid)
-        {
-            self.sb_state[sbid as usize] = Sb::Full;
-        }
-        Ok(())
-    }
-
-    fn erase_member(&mut self, ftl: &mut Ftl, g: u32, c: u32, i: u32) {
-        let b = self.blk(g, c, i);
-        let base = (b * self.ppb) as usize;
-        for p in base..base + self.ppb as usize {
-            self.stripe_of[p] = NONE;
-            self.origin[p] = NONE;
-        }
-        debug_assert_eq!(ftl.block_valid(b), 0);
-        ftl.rain_erase(b);
-    }
-
-    fn free_superblock(&mut self, g: u32, i: u32) {
-        let id = self.sb_id(g, i);
-        let ids = std::mem::take(&mut self.sb_stripes[id]);
-        self.free_stripes.extend_from_slice(&ids);
-        self.sb_stripes[id] = ids;
-        self.sb_stripes[id].clear();
-        self.sb_state[id] = Sb::Free;
-        self.free_sb[g as usize].push_back(i);
-        self.stats.superblocks_erased += 1;
-    }
-
-    /// The pages to XOR to rebuild the page at `ppn`: the rest of its stripe and the parity —
-    /// or, when its stripe is a GC stripe still open, the rest of the stripe of the page it was
-    /// copied from (still intact: the victim is erased only after the copy's stripe is closed).
-    /// Returns (available, through the origin).
-    pub fn rebuild_set(&self, ppn: u32, out: &mut Vec<u32>) -> (bool, bool) {
-        out.clear();
-        let mut at = ppn;
-        let mut s = self.stripe_of[ppn as usize];
-        if s == NONE {
-            return (false, false);
-        }
-        let mut via = false;
-        if self.stripes[s as usize].parity == NONE {
-            at = self.origin[ppn as usize];
-            if at == NONE {
-                return (false, false);
-            }
-            s = self.stripe_of[at as usize];
-            if s == NONE || self.stripes[s as usize].parity == NONE {
-                return (false, false);
-            }
-            via = true;
-        }
-        let st = &self.stripes[s as usize];
-        out.extend(st.members.iter().copied().filter(|&m| m != at));
-        out.push(st.parity);
-        (true, via)
-    }
-
-    /// Test mode: XOR the rebuild set and compare with what the host last wrote to the page.
-    pub fn verify_rebuild(&mut self, ftl: &Ftl, ppn: u32, set: &[u32]) -> Result<()> {
-        let Some(v) = &self.version else {
-            return Ok(());
-        };
-        let lpn = ftl.owner(ppn).ok_or_else(|| {
-            SsdError::Invalid(format!("rebuild of page {ppn}, which holds no live data"))
-        })?;
-        let rebuilt = set
-            .iter()
-            .fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0));
-        let written = page_checksum(lpn, v[lpn as usize]);
-        if rebuilt != written || ftl.content(ppn) != Some(written) {
-            return Err(SsdError::Invalid(format!(
-                "RAIN bug: page {ppn} (logical {lpn}) rebuilt as {rebuilt:#x}, written {written:#x}, stored {:#x?}",
-                ftl.content(ppn)
-            )));
-        }
-        self.stats.rebuilds_verified += 1;
-        Ok(())
-    }
-
-    /// Test mode: every closed stripe's parity equals the XOR of its members, and every live
-    /// page rebuilds to what the host wrote. Returns (pages verified, live pages in an open
-    /// host stripe, i.e. not yet protected).
-    pub fn audit(&mut self, ftl: &Ftl) -> Result<(u64, u64)> {
-        if self.version.is_none() {
-            return Ok((0, 0));
-        }
-        for (i, st) in self.stripes.iter().enumerate() {
-            // (A victim being erased member by member no longer holds all of its stripes; its
-            // pages are copied already and only served as rebuild paths until then.)
-            let intact = st
-                .members
-                .iter()
-                .all(|&m| self.stripe_of[m as usize] == i as u32);
-            if st.parity != NONE && self.stripe_of[st.parity as usize] == i as u32 && intact {
-                let x = self.members_xor(ftl, i as u32);
-                if ftl.content(st.parity) != Some(x) {
-                    return Err(SsdError::Invalid(format!(
-                        "RAIN bug: stripe {i} parity {:#x?} != XOR of members {x:#x}",
-                        ftl.content(st.parity)
-                    )));
-                }
-            }
-        }
-        let mut set = std::mem::take(&mut self.scratch);
-        let (mut ok, mut open) = (0, 0);
-        for lpn in 0..ftl.logical_pages() {
-            let Some(ppn) = ftl.lookup(lpn) else { continue };
-            if self.rebuild_set(ppn, &mut set).0 {
-                self.verify_rebuild(ftl, ppn, &set)?;
-                ok += 1;
-            } else {
-                open += 1;
-            }
-        }
-        self.scratch = set;
-        Ok((ok, open))
     }
 }

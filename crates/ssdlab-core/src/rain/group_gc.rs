@@ -1,0 +1,378 @@
+//! Stripe-group GC of the RAIN layer: per group, rounds over the channels; at its turn a plane
+//! closes due GC stripes with their parity, erases the members of collected victims that are
+//! safe to erase, and copies its valid pages of the round's victim into an open GC super-block
+//! (see the module docs of [`crate::rain`] for the rules and why they keep parity correct).
+
+use std::collections::VecDeque;
+
+use super::superblock::{Rain, Sb, MAX_OPEN_GC_SB, NONE, STRIPE_ROUNDS};
+use crate::error::{Result, SsdError};
+use crate::ftl::Ftl;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    Parity,
+    Erase,
+    Copy,
+}
+
+/// One GC operation, as executed on the FTL (the caller gives it time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcOp {
+    Copy(u32),
+    Erase(u32),
+    Parity(u32),
+    /// A turn ended without work (no time).
+    Turn,
+    /// The group's GC stopped.
+    Done,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct GroupGc {
+    pub(super) active: bool,
+    pub(super) round: u64,
+    pub(super) turn: u32,
+    pub(super) phase: Phase,
+    pub(super) victim: u32,
+    pub(super) cursor: u32,
+    /// Victims copied, waiting for erase: (super-block, round copied, bit mask of erased members).
+    pub(super) pending: VecDeque<(u32, u64, u64)>,
+    /// The GC super-blocks taking copies, oldest first, each with its per-channel page slots
+    /// reserved for the parity of its open stripes.
+    pub(super) gc_sbs: Vec<(u32, Vec<u32>)>,
+    /// Open GC stripes (in `gc_sbs` or in sealed GC super-blocks).
+    pub(super) open: Vec<u32>,
+    /// End of the group's last GC operation (rotating GC chains its operations).
+    pub(super) clock: u64,
+}
+
+impl Rain {
+    pub fn gc_active(&self, g: u32) -> bool {
+        self.gcs[g as usize].active
+    }
+    pub fn gc_clock(&self, g: u32) -> u64 {
+        self.gcs[g as usize].clock
+    }
+    pub fn set_gc_clock(&mut self, g: u32, t: u64) {
+        self.gcs[g as usize].clock = t;
+    }
+    /// The plane the group's next GC operation runs on.
+    pub fn gc_plane(&self, g: u32) -> u32 {
+        self.plane(g, self.gcs[g as usize].turn)
+    }
+    /// Start GC on group `g` (no effect if running).
+    pub fn activate(&mut self, g: u32, now: u64) {
+        let st = &mut self.gcs[g as usize];
+        if !st.active {
+            st.active = true;
+            st.clock = st.clock.max(now);
+            st.turn = 0;
+            st.phase = Phase::Parity;
+            st.cursor = 0;
+        }
+    }
+    pub(super) fn sb_valid(&self, ftl: &Ftl, g: u32, i: u32) -> u32 {
+        (0..self.n)
+            .map(|c| ftl.block_valid(self.blk(g, c, i)))
+            .sum()
+    }
+    pub(super) fn pick_victim(&mut self, ftl: &Ftl, g: u32) -> u32 {
+        let cap = (self.n - 1) * self.ppb;
+        let mut best = (u32::MAX, NONE);
+        for i in 0..self.bpp {
+            if self.sb_state[self.sb_id(g, i)] == Sb::Full {
+                let v = self.sb_valid(ftl, g, i);
+                if v < best.0 {
+                    best = (v, i);
+                }
+            }
+        }
+        if best.1 == NONE || best.0 >= cap {
+            return NONE;
+        }
+        let id = self.sb_id(g, best.1);
+        self.sb_state[id] = Sb::Victim;
+        self.stats.superblocks_collected += 1;
+        best.1
+    }
+    pub(super) fn is_sealed(&self, g: u32, sb: u32) -> bool {
+        !self.gcs[g as usize]
+            .gc_sbs
+            .iter()
+            .any(|&(i, _)| self.sb_id(g, i) as u32 == sb)
+    }
+    /// One GC operation of group `g`'s stripe-group GC, applied to the FTL.
+    ///
+    /// Rounds: in round r the victim picked at its start is copied member by member (turn c =
+    /// channel c). At its turn plane c (1) writes the parity of every open stripe whose parity
+    /// channel is c and that is full (N − 1 members), `STRIPE_ROUNDS` rounds old, or in a sealed
+    /// super-block; (2) erases its member of every pending victim that is erasable; (3) copies
+    /// its own valid pages of the victim (copy-back) into its member of the GC super-block. A
+    /// copy joins the oldest open stripe of an open GC super-block with no page on c and a parity
+    /// channel ≠ c, or opens a stripe whose parity channel is fixed then (the one with most
+    /// room) and whose parity slot is reserved. A member takes a copy only while its written
+    /// pages + reserved parity slots + 1 ≤ pages per block; otherwise the super-block is sealed
+    /// (its open stripes close at their parity planes' next turns, whose slots are reserved) and
+    /// a fresh one is opened. Every stripe opened in round r is closed by the end of round
+    /// r + `STRIPE_ROUNDS`. A victim copied in round r is erasable once no open stripe is from round ≤ r:
+    /// copies from it joined only stripes opened in rounds ≤ r, so all of them are protected
+    /// by their own parity before the victim's pages (their rebuild path until then) vanish.
+    pub fn gc_op(&mut self, ftl: &mut Ftl, g: u32) -> Result<GcOp> {
+        let gi = g as usize;
+        if !self.gcs[gi].active {
+            return Ok(GcOp::Done);
+        }
+        let c = self.gcs[gi].turn;
+        let p = self.plane(g, c);
+        let round = self.gcs[gi].round;
+        loop {
+            match self.gcs[gi].phase {
+                Phase::Parity => {
+                    let n = self.n;
+                    let pick = self.gcs[gi].open.iter().position(|&s| {
+                        let st = &self.stripes[s as usize];
+                        st.pch == c
+                            && (st.members.len() as u32 == n - 1
+                                || st.round + STRIPE_ROUNDS <= round
+                                || self.is_sealed(g, st.sb))
+                    });
+                    if let Some(k) = pick {
+                        let s = self.gcs[gi].open.remove(k);
+                        self.close_gc_stripe(ftl, g, c, s)?;
+                        return Ok(GcOp::Parity(p));
+                    }
+                    self.gcs[gi].phase = Phase::Erase;
+                }
+                Phase::Erase => {
+                    let n = self.n;
+                    let oldest_open = self.gcs[gi]
+                        .open
+                        .iter()
+                        .map(|&s| self.stripes[s as usize].round)
+                        .min()
+                        .unwrap_or(u64::MAX);
+                    let at = self.gcs[gi]
+                        .pending
+                        .iter()
+                        .position(|&(_, r, e)| r < oldest_open && e & (1u64 << c) == 0);
+                    if let Some(k) = at {
+                        let (sb, _, _) = self.gcs[gi].pending[k];
+                        self.erase_member(ftl, g, c, sb);
+                        self.gcs[gi].pending[k].2 |= 1u64 << c;
+                        if self.gcs[gi].pending[k].2.count_ones() == n {
+                            self.gcs[gi].pending.remove(k);
+                            self.free_superblock(g, sb);
+                        }
+                        return Ok(GcOp::Erase(p));
+                    }
+                    self.gcs[gi].phase = Phase::Copy;
+                    self.gcs[gi].cursor = 0;
+                }
+                Phase::Copy => {
+                    let v = self.gcs[gi].victim;
+                    if v != NONE {
+                        let b = self.blk(g, c, v);
+                        let base = b * self.ppb;
+                        if let Some(from) =
+                            ftl.next_valid(base + self.gcs[gi].cursor, base + self.ppb)
+                        {
+                            self.gcs[gi].cursor = from - base + 1;
+                            self.gc_copy(ftl, g, c, from, round)?;
+                            return Ok(GcOp::Copy(p));
+                        }
+                    }
+                    return Ok(self.end_turn(ftl, g));
+                }
+            }
+        }
+    }
+    pub(super) fn end_turn(&mut self, ftl: &Ftl, g: u32) -> GcOp {
+        let gi = g as usize;
+        let st = &mut self.gcs[gi];
+        st.phase = Phase::Parity;
+        st.cursor = 0;
+        st.turn += 1;
+        if st.turn < self.n {
+            return GcOp::Turn;
+        }
+        st.turn = 0;
+        st.round += 1;
+        if st.victim != NONE {
+            let (v, r) = (st.victim, st.round - 1);
+            st.pending.push_back((v, r, 0));
+            st.victim = NONE;
+        }
+        // Victims pending erase count as free (they are, within two rounds).
+        let want = self.free_sb[gi].len() + self.gcs[gi].pending.len() < self.threshold;
+        if want {
+            let v = self.pick_victim(ftl, g);
+            self.gcs[gi].victim = v;
+        }
+        let st = &mut self.gcs[gi];
+        if st.victim == NONE && st.pending.is_empty() && st.open.is_empty() {
+            st.active = false;
+            return GcOp::Done;
+        }
+        GcOp::Turn
+    }
+    /// Seal the `j`-th open GC super-block: it takes no more copies; its open stripes close at
+    /// their parity channels' next turns (their slots are reserved).
+    pub(super) fn seal_gc_sb(&mut self, g: u32, j: usize) {
+        let gi = g as usize;
+        let (sb, _) = self.gcs[gi].gc_sbs.remove(j);
+        let id = self.sb_id(g, sb) as u32;
+        if !self.gcs[gi]
+            .open
+            .iter()
+            .any(|&s| self.stripes[s as usize].sb == id)
+        {
+            self.sb_state[id as usize] = Sb::Full;
+        }
+    }
+    /// Where a copy on channel `c` goes among the open GC super-blocks: (index, stripe to join
+    /// or NONE with the parity channel of a new stripe). Joining an open stripe (the oldest with
+    /// no page on c and a parity channel ≠ c, in any open GC super-block whose member c has
+    /// room) comes before opening one, so that stripes fill.
+    pub(super) fn place_copy(&self, ftl: &Ftl, g: u32, c: u32) -> Option<(usize, u32, u32)> {
+        let gi = g as usize;
+        let n = self.n;
+        let p = self.plane(g, c);
+        let sbs = &self.gcs[gi].gc_sbs;
+        let free = |j: usize, q: u32| {
+            self.ppb - ftl.written_pages(self.blk(g, q, sbs[j].0)) - sbs[j].1[q as usize]
+        };
+        let join = self.gcs[gi].open.iter().copied().find_map(|s| {
+            let st = &self.stripes[s as usize];
+            let j = sbs
+                .iter()
+                .position(|e| self.sb_id(g, e.0) as u32 == st.sb)?;
+            let ok = free(j, c) > 0
+                && st.pch != c
+                && (st.members.len() as u32) < n - 1
+                && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p);
+            ok.then_some((j, s))
+        });
+        if let Some((j, s)) = join {
+            return Some((j, s, NONE));
+        }
+        // A new stripe: its parity goes to the other member with most room left.
+        for j in 0..sbs.len() {
+            if free(j, c) == 0 {
+                continue;
+            }
+            let q = (1..n)
+                .map(|d| (c + d) % n)
+                .max_by_key(|&q| (free(j, q), std::cmp::Reverse((q + n - c) % n)))?;
+            if free(j, q) >= 1 {
+                return Some((j, NONE, q));
+            }
+        }
+        None
+    }
+    pub(super) fn gc_copy(
+        &mut self,
+        ftl: &mut Ftl,
+        g: u32,
+        c: u32,
+        from: u32,
+        round: u64,
+    ) -> Result<()> {
+        let gi = g as usize;
+        let (j, join, pch) = match self.place_copy(ftl, g, c) {
+            Some(x) => x,
+            None => {
+                if self.gcs[gi].gc_sbs.len() >= MAX_OPEN_GC_SB {
+                    self.seal_gc_sb(g, 0);
+                }
+                let sb = self.take_free_sb(g, Sb::Gc).ok_or_else(|| {
+                    let st = &self.gcs[gi];
+                    SsdError::DeviceFull(format!("RAIN group {g}: no free super-block for GC (round {}, {} victims pending erase, {} open GC stripes)", st.round, st.pending.len(), st.open.len()))
+                })?;
+                self.gcs[gi].gc_sbs.push((sb, vec![0; self.n as usize]));
+                self.place_copy(ftl, g, c).ok_or_else(|| {
+                    SsdError::Invalid(format!(
+                        "RAIN bug: a fresh GC super-block of group {g} cannot take a copy"
+                    ))
+                })?
+            }
+        };
+        let sb = self.gcs[gi].gc_sbs[j].0;
+        let id = self.sb_id(g, sb) as u32;
+        let s = if join != NONE {
+            join
+        } else {
+            let s = self.new_stripe(id as usize, round, pch);
+            self.gcs[gi].gc_sbs[j].1[pch as usize] += 1;
+            self.gcs[gi].open.push(s);
+            s
+        };
+        let to = ftl.rain_copy(from, self.blk(g, c, sb))?;
+        self.stripes[s as usize].members.push(to);
+        self.stripe_of[to as usize] = s;
+        self.origin[to as usize] = from;
+        // A super-block none of whose members can take another copy is sealed.
+        let resv = &self.gcs[gi].gc_sbs[j].1;
+        if (0..self.n).all(|q| ftl.written_pages(self.blk(g, q, sb)) + resv[q as usize] >= self.ppb)
+        {
+            self.seal_gc_sb(g, j);
+        }
+        Ok(())
+    }
+    pub(super) fn close_gc_stripe(&mut self, ftl: &mut Ftl, g: u32, c: u32, s: u32) -> Result<()> {
+        let sbid = self.stripes[s as usize].sb;
+        let i = sbid % self.bpp;
+        let x = self.members_xor(ftl, s);
+        let pp = ftl.rain_write_parity(self.blk(g, c, i), x)?;
+        let i_sb = sbid % self.bpp;
+        if let Some(e) = self.gcs[g as usize].gc_sbs.iter_mut().find(|e| e.0 == i_sb) {
+            e.1[c as usize] -= 1;
+        }
+        let st = &mut self.stripes[s as usize];
+        st.parity = pp;
+        self.stripe_of[pp as usize] = s;
+        for k in 0..self.stripes[s as usize].members.len() {
+            let m = self.stripes[s as usize].members[k];
+            self.origin[m as usize] = NONE;
+        }
+        let len = self.stripes[s as usize].members.len() as u32;
+        self.stats.gc_stripes += 1;
+        self.stats.gc_parity_writes += 1;
+        self.stats.gc_stripe_members += u64::from(len);
+        if len < self.n - 1 {
+            self.stats.gc_short_stripes += 1;
+            if self.is_sealed(g, sbid) {
+                self.stats.gc_short_sealed += 1;
+            }
+        }
+        if self.is_sealed(g, sbid)
+            && !self.gcs[g as usize]
+                .open
+                .iter()
+                .any(|&o| self.stripes[o as usize].sb == sbid)
+        {
+            self.sb_state[sbid as usize] = Sb::Full;
+        }
+        Ok(())
+    }
+    pub(super) fn erase_member(&mut self, ftl: &mut Ftl, g: u32, c: u32, i: u32) {
+        let b = self.blk(g, c, i);
+        let base = (b * self.ppb) as usize;
+        for p in base..base + self.ppb as usize {
+            self.stripe_of[p] = NONE;
+            self.origin[p] = NONE;
+        }
+        debug_assert_eq!(ftl.block_valid(b), 0);
+        ftl.rain_erase(b);
+    }
+    pub(super) fn free_superblock(&mut self, g: u32, i: u32) {
+        let id = self.sb_id(g, i);
+        let ids = std::mem::take(&mut self.sb_stripes[id]);
+        self.free_stripes.extend_from_slice(&ids);
+        self.sb_stripes[id] = ids;
+        self.sb_stripes[id].clear();
+        self.sb_state[id] = Sb::Free;
+        self.free_sb[g as usize].push_back(i);
+        self.stats.superblocks_erased += 1;
+    }
+}

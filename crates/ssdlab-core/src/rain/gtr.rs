@@ -1,0 +1,84 @@
+//! GC-tolerant read (GTR; Yan et al., FAST 2017, the seed's slides: "XOR to reconstruct page
+//! blocked by GC"): a read whose plane is busy with GC is rebuilt from the rest of its stripe
+//! when that is sooner.
+
+use super::device::RainDevice;
+use crate::error::Result;
+use crate::nand::OpDone;
+
+impl RainDevice {
+    /// A host read of one mapped page at `ppn`: from the buffer, rebuilt from its stripe (GTR)
+    /// when its plane is busy with GC and that is sooner, or from its plane.
+    pub(super) fn read_page_rain(&mut self, lpn: u32, ppn: u32, ready: u64) -> Result<OpDone> {
+        if let Some(b) = &mut self.wbuf {
+            if b.holds(lpn) {
+                b.read_hits += 1;
+                return Ok(OpDone {
+                    done: ready,
+                    blocked_by_gc: false,
+                });
+            }
+        }
+        let plane = self.base.ftl.plane_of_ppn(ppn);
+        if self.rcfg.gtr && self.base.res.gc_busy_at(plane, ready) {
+            // Planes of the read's group executing GC work now (a GC operation reserved for
+            // later — a forced chain reserves the group's operations plane after plane — is
+            // not executing). Rotating GC allows one; parallel forced GC more, and then the
+            // read waits on its own plane (its stripe members would wait too).
+            let collecting = self
+                .base
+                .res
+                .group_of(plane)
+                .filter(|&q| self.base.res.gc_collecting_at(q, ready))
+                .count();
+            if self.rcfg.parallel_forced_gc && collecting > 1 {
+                if let Some(r) = &mut self.rain {
+                    r.stats.rebuild_refused_group_collecting += 1;
+                }
+                return Ok(self.base.res.read(plane, ready));
+            }
+            if let Some(r) = &mut self.rain {
+                let mut set = std::mem::take(&mut self.rebuild_scratch);
+                let normal = self.base.res.peek_read(plane, ready);
+                let (ok, via) = r.rebuild_set(ppn, &mut set);
+                if ok {
+                    let t = set
+                        .iter()
+                        .map(|&m| {
+                            self.base
+                                .res
+                                .peek_read(self.base.ftl.plane_of_ppn(m), ready)
+                                .done
+                        })
+                        .max()
+                        .unwrap_or(ready);
+                    if t < normal.done {
+                        let mut d = OpDone {
+                            done: ready,
+                            blocked_by_gc: false,
+                        };
+                        for &m in &set {
+                            let o = self.base.res.read(self.base.ftl.plane_of_ppn(m), ready);
+                            d.done = d.done.max(o.done);
+                            d.blocked_by_gc |= o.blocked_by_gc;
+                        }
+                        r.stats.rebuilt_reads += 1;
+                        r.stats.rebuilds_via_origin += u64::from(via);
+                        // Two planes of the group collecting: rotating GC forbids it.
+                        if collecting > 1 {
+                            r.stats.rebuild_while_group_collecting += 1;
+                        }
+                        r.verify_rebuild(&self.base.ftl, ppn, &set)?;
+                        self.rebuild_scratch = set;
+                        return Ok(d);
+                    }
+                    r.stats.rebuild_not_sooner += 1;
+                } else {
+                    r.stats.rebuild_unavailable += 1;
+                }
+                self.rebuild_scratch = set;
+            }
+        }
+        Ok(self.base.res.read(plane, ready))
+    }
+}
