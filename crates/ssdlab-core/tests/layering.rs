@@ -113,3 +113,17 @@ fn the_layering_check_catches_an_upward_edge() {
     assert_eq!(r.into_iter().collect::<Vec<_>>(), vec!["gc", "sim"]);
     assert!(layer_of("sim") < layer_of("gc"), "sim sits above gc");
 }
+
+#[test]
+fn no_core_source_file_over_600_lines() {
+    let mut files = Vec::new();
+    sources(&src(), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).expect("read").lines().count();
+            (n > 600).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "one concept per file; split: {long:?}");
+}

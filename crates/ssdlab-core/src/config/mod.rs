@@ -112,6 +112,7 @@ impl DeviceConfig {
         self.gc.rl.check().map_err(err)?;
         self.gc.partial.check().map_err(err)?;
         self.rain.check().map_err(err)?;
+        self.check_model().map_err(err)?;
         if self.rain.rain && self.geometry.channels < 3 {
             return Err(err((
                 "rain.rain".into(),
@@ -120,6 +121,59 @@ impl DeviceConfig {
                     self.geometry.channels
                 ),
             )));
+        }
+        Ok(())
+    }
+
+    /// Settings the device model cannot honour are refused, never silently ignored.
+    fn check_model(&self) -> std::result::Result<(), (String, String)> {
+        if self.rain.rain {
+            let rain = "a RAIN device (rain.rain = true) collects whole super-blocks with its own \
+                        stripe-group GC (rotating with rain.rgc)";
+            if self.gc.scheduler.trim() != "blocking" {
+                return Err((
+                    "gc.scheduler".into(),
+                    format!(
+                        "{rain}; it takes 'blocking' only, got '{}'",
+                        self.gc.scheduler
+                    ),
+                ));
+            }
+            if self.gc.victim.trim() != "greedy" {
+                return Err((
+                    "gc.victim".into(),
+                    format!(
+                        "{rain} and picks the super-block with the fewest valid pages; it takes \
+                         'greedy' only, got '{}'",
+                        self.gc.victim
+                    ),
+                ));
+            }
+            if self.ftl.placement != Placement::Single {
+                return Err((
+                    "ftl.placement".into(),
+                    format!(
+                        "{rain}, writing host data into one super-block stripe at a time; it \
+                         takes 'single' only"
+                    ),
+                ));
+            }
+            if self.ftl.allocation != Allocation::RoundRobin {
+                return Err((
+                    "ftl.allocation".into(),
+                    format!(
+                        "{rain}, allocating stripes over its groups; it takes 'round-robin' only"
+                    ),
+                ));
+            }
+        }
+        if self.rain.gtf && self.ftl.placement == Placement::Oracle {
+            return Err((
+                "ftl.placement".into(),
+                "the GC-tolerant flush (rain.gtf) reorders writes, so the oracle's next-write \
+                 times do not apply; use another placement"
+                    .into(),
+            ));
         }
         Ok(())
     }
