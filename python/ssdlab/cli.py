@@ -15,7 +15,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ssdlab import _core
+from ssdlab import _core, registry
 from ssdlab.cli_common import console, err_console, fail
 from ssdlab.device import Device
 from ssdlab.cli_offline import register as register_offline
@@ -32,14 +32,11 @@ app.add_typer(experiment_app, name="experiment")
 register_offline(app)
 
 
-PATTERNS = ("uniform", "hotcold", "zipf", "sequential")
-
-
-class Arrival(str, Enum):
-    closed = "closed"
-    fixed = "fixed"
-    poisson = "poisson"
-    on_off = "on-off"
+PATTERNS = registry.names("synthetic pattern")
+#: Arrival processes of synthetic workloads (members closed, fixed, poisson, on_off).
+Arrival = Enum("Arrival", {n.replace("-", "_"): n for n in registry.names("arrival process")}, type=str)
+#: The core's defaults of a synthetic workload's fields.
+SYNTHETIC = registry.defaults()["synthetic"]
 
 
 class TimingMode(str, Enum):
@@ -81,27 +78,27 @@ def run_with_progress(sim: Simulation, total: Optional[int], show: bool):
 def run(
     device: str = typer.Option("mqsim-small", "--device", "-d", help="Preset name (ssdlab devices) or TOML file."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field: section.key=value (repeatable)."),
-    gc: Optional[str] = typer.Option(None, "--gc", help="GC scheduler (sets gc.scheduler), e.g. blocking."),
-    victim: Optional[str] = typer.Option(None, "--victim", help="Victim policy (sets gc.victim): greedy, cost-benefit, fifo, random, d-choices:d=N."),
+    gc: Optional[str] = typer.Option(None, "--gc", help=f"GC scheduler (sets gc.scheduler): {', '.join(registry.names('GC scheduler'))}."),
+    victim: Optional[str] = typer.Option(None, "--victim", help=f"Victim policy (sets gc.victim): {', '.join(registry.names('victim policy'))}."),
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Replay this trace file instead of a synthetic workload."),
-    trace_format: str = typer.Option("auto", "--format", help="Trace format: auto, msr, fiu, spc, disksim, fin1, blkparse, vscsi, vscsi-csv, csv."),
+    trace_format: str = typer.Option(registry.default("trace format"), "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
-    lba_map: str = typer.Option("none", "--lba-map", help="Fit trace addresses to the device: none, dense (compact), modulo (wrap)."),
+    lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))}."),
     workload: str = typer.Option("uniform", "--workload", "-w", help="Synthetic pattern (uniform, hotcold, zipf, sequential) or a named stand-in of Kang et al. Table 1 (home1..oltp)."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests."),
-    read_fraction: float = typer.Option(0.0, "--read-fraction"),
-    request_pages: int = typer.Option(1, "--request-pages", help="Synthetic request size in device pages."),
-    footprint: float = typer.Option(1.0, "--footprint", help="Fraction of the logical space the synthetic workload uses."),
-    hot_write_fraction: float = typer.Option(0.8, "--hot-writes", help="hotcold: fraction r of writes..."),
-    hot_space_fraction: float = typer.Option(0.2, "--hot-space", help="hotcold: ...to fraction f of addresses."),
-    zipf_theta: float = typer.Option(0.99, "--zipf-theta"),
+    read_fraction: float = typer.Option(SYNTHETIC["read_fraction"], "--read-fraction"),
+    request_pages: int = typer.Option(SYNTHETIC["request_pages"], "--request-pages", help="Synthetic request size in device pages."),
+    footprint: float = typer.Option(SYNTHETIC["footprint_fraction"], "--footprint", help="Fraction of the logical space the synthetic workload uses."),
+    hot_write_fraction: float = typer.Option(SYNTHETIC["hot_write_fraction"], "--hot-writes", help="hotcold: fraction r of writes..."),
+    hot_space_fraction: float = typer.Option(SYNTHETIC["hot_space_fraction"], "--hot-space", help="hotcold: ...to fraction f of addresses."),
+    zipf_theta: float = typer.Option(SYNTHETIC["zipf_theta"], "--zipf-theta"),
     arrival: Arrival = typer.Option(Arrival.closed, "--arrival", help="Synthetic arrivals (closed = closed loop at --queue-depth)."),
     iops: float = typer.Option(10_000.0, "--iops", help="poisson arrivals: mean rate."),
     interval_us: float = typer.Option(100.0, "--interval-us", help="fixed arrivals: interval."),
     burst_requests: float = typer.Option(64.0, "--burst-requests", help="on-off: mean requests per burst."),
     burst_interval_us: float = typer.Option(50.0, "--burst-interval-us", help="on-off: mean gap inside a burst."),
     idle_mean_us: float = typer.Option(20_000.0, "--idle-mean-us", help="on-off: mean idle period."),
-    idle_dist: str = typer.Option("exponential", "--idle-dist", help="on-off idle distribution: exponential, pareto, lognormal, fixed."),
+    idle_dist: str = typer.Option(registry.default("idle distribution"), "--idle-dist", help=f"on-off idle distribution: {', '.join(registry.names('idle distribution'))}."),
     idle_shape: float = typer.Option(1.5, "--idle-shape", help="pareto shape or lognormal sigma."),
     timing: TimingMode = typer.Option(TimingMode.timed, "--timing", help="timed, or none (FTL only: WAF studies)."),
     replay: str = typer.Option("auto", "--replay", help="auto, open (trace timestamps) or closed (fixed queue depth)."),
@@ -180,13 +177,15 @@ def devices(show: Optional[str] = typer.Option(None, "--show", help="Print this 
 
 @app.command()
 def policies() -> None:
-    """List victim policies and GC schedulers."""
-    for title, rows in (("victim policies (--victim, gc.victim)", _core.victim_policies()), ("GC schedulers (--gc, gc.scheduler)", _core.gc_schedulers())):
+    """List every registry family: victim policies, GC schedulers, placements, device models,
+    trace formats, workloads, offline methods, experiments."""
+    for f in registry.families():
+        title = f"{f['family']} ({f['key']})" + (f", default {f['default']}" if f["default"] else "")
         t = Table(title=title, title_justify="left")
-        t.add_column("name", style="bold")
+        t.add_column("name", style="bold", no_wrap=True)
         t.add_column("description")
-        for n, d in rows:
-            t.add_row(n, d)
+        for m in f["members"]:
+            t.add_row(m["name"], m["summary"])
         console.print(t)
 
 

@@ -19,18 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
-from ssdlab import _core
+from ssdlab import _core, registry
 from ssdlab.workload import WorkloadSpec
 
 #: The Table I toy distributions (§IV-A).
-TOY_DISTRIBUTIONS = ("uniform", "normal", "exponential", "gamma")
+TOY_DISTRIBUTIONS = registry.names("toy distribution")
 
 MethodSpec = Union[str, dict]
 
 
-def toy(dist: str, *, writes: int = 46, seed: Optional[int] = None) -> WorkloadSpec:
-    """A Table I toy trace: ``dist`` in uniform, normal, exponential, gamma; 46 writes on 8 x 4 pages."""
-    spec: dict[str, Any] = {"kind": "toy", "dist": dist, "writes": writes}
+def toy(dist: str, *, writes: Optional[int] = None, seed: Optional[int] = None) -> WorkloadSpec:
+    """A Table I toy trace: ``dist`` in :data:`TOY_DISTRIBUTIONS`; 46 writes (the core's default)
+    on 8 x 4 pages."""
+    spec: dict[str, Any] = {"kind": "toy", "dist": dist}
+    if writes is not None:
+        spec["writes"] = writes
     if seed is not None:
         spec["seed"] = seed
     return spec
@@ -43,7 +46,7 @@ def method(name: str, **params: Any) -> dict:
 
 def methods() -> list[tuple[str, str]]:
     """(name, summary) of every offline method."""
-    return _core.offline_methods()
+    return [(m["name"], m["summary"]) for m in registry.family("offline method")["members"]]
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,7 @@ class OfflineProblem:
 
 #: Exhaustive and pruned DFS run only when physical pages and page writes are both at most this
 #: (Table I's problems are 32 and 46); the trees grow exponentially beyond.
-TOY_LIMIT = 64
+TOY_LIMIT: int = registry.defaults()["toy"]["exhaustive_limit"]
 
 
 #: Multi-frontier placements of the core FTL compared in the seed's Figure 9 (§IV-F).

@@ -29,36 +29,42 @@ def trace(
 
 
 def synthetic(
-    pattern: str = "uniform",
+    pattern: Optional[str] = None,
     requests: int = 1_000_000,
     *,
-    read_fraction: float = 0.0,
-    request_pages: int = 1,
-    footprint_fraction: float = 1.0,
-    hot_write_fraction: float = 0.8,
-    hot_space_fraction: float = 0.2,
-    zipf_theta: float = 0.99,
+    read_fraction: Optional[float] = None,
+    request_pages: Optional[int] = None,
+    footprint_fraction: Optional[float] = None,
+    hot_write_fraction: Optional[float] = None,
+    hot_space_fraction: Optional[float] = None,
+    zipf_theta: Optional[float] = None,
     arrival: Optional[dict[str, Any]] = None,
 ) -> WorkloadSpec:
-    """A seeded synthetic workload: ``uniform``, ``hotcold``, ``zipf`` or ``sequential``.
+    """A seeded synthetic workload: a pattern of ``ssdlab.registry.names("synthetic pattern")``
+    (``uniform``, ``hotcold``, ``zipf``, ``sequential``). Parameters left out take the core's
+    defaults (``ssdlab.registry.defaults()["synthetic"]``).
 
     ``arrival`` is ``{"kind": "closed"}`` (default: replayed closed-loop), ``{"kind": "fixed",
     "interval_us": ..}``, ``{"kind": "poisson", "iops": ..}`` or ``{"kind": "on-off",
     "burst_requests": .., "burst_interval_us": .., "idle_mean_us": .., "idle": {"dist":
     "exponential" | "pareto" (shape) | "lognormal" (sigma) | "fixed"}}``.
     """
-    return {
-        "kind": "synthetic",
+    from ssdlab import registry
+
+    d = registry.defaults()["synthetic"]
+    given = {
         "pattern": pattern,
-        "requests": requests,
         "read_fraction": read_fraction,
         "request_pages": request_pages,
         "footprint_fraction": footprint_fraction,
         "hot_write_fraction": hot_write_fraction,
         "hot_space_fraction": hot_space_fraction,
         "zipf_theta": zipf_theta,
-        "arrival": arrival or {"kind": "closed"},
+        "arrival": arrival,
     }
+    spec: WorkloadSpec = {"kind": "synthetic", "requests": requests}
+    spec.update({k: d[k] if v is None else v for k, v in given.items()})
+    return spec
 
 
 def preset(name: str, requests: int = 200_000) -> WorkloadSpec:

@@ -148,3 +148,46 @@ fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
         })
         .collect()
 }
+
+/// Every registry family, in the order `ssdlab policies` prints them. Python reads every name
+/// list and default from here (never a second copy).
+pub fn registries() -> Vec<crate::config::Family> {
+    use crate::config::{
+        Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, VictimPolicy,
+    };
+    use crate::trace::{ArrivalSpec, IdleDist, LbaMapMode, Pattern, TraceFormat};
+    vec![
+        VictimPolicy::family(),
+        SchedulerKind::family(),
+        Placement::family(),
+        Allocation::family(),
+        DeviceModelKind::family(),
+        TraceFormat::family(),
+        Pattern::family(),
+        ArrivalSpec::family(),
+        IdleDist::family(),
+        LbaMapMode::family(),
+        crate::offline::OfflineMethod::family(),
+        crate::offline::ToyDistribution::family(),
+        crate::experiments::Experiment::family(),
+    ]
+}
+
+/// Defaults the front ends show and use, from the core's own definitions: a synthetic
+/// workload's fields, the Tiny-Tail Flash stacks, the Table I toy constants.
+pub fn defaults() -> serde_json::Value {
+    use crate::trace::{Pattern, SyntheticSpec};
+    serde_json::json!({
+        "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
+        "ttflash_stacks": crate::experiments::ttflash::STACKS,
+        "toy": {
+            "writes": crate::offline::TOY_WRITES,
+            "exhaustive_limit": crate::offline::EXHAUSTIVE_LIMIT,
+        },
+    })
+}
+
+/// States of the RL-assisted schedulers' Q-table under a device's `[gc.rl]` binning.
+pub fn rl_states(cfg: &DeviceConfig) -> usize {
+    crate::gc::RlFeatures::new(&cfg.gc.rl).states()
+}

@@ -3,12 +3,17 @@
 
 mod support;
 
-use ssdlab_core::config::DeviceConfig;
+use ssdlab_core::config::{DeviceConfig, Registry, SchedulerKind, VictimPolicy};
 use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
+use strum::IntoEnumIterator;
 use support::workloads::UniformWrites;
 
 fn run(seed: u64, victim: &str) -> String {
-    let cfg = DeviceConfig::from_preset("tiny", &[format!("gc.victim=\"{victim}\"")]).unwrap();
+    run_with(seed, &[format!("gc.victim=\"{victim}\"")])
+}
+
+fn run_with(seed: u64, sets: &[String]) -> String {
+    let cfg = DeviceConfig::from_preset("tiny", sets).unwrap();
     let n = cfg.geometry.logical_pages();
     let opts = SimOptions {
         seed,
@@ -33,8 +38,17 @@ fn run(seed: u64, victim: &str) -> String {
 
 #[test]
 fn same_seed_same_result_bit_for_bit() {
-    for victim in ["greedy", "random", "d-choices:d=2", "cost-benefit", "fifo"] {
-        assert_eq!(run(11, victim), run(11, victim), "{victim}");
+    // Every member of the victim-policy and scheduler registries.
+    for policy in VictimPolicy::iter() {
+        let victim = match policy {
+            VictimPolicy::DChoices { .. } => "d-choices:d=2".to_string(),
+            p => p.to_string(),
+        };
+        assert_eq!(run(11, &victim), run(11, &victim), "{victim}");
+    }
+    for kind in SchedulerKind::iter() {
+        let sets = [format!("gc.scheduler=\"{}\"", kind.name())];
+        assert_eq!(run_with(11, &sets), run_with(11, &sets), "{}", kind.name());
     }
     assert_ne!(run(11, "random"), run(12, "random"));
 }

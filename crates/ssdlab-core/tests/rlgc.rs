@@ -3,13 +3,14 @@
 //! quantum, the RL schedulers against blocking GC with no idle time, Q-table reuse, determinism.
 
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::config::SCHEDULERS;
+use ssdlab_core::config::{Registry, SchedulerKind};
 use ssdlab_core::gc::{lazyrtgc_quantum, partial::PartialGc, RlGc};
 use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
 use ssdlab_core::stats::SimResult;
 use ssdlab_core::trace::{
     open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, WorkloadSpec,
 };
+use strum::IntoEnumIterator;
 
 fn workload(requests: u64, reads: f64, arrival: ArrivalSpec) -> WorkloadSpec {
     let mut s = SyntheticSpec::new(Pattern::Hotcold, requests);
@@ -53,7 +54,8 @@ fn preconditioned(seed: u64, replay: Replay) -> SimOptions {
 
 #[test]
 fn every_scheduler_keeps_the_ftl_invariants() {
-    for (name, _) in SCHEDULERS {
+    for kind in SchedulerKind::iter() {
+        let name = kind.name();
         for seed in [1, 2] {
             let cfg = DeviceConfig::from_preset(
                 "tiny",

@@ -39,6 +39,7 @@ fn device_json(device: &str, origin: &str, overrides: Vec<String>) -> PyResult<S
         "physical_bytes": g.physical_bytes(),
         "logical_bytes": g.logical_bytes(),
         "toml": cfg.to_toml(),
+        "rl_states": api::rl_states(&cfg),
     });
     Ok(derived.to_string())
 }
@@ -52,10 +53,16 @@ fn trace_info_json(py: Python<'_>, spec_json: &str, page_size: u64) -> PyResult<
     api::to_json(&info).map_err(to_py)
 }
 
-/// (name, description) of every victim policy.
+/// Every registry family (name, config key, default, members with summaries), as JSON.
 #[pyfunction]
-fn victim_policies() -> Vec<(&'static str, &'static str)> {
-    config::VICTIM_POLICIES.to_vec()
+fn registries_json() -> PyResult<String> {
+    api::to_json(&api::registries()).map_err(to_py)
+}
+
+/// The defaults the front ends use (synthetic workload fields, stacks, toy constants), as JSON.
+#[pyfunction]
+fn defaults_json() -> String {
+    api::defaults().to_string()
 }
 
 /// The named synthetic workloads (stand-ins for Kang et al. TECS 2017 Table 1): (name, write
@@ -68,12 +75,6 @@ fn workload_presets() -> Vec<(&'static str, f64, f64, f64)> {
         .collect()
 }
 
-/// (name, description) of every GC scheduler.
-#[pyfunction]
-fn gc_schedulers() -> Vec<(&'static str, &'static str)> {
-    config::SCHEDULERS.to_vec()
-}
-
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -83,11 +84,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(device_json, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
-    m.add_function(wrap_pyfunction!(victim_policies, m)?)?;
-    m.add_function(wrap_pyfunction!(gc_schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(registries_json, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     m.add_function(wrap_pyfunction!(workload_presets, m)?)?;
     m.add_function(wrap_pyfunction!(offline::run_offline_json, m)?)?;
-    m.add_function(wrap_pyfunction!(offline::offline_methods, m)?)?;
     m.add_function(wrap_pyfunction!(ttflash::ttflash_experiment_json, m)?)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;

@@ -2,7 +2,7 @@
 //! of methods on it with the GIL released; JSON in, JSON out.
 
 use pyo3::prelude::*;
-use ssdlab_core::{api, offline};
+use ssdlab_core::api;
 
 use crate::errors::to_py;
 
@@ -29,13 +29,4 @@ pub fn run_offline_json(
         )
     })
     .map_err(to_py)
-}
-
-/// (name, summary) of every offline method.
-#[pyfunction]
-pub fn offline_methods() -> Vec<(&'static str, &'static str)> {
-    offline::METHODS
-        .iter()
-        .map(|m| (m.name, m.summary))
-        .collect()
 }

@@ -109,9 +109,7 @@ class GcSchedulingEnv(gym.Env):
         described = self.device.describe()
         rl = described["config"]["gc"]["rl"]
         self.actions: list[int] = list(rl["actions"])
-        n_states = len(rl["prev_interval_bins_us"]) + 1
-        n_states *= len(rl["interval_bins_us"]) + 1
-        n_states *= 2
+        n_states = described["rl_states"]  # the core's binning (gc.rl), never recomputed here
         self.n_states = n_states
         self.workload = workload if workload is not None else DEFAULT_WORKLOAD
         if isinstance(reward, str):

@@ -12,13 +12,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ssdlab import _core
+from ssdlab import _core, registry
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 from ssdlab.simulate import build_options
 from ssdlab.workload import synthetic, trace
 
-STACKS = ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+#: The seed's six stacks, in its order (from the core).
+STACKS = list(registry.defaults()["ttflash_stacks"])
 PCTS = [("p99", "99th"), ("p99_9", "99.9th"), ("p99_99", "99.99th")]
 
 #: Named synthetic workloads: (pattern, read fraction, Poisson IOPS, requests).

@@ -6,6 +6,7 @@ mod partial;
 mod policy;
 mod presets;
 mod rain;
+mod registry;
 mod scheduler;
 mod timing;
 mod victim;
@@ -15,9 +16,10 @@ pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
 pub use rain::{GcBlocking, RainConfig};
-pub use scheduler::{SchedulerKind, SCHEDULERS};
+pub use registry::{Family, Member, Registry};
+pub use scheduler::SchedulerKind;
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing};
-pub use victim::{VictimPolicy, VICTIM_POLICIES};
+pub use victim::{cost_benefit_score, VictimPolicy};
 
 use serde::{Deserialize, Serialize};
 
@@ -25,14 +27,34 @@ use crate::error::{Result, SsdError};
 
 /// The device models (`device::DeviceModel` implementations), chosen by the sections a
 /// configuration has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum DeviceModelKind {
     /// The page-mapped SSD with per-plane GC (`device::PlainDevice`).
     Plain,
     /// Tiny-Tail Flash (`rain::RainDevice`): RAIN parity and/or the GC-tolerant flush buffer,
     /// on when `rain.rain` or `rain.gtf` is set.
     TinyTail,
+}
+
+impl crate::config::Registry for DeviceModelKind {
+    const FAMILY: &'static str = "device model";
+    const KEY: &'static str = "(chosen by the [rain] section)";
+    fn default_member() -> Option<Self> {
+        Some(DeviceModelKind::Plain)
+    }
 }
 
 /// A whole device: what `ssdlab run --device` names.
@@ -62,14 +84,23 @@ impl DeviceConfig {
         for o in overrides {
             apply_override(&mut value, o)?;
         }
-        let cfg: DeviceConfig = value.try_into().map_err(|e: toml::de::Error| {
-            let what = if overrides.is_empty() {
-                origin.to_string()
-            } else {
-                format!("{origin} (with --set overrides)")
-            };
-            SsdError::config(what, one_line(e.message()))
-        })?;
+        // Through serde_path_to_error, so that a bad value names its field (`gc.victim: …`).
+        let cfg: DeviceConfig = serde_path_to_error::deserialize(value).map_err(
+            |e: serde_path_to_error::Error<toml::de::Error>| {
+                let what = if overrides.is_empty() {
+                    origin.to_string()
+                } else {
+                    format!("{origin} (with --set overrides)")
+                };
+                let path = e.path().to_string();
+                let msg = one_line(e.inner().message());
+                if path == "." || path.is_empty() {
+                    SsdError::config(what, msg)
+                } else {
+                    SsdError::config(what, format!("{path}: {msg}"))
+                }
+            },
+        )?;
         cfg.validate(origin)?;
         Ok(cfg)
     }
@@ -107,8 +138,6 @@ impl DeviceConfig {
             .check(self.gc.threshold_blocks + self.ftl.streams() as u32)
             .map_err(err)?;
         self.timing.check().map_err(err)?;
-        VictimPolicy::parse(&self.gc.victim).map_err(|m| err(("gc.victim".into(), m)))?;
-        SchedulerKind::parse(&self.gc.scheduler).map_err(|m| err(("gc.scheduler".into(), m)))?;
         self.gc.rl.check().map_err(err)?;
         self.gc.partial.check().map_err(err)?;
         self.rain.check().map_err(err)?;
@@ -130,16 +159,16 @@ impl DeviceConfig {
         if self.rain.rain {
             let rain = "a RAIN device (rain.rain = true) collects whole super-blocks with its own \
                         stripe-group GC (rotating with rain.rgc)";
-            if self.gc.scheduler.trim() != "blocking" {
+            if self.gc.scheduler != SchedulerKind::Blocking {
                 return Err((
                     "gc.scheduler".into(),
                     format!(
                         "{rain}; it takes 'blocking' only, got '{}'",
-                        self.gc.scheduler
+                        self.gc.scheduler.name()
                     ),
                 ));
             }
-            if self.gc.victim.trim() != "greedy" {
+            if self.gc.victim != VictimPolicy::Greedy {
                 return Err((
                     "gc.victim".into(),
                     format!(

@@ -3,10 +3,23 @@
 use serde::{Deserialize, Serialize};
 
 use super::partial::{PartialConfig, RlConfig};
+use super::{SchedulerKind, VictimPolicy};
 
 /// How host pages are spread over planes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Allocation {
     /// Dynamic: each new page goes to the next plane in channel-first order (channel, then chip,
     /// die, plane), so consecutive pages use different channels (MQSim's CWDP order).
@@ -15,11 +28,31 @@ pub enum Allocation {
     Static,
 }
 
+impl crate::config::Registry for Allocation {
+    const FAMILY: &'static str = "allocation";
+    const KEY: &'static str = "ftl.allocation";
+    fn default_member() -> Option<Self> {
+        Some(Allocation::RoundRobin)
+    }
+}
+
 /// Where written pages go inside a plane (write frontiers, a.k.a. streams). Shafaei &
 /// Desnoyers ("Near-Optimal Offline Cleaning for Flash-Based SSDs") conclude that placement
 /// matters more than victim selection; these policies put that to the test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Placement {
     /// One frontier per plane shared by host writes and GC copies (the model of Desnoyers and of
     /// Shafaei & Desnoyers).
@@ -38,6 +71,14 @@ pub enum Placement {
     /// The true next-write time of each page (future knowledge; workloads are materialised in
     /// memory to compute it): an upper reference for temperature-based placement.
     Oracle,
+}
+
+impl crate::config::Registry for Placement {
+    const FAMILY: &'static str = "placement";
+    const KEY: &'static str = "ftl.placement";
+    fn default_member() -> Option<Self> {
+        Some(Placement::Single)
+    }
 }
 
 /// `[ftl]` section.
@@ -111,14 +152,14 @@ impl FtlConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GcConfig {
-    /// Victim selection policy, by registry name (`ssdlab policies`): `greedy`, `cost-benefit`,
-    /// `fifo`, `random`, `d-choices:d=N`.
+    /// Victim selection policy (`ssdlab policies`): `greedy`, `cost-benefit`, `fifo`, `random`,
+    /// `d-choices:d=N`.
     #[serde(default = "default_victim")]
-    pub victim: String,
-    /// GC scheduler by registry name (`gc::SCHEDULERS`): `blocking`, `lazyrtgc`, `rlgc`,
-    /// `rlgc-aggressive`, `idle-ma`, `idle-es`, `external`.
+    pub victim: VictimPolicy,
+    /// GC scheduler (`ssdlab policies`): `blocking`, `lazyrtgc`, `rlgc`, `rlgc-aggressive`,
+    /// `idle-ma`, `idle-es`, `external`.
     #[serde(default = "default_scheduler")]
-    pub scheduler: String,
+    pub scheduler: SchedulerKind,
     /// GC runs on a plane while its free blocks are below this number (blocks per plane). The
     /// partial schedulers use it as the seed's T_GC (decide when free blocks ≤ T_GC, per plane).
     #[serde(default = "default_threshold")]
@@ -131,22 +172,14 @@ pub struct GcConfig {
     pub partial: PartialConfig,
 }
 
-fn default_victim() -> String {
-    "greedy".into()
+fn default_victim() -> VictimPolicy {
+    VictimPolicy::Greedy
 }
-fn default_scheduler() -> String {
-    "blocking".into()
+fn default_scheduler() -> SchedulerKind {
+    SchedulerKind::Blocking
 }
 fn default_threshold() -> u32 {
     2
-}
-
-impl GcConfig {
-    /// The scheduler named by `scheduler`.
-    pub fn scheduler_kind(&self) -> crate::error::Result<super::SchedulerKind> {
-        super::SchedulerKind::parse(&self.scheduler)
-            .map_err(|m| crate::error::SsdError::config("gc.scheduler", m))
-    }
 }
 
 impl Default for GcConfig {

@@ -1,11 +1,21 @@
-//! The victim-policy registry: one table maps names (`greedy`, `cost-benefit`, `fifo`, `random`,
-//! `d-choices:d=N`) to policies. Unknown names are errors listing the valid ones, never a silent
-//! fallback.
+//! The victim-policy family (`gc.victim`): `greedy`, `cost-benefit`, `fifo`, `random`,
+//! `d-choices:d=N`. Unknown names are errors listing the valid ones, never a silent fallback.
+//! The online FTL (`ftl::victim_index`) and the offline model (`offline::policies`) implement
+//! the same members.
 
 use std::fmt;
 
-/// A victim selection policy, parsed from its registry name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use serde::{Deserialize, Serialize};
+use strum::{EnumIter, EnumMessage, IntoStaticStr};
+
+use super::registry::Registry;
+
+/// A victim selection policy, written as its name (`"d-choices:d=8"` with its parameter).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, EnumIter, IntoStaticStr, EnumMessage, Serialize, Deserialize,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[serde(try_from = "String", into = "String")]
 pub enum VictimPolicy {
     /// Fewest valid pages first (the classic greedy cleaner; Kawaguchi et al., USENIX 1995;
     /// analysed by Bux & Iliadis 2010). O(1) amortised through per-plane buckets by valid count.
@@ -27,23 +37,46 @@ pub enum VictimPolicy {
     DChoices { d: u32 },
 }
 
-/// (name, description) of every registered policy; `ssdlab policies` prints this table.
-pub const VICTIM_POLICIES: &[(&str, &str)] = &[
-    ("greedy", "fewest valid pages (O(1) amortised buckets)"),
-    (
-        "cost-benefit",
-        "max age*(1-u)/(2u) (Rosenblum & Ousterhout 1991; Kawaguchi 1995)",
-    ),
-    (
-        "fifo",
-        "least recently written block first (Desnoyers 2014 LRW)",
-    ),
-    ("random", "uniformly random full block"),
-    (
-        "d-choices:d=N",
-        "best of N random full blocks (Van Houdt 2013)",
-    ),
-];
+/// The cost-benefit score of a block (Rosenblum & Ousterhout 1991 §3.5; Kawaguchi et al. 1995):
+/// age·(1−u)/(2u) with u = `valid` / `pages_per_block`; a block with no valid page is free space
+/// at no cost (infinity). The one definition the online FTL and the offline model both use; the
+/// age is theirs to define (pages written since the block was closed; since it was opened).
+#[inline]
+pub fn cost_benefit_score(valid: u32, pages_per_block: u32, age: f64) -> f64 {
+    let u = f64::from(valid) / f64::from(pages_per_block);
+    if u == 0.0 {
+        f64::INFINITY
+    } else {
+        age * (1.0 - u) / (2.0 * u)
+    }
+}
+
+impl Registry for VictimPolicy {
+    const FAMILY: &'static str = "victim policy";
+    const KEY: &'static str = "gc.victim";
+    fn form(&self) -> String {
+        match self {
+            VictimPolicy::DChoices { .. } => "d-choices:d=N".into(),
+            m => m.name().into(),
+        }
+    }
+    fn default_member() -> Option<Self> {
+        Some(VictimPolicy::Greedy)
+    }
+}
+
+impl TryFrom<String> for VictimPolicy {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        VictimPolicy::parse(&s)
+    }
+}
+
+impl From<VictimPolicy> for String {
+    fn from(p: VictimPolicy) -> String {
+        p.to_string()
+    }
+}
 
 impl VictimPolicy {
     /// Parse a registry name such as `greedy` or `d-choices:d=8`.
@@ -75,11 +108,7 @@ impl VictimPolicy {
             }
             _ => Err(format!(
                 "unknown victim policy '{s}'; expected one of: {}",
-                VICTIM_POLICIES
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                Self::names()
             )),
         }
     }

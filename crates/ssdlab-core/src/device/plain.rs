@@ -43,12 +43,13 @@ impl PlainDevice {
             ftl,
             res: Resources::new(cfg),
             timed,
-            scheduler: build_scheduler(cfg.gc.scheduler_kind()?, cfg, seed)?,
+            scheduler: build_scheduler(cfg.gc.scheduler, cfg, seed)?,
             gc_rng: rng::stream(seed, "gc"),
             oracle,
         })
     }
 
+    #[inline(always)]
     fn ctx(&mut self, timed: bool) -> GcContext<'_> {
         GcContext {
             ftl: &mut self.ftl,
@@ -61,6 +62,7 @@ impl PlainDevice {
     /// without one): the allocator's plane (forced GC there if it is out of space), the page
     /// program, then the scheduler's per-page decision point. `timed = false` in a timed run
     /// serves preconditioning writes of models built on this one.
+    #[inline(always)]
     pub(crate) fn program_page(
         &mut self,
         lpn: u32,
@@ -109,6 +111,7 @@ impl PlainDevice {
 
     /// The scheduler's idle-time decision point (timed), then nothing else: shared with models
     /// built on this one, which add their own background work before the time lines advance.
+    #[inline]
     pub(crate) fn scheduler_idle(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
         if self.scheduler.wants_idle() && now > prev_arrival {
             let from = self.res.horizon();

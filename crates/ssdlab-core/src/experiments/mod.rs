@@ -2,3 +2,35 @@
 //! result (and its JSON); the Python package only formats it.
 
 pub mod ttflash;
+
+/// The experiments, one per paper (`ssdlab experiment NAME`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum Experiment {
+    /// RL-assisted GC: Kang, Shin, Yoo, "Reinforcement Learning-Assisted Garbage Collection to
+    /// Mitigate Long-Tail Latency in SSD" (TECS 2017): the GC schedulers' tail latencies.
+    Rlgc,
+    /// Tiny-Tail Flash: Yan et al. (FAST 2017): the stacks nogc, base, pb, pb+gtr, pb+gtr+gtf,
+    /// ttflash on one workload.
+    Ttflash,
+    /// Near-optimal offline cleaning: Shafaei & Desnoyers: online policies, exhaustive and
+    /// pruned DFS, MCTS and placements on one workload (or Table I's toys).
+    Offline,
+}
+
+impl crate::config::Registry for Experiment {
+    const FAMILY: &'static str = "experiment";
+    const KEY: &'static str = "ssdlab experiment NAME";
+}

@@ -17,7 +17,6 @@ use placement::PlacementState;
 
 use std::collections::VecDeque;
 
-use crate::config::VictimPolicy;
 use crate::config::{Allocation, DeviceConfig, Placement};
 use crate::error::{Result, SsdError};
 use victim_index::VictimIndex;
@@ -105,8 +104,7 @@ impl Ftl {
         let planes = g.planes();
         let total_blocks = g.total_blocks() as usize;
         let phys = g.physical_pages() as usize;
-        let policy = VictimPolicy::parse(&cfg.gc.victim)
-            .map_err(|m| SsdError::config(&cfg.name, format!("gc.victim: {m}")))?;
+        let policy = cfg.gc.victim;
         let streams = cfg.ftl.streams();
         let mut free = Vec::with_capacity(planes as usize);
         for p in 0..planes {

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use crate::config::VictimPolicy;
+use crate::config::{cost_benefit_score, VictimPolicy};
 use crate::rng::SimRng;
 
 const NIL: u32 = u32::MAX;
@@ -36,7 +36,16 @@ enum Kind {
     Set {
         members: Vec<Vec<u32>>,
         pos: Vec<u32>,
+        rule: SetRule,
     },
+}
+
+/// How a victim is chosen from an indexable set of candidates.
+#[derive(Debug, Clone, Copy)]
+enum SetRule {
+    Random,
+    DChoices(u32),
+    CostBenefit,
 }
 
 impl VictimIndex {
@@ -47,6 +56,12 @@ impl VictimIndex {
         pages_per_block: u32,
     ) -> Self {
         let total = (planes * blocks_per_plane) as usize;
+        let set = |rule| Kind::Set {
+            members: vec![Vec::new(); planes as usize],
+            pos: vec![NIL; total],
+            rule,
+        };
+        // One arm per member of the family: a new policy does not compile until it has one.
         let kind = match policy {
             VictimPolicy::Greedy => Kind::Buckets {
                 heads: vec![NIL; planes as usize * (pages_per_block as usize + 1)],
@@ -57,10 +72,9 @@ impl VictimIndex {
             VictimPolicy::Fifo => Kind::Fifo {
                 queues: vec![VecDeque::new(); planes as usize],
             },
-            _ => Kind::Set {
-                members: vec![Vec::new(); planes as usize],
-                pos: vec![NIL; total],
-            },
+            VictimPolicy::Random => set(SetRule::Random),
+            VictimPolicy::DChoices { d } => set(SetRule::DChoices(d)),
+            VictimPolicy::CostBenefit => set(SetRule::CostBenefit),
         };
         VictimIndex {
             policy,
@@ -104,7 +118,7 @@ impl VictimIndex {
                 }
             }
             Kind::Fifo { queues } => queues[plane].push_back(block),
-            Kind::Set { members, pos } => {
+            Kind::Set { members, pos, .. } => {
                 pos[block as usize] = members[plane].len() as u32;
                 members[plane].push(block);
             }
@@ -154,17 +168,14 @@ impl VictimIndex {
             return None;
         }
         let stride = self.pages_per_block as usize + 1;
-        let ppb = f64::from(self.pages_per_block);
-        let chosen = match (&mut self.kind, self.policy) {
-            (
-                Kind::Buckets {
-                    heads,
-                    next,
-                    prev,
-                    low,
-                },
-                _,
-            ) => {
+        let ppb = self.pages_per_block;
+        let chosen = match &mut self.kind {
+            Kind::Buckets {
+                heads,
+                next,
+                prev,
+                low,
+            } => {
                 let mut v = low[p] as usize;
                 while heads[p * stride + v] == NIL {
                     v += 1; // counts[p] > 0 guarantees a non-empty bucket ≤ pages_per_block
@@ -174,12 +185,12 @@ impl VictimIndex {
                 unlink(heads, next, prev, p * stride + v, b);
                 b
             }
-            (Kind::Fifo { queues }, _) => queues[p].pop_front()?,
-            (Kind::Set { members, pos }, policy) => {
+            Kind::Fifo { queues } => queues[p].pop_front()?,
+            Kind::Set { members, pos, rule } => {
                 let m = &members[p];
-                let b = match policy {
-                    VictimPolicy::Random => m[rng.gen_range(0..m.len())],
-                    VictimPolicy::DChoices { d } => {
+                let b = match *rule {
+                    SetRule::Random => m[rng.gen_range(0..m.len())],
+                    SetRule::DChoices(d) => {
                         let mut best = m[rng.gen_range(0..m.len())];
                         for _ in 1..d {
                             let c = m[rng.gen_range(0..m.len())];
@@ -189,18 +200,13 @@ impl VictimIndex {
                         }
                         best
                     }
-                    _ => {
+                    SetRule::CostBenefit => {
                         // Cost-benefit: maximise age·(1−u)/(2u); u = 0 is free space at no cost.
                         let mut best = m[0];
                         let mut best_score = f64::NEG_INFINITY;
                         for &c in m {
-                            let u = f64::from(valid[c as usize]) / ppb;
                             let age = (now - closed_at[c as usize]) as f64 + 1.0;
-                            let score = if u == 0.0 {
-                                f64::INFINITY
-                            } else {
-                                age * (1.0 - u) / (2.0 * u)
-                            };
+                            let score = cost_benefit_score(valid[c as usize], ppb, age);
                             if score > best_score {
                                 best_score = score;
                                 best = c;
@@ -227,7 +233,7 @@ impl VictimIndex {
                 low,
             } => (heads.capacity() + next.capacity() + prev.capacity() + low.capacity()) * 4,
             Kind::Fifo { queues } => queues.iter().map(|q| q.capacity() * 4).sum(),
-            Kind::Set { members, pos } => {
+            Kind::Set { members, pos, .. } => {
                 members.iter().map(|m| m.capacity() * 4).sum::<usize>() + pos.capacity() * 4
             }
         }

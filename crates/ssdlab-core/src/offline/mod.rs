@@ -32,6 +32,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::VictimPolicy;
 use crate::error::{Result, SsdError};
 use crate::rng;
 use future::FutureIndex;
@@ -39,8 +40,9 @@ pub use input::{load_problem, OfflineProblem, OfflineSetup, OfflineWorkload, Toy
 use model::Model;
 pub use placement::{run_placement, PlacementReport};
 use policies::Online;
-pub use registry::{default_psi, MethodInfo, OfflineMethod, METHODS};
+pub use registry::{default_psi, OfflineMethod};
 use search::Branching;
+pub use toy::{ToyDistribution, EXHAUSTIVE_LIMIT, TOY_WRITES};
 
 /// Geometry of the offline model (§II): `blocks` = T, `pages_per_block` = N_p, `logical_pages`
 /// = N (< T·N_p); `prefill` prepends one sequential write of every logical page (§IV-C).
@@ -250,21 +252,22 @@ pub fn run_offline(
 ) -> Result<OfflineReport> {
     method.validate(cfg.pages_per_block)?;
     let (fut, root) = prepare(trace, cfg)?;
-    let greedy = run_online(&fut, &root, &mut Online::Greedy)?;
+    // The online policies' random draws (d-choices, random) come from one named stream.
+    let online = |p| Online::new(p, rng::stream(seed, "offline.d-choices"));
+    let greedy = run_online(&fut, &root, &mut online(VictimPolicy::Greedy))?;
     let g = greedy.internal;
     let psi_of = |p: &Option<u32>| p.unwrap_or_else(|| default_psi(cfg.pages_per_block));
     let found = match method {
         OfflineMethod::Greedy => greedy,
-        OfflineMethod::Fifo => run_online(&fut, &root, &mut Online::Fifo)?,
-        OfflineMethod::CostBenefit => run_online(&fut, &root, &mut Online::CostBenefit)?,
-        OfflineMethod::DChoices { d } => run_online(
-            &fut,
-            &root,
-            &mut Online::DChoices {
-                d: *d,
-                rng: rng::stream(seed, "offline.d-choices"),
-            },
-        )?,
+        OfflineMethod::Fifo
+        | OfflineMethod::CostBenefit
+        | OfflineMethod::Random
+        | OfflineMethod::DChoices { .. } => {
+            let policy = method.victim_policy().ok_or_else(|| {
+                SsdError::Invalid(format!("{} is not an online policy", method.name()))
+            })?;
+            run_online(&fut, &root, &mut online(policy))?
+        }
         OfflineMethod::Exhaustive { bound, limit } | OfflineMethod::Pruned { bound, limit, .. } => {
             let branching = match method {
                 OfflineMethod::Pruned { psi, .. } => Branching::Pruned { psi: psi_of(psi) },

@@ -4,56 +4,65 @@
 
 use super::future::FutureIndex;
 use super::model::Model;
+use crate::config::{cost_benefit_score, VictimPolicy};
 use crate::rng::{Rng, SimRng};
 
-/// One online baseline, ready to choose victims.
-pub enum Online {
-    /// Fewest valid pages, lowest index on ties (§II; proven optimal for uniform random
-    /// workloads, Yang et al. [6]).
-    Greedy,
-    /// Least-Recently Written (LRW [1]): the block opened longest ago, i.e. round-robin.
-    Fifo,
-    /// Cost/Benefit (Chiang & Chang [2]): maximise age·(1−u)/(2u) with u = v/N_p. Age is the time
-    /// since the block was last opened as the frontier; the seed does not define age in this
-    /// model, and the open time is the one per-block time stamp it has. u = 0 scores infinity.
-    CostBenefit,
-    /// d-Choices (Van Houdt [8]): sample d blocks uniformly with replacement, take the one with
-    /// fewest valid pages (lowest index on ties); full blocks in the sample are skipped and the
-    /// sample redrawn if all were full (after 64 redraws, Greedy decides).
-    DChoices { d: u32, rng: SimRng },
+/// One online baseline, ready to choose victims: a member of the victim-policy family
+/// ([`VictimPolicy`], shared with the online FTL), in the offline model's terms.
+pub struct Online {
+    policy: VictimPolicy,
+    rng: SimRng,
 }
 
 impl Online {
+    /// `rng` drives the randomised policies (`random`, `d-choices`).
+    pub fn new(policy: VictimPolicy, rng: SimRng) -> Self {
+        Online { policy, rng }
+    }
+
     /// The victim for the current decision point.
     pub fn choose(&mut self, m: &Model) -> Option<u32> {
-        match self {
-            Online::Greedy => m.greedy_victim(),
-            Online::Fifo => (0..m.blocks())
+        match self.policy {
+            // Fewest valid pages, lowest index on ties (§II; proven optimal for uniform random
+            // workloads, Yang et al. [6]).
+            VictimPolicy::Greedy => m.greedy_victim(),
+            // Least-Recently Written (LRW [1]): the block opened longest ago, i.e. round-robin.
+            VictimPolicy::Fifo => (0..m.blocks())
                 .filter(|&b| m.is_cleanable(b))
                 .min_by_key(|&b| (m.stamp(b), b)),
-            Online::CostBenefit => {
-                let np = f64::from(m.pages_per_block());
+            // Cost/Benefit (Chiang & Chang [2]). Age is the time since the block was last opened
+            // as the frontier; the seed does not define age in this model, and the open time is
+            // the one per-block time stamp it has.
+            VictimPolicy::CostBenefit => {
                 let now = m.clock();
                 let mut best: Option<(f64, u32)> = None;
                 for b in (0..m.blocks()).filter(|&b| m.is_cleanable(b)) {
-                    let v = f64::from(m.valid(b));
                     let age = f64::from(now - m.stamp(b)) + 1.0;
-                    let score = if v == 0.0 {
-                        f64::INFINITY
-                    } else {
-                        age * (np - v) / (2.0 * v)
-                    };
+                    let score = cost_benefit_score(m.valid(b), m.pages_per_block(), age);
                     if best.is_none_or(|(s, _)| score > s) {
                         best = Some((score, b));
                     }
                 }
                 best.map(|(_, b)| b)
             }
-            Online::DChoices { d, rng } => {
+            // A uniformly random cleanable block (redrawn up to 64 times, then Greedy decides).
+            VictimPolicy::Random => {
+                for _ in 0..64 {
+                    let b = self.rng.gen_range(0..m.blocks());
+                    if m.is_cleanable(b) {
+                        return Some(b);
+                    }
+                }
+                m.greedy_victim()
+            }
+            // d-Choices (Van Houdt [8]): sample d blocks uniformly with replacement, take the one
+            // with fewest valid pages (lowest index on ties); full blocks in the sample are
+            // skipped and the sample redrawn if all were full (after 64 redraws, Greedy decides).
+            VictimPolicy::DChoices { d } => {
                 for _ in 0..64 {
                     let mut pick: Option<u32> = None;
-                    for _ in 0..(*d).max(1) {
-                        let b = rng.gen_range(0..m.blocks());
+                    for _ in 0..d.max(1) {
+                        let b = self.rng.gen_range(0..m.blocks());
                         if m.is_cleanable(b)
                             && pick.is_none_or(|p| (m.valid(b), b) < (m.valid(p), p))
                         {

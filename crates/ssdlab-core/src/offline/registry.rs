@@ -4,12 +4,23 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::VictimPolicy;
 use crate::error::{Result, SsdError};
 
 /// An offline cleaning method and its parameters. Serialised as `{"name": "mcts", "playouts":
 /// 16384, …}`; omitted parameters take their defaults.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(tag = "name", rename_all = "kebab-case", deny_unknown_fields)]
+#[strum(serialize_all = "kebab-case")]
 pub enum OfflineMethod {
     /// Online Greedy (§II).
     Greedy,
@@ -17,6 +28,8 @@ pub enum OfflineMethod {
     Fifo,
     /// Online Cost/Benefit (§II, [2]).
     CostBenefit,
+    /// Online Random: a uniformly random cleanable block (the victim-policy family's member).
+    Random,
     /// Online d-Choices (§II, [8]); the seed does not fix d; 10 is a common choice in [8]'s
     /// numerical studies and far below T on realistic devices.
     DChoices {
@@ -55,6 +68,11 @@ pub enum OfflineMethod {
     },
 }
 
+impl crate::config::Registry for OfflineMethod {
+    const FAMILY: &'static str = "offline method";
+    const KEY: &'static str = "--method";
+}
+
 fn default_d() -> u32 {
     10
 }
@@ -77,91 +95,34 @@ pub fn default_psi(pages_per_block: u32) -> u32 {
     (pages_per_block / 4).max(1)
 }
 
-/// One row of the method table.
-pub struct MethodInfo {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub default: fn() -> OfflineMethod,
-}
-
-/// Every method: the one name → implementation table (`OfflineMethod::run` dispatches on it).
-pub const METHODS: &[MethodInfo] = &[
-    MethodInfo {
-        name: "greedy",
-        summary: "online: fewest valid pages",
-        default: || OfflineMethod::Greedy,
-    },
-    MethodInfo {
-        name: "fifo",
-        summary: "online: least recently written block (LRW)",
-        default: || OfflineMethod::Fifo,
-    },
-    MethodInfo {
-        name: "cost-benefit",
-        summary: "online: max age(1-u)/2u",
-        default: || OfflineMethod::CostBenefit,
-    },
-    MethodInfo {
-        name: "d-choices",
-        summary: "online: best of d random blocks",
-        default: || OfflineMethod::DChoices { d: default_d() },
-    },
-    MethodInfo {
-        name: "exhaustive",
-        summary: "offline: DFS over all schedules (toy problems)",
-        default: || OfflineMethod::Exhaustive {
-            bound: true,
-            limit: None,
-        },
-    },
-    MethodInfo {
-        name: "pruned",
-        summary: "offline: DFS over pruned candidates (Algorithms 1-3)",
-        default: || OfflineMethod::Pruned {
-            psi: None,
-            bound: true,
-            limit: None,
-        },
-    },
-    MethodInfo {
-        name: "mcts",
-        summary: "offline: Monte Carlo Tree Search, UCB1, greedy playouts",
-        default: || OfflineMethod::Mcts {
-            playouts: default_playouts(),
-            psi: None,
-            exploration: default_exploration(),
-            workers: None,
-        },
-    },
-];
-
 impl OfflineMethod {
     /// The kebab-case name.
     pub fn name(&self) -> &'static str {
-        match self {
-            OfflineMethod::Greedy => "greedy",
-            OfflineMethod::Fifo => "fifo",
-            OfflineMethod::CostBenefit => "cost-benefit",
-            OfflineMethod::DChoices { .. } => "d-choices",
-            OfflineMethod::Exhaustive { .. } => "exhaustive",
-            OfflineMethod::Pruned { .. } => "pruned",
-            OfflineMethod::Mcts { .. } => "mcts",
+        self.into()
+    }
+
+    /// The online victim policy this method runs, if it is one of the victim-policy family.
+    pub fn victim_policy(&self) -> Option<VictimPolicy> {
+        match *self {
+            OfflineMethod::Greedy => Some(VictimPolicy::Greedy),
+            OfflineMethod::Fifo => Some(VictimPolicy::Fifo),
+            OfflineMethod::CostBenefit => Some(VictimPolicy::CostBenefit),
+            OfflineMethod::Random => Some(VictimPolicy::Random),
+            OfflineMethod::DChoices { d } => Some(VictimPolicy::DChoices { d }),
+            OfflineMethod::Exhaustive { .. }
+            | OfflineMethod::Pruned { .. }
+            | OfflineMethod::Mcts { .. } => None,
         }
     }
 
-    /// The method called `name` with default parameters.
+    /// The method called `name` with its default parameters (the serde defaults).
     pub fn from_name(name: &str) -> Result<Self> {
-        METHODS
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| (m.default)())
-            .ok_or_else(|| {
-                let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
-                SsdError::Invalid(format!(
-                    "unknown offline method '{name}'; valid: {}",
-                    names.join(", ")
-                ))
-            })
+        serde_json::from_value(serde_json::json!({ "name": name })).map_err(|_| {
+            SsdError::Invalid(format!(
+                "unknown offline method '{name}'; valid: {}",
+                <Self as crate::config::Registry>::names()
+            ))
+        })
     }
 
     /// Check parameters a user could get wrong.
@@ -205,11 +166,15 @@ mod tests {
 
     #[test]
     fn offline_registry_names_round_trip_and_unknown_lists_valid() {
-        for m in METHODS {
-            let method = (m.default)();
-            assert_eq!(method.name(), m.name);
+        use strum::IntoEnumIterator;
+        for m in OfflineMethod::iter() {
+            let method = OfflineMethod::from_name(m.name()).unwrap();
+            assert_eq!(method.name(), m.name());
             let json = serde_json::to_string(&method).unwrap();
-            assert!(json.contains(&format!("\"name\":\"{}\"", m.name)), "{json}");
+            assert!(
+                json.contains(&format!("\"name\":\"{}\"", m.name())),
+                "{json}"
+            );
             let back: OfflineMethod = serde_json::from_str(&json).unwrap();
             assert_eq!(back, method);
         }

@@ -354,16 +354,20 @@ fn offline_online_baselines_run_and_revalidate() {
         prefill: true,
     };
     let trace = hot_cold(20_000, 400, 3);
-    for info in METHODS.iter().filter(|m| m.summary.starts_with("online")) {
-        let rep = run_offline(&trace, &cfg, &(info.default)(), 9).unwrap();
+    use strum::IntoEnumIterator;
+    for m in OfflineMethod::iter().filter(|m| m.victim_policy().is_some()) {
+        let method = OfflineMethod::from_name(m.name()).unwrap();
+        let rep = run_offline(&trace, &cfg, &method, 9).unwrap();
         assert!(
             rep.revalidated && rep.waf >= 1.0 && rep.internal_writes > 0,
             "{}",
-            info.name
+            m.name()
         );
         eprintln!(
             "{:>12}: internal {} waf {:.3}",
-            info.name, rep.internal_writes, rep.waf
+            m.name(),
+            rep.internal_writes,
+            rep.waf
         );
     }
 }

@@ -16,8 +16,20 @@ pub const TOY_WRITES: usize = 46;
 pub const TOY_LOGICAL: u32 = 29;
 
 /// The distribution of logical page numbers in a toy trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum ToyDistribution {
     /// Uniform over 0..29.
     Uniform,
@@ -28,6 +40,15 @@ pub enum ToyDistribution {
     /// Gamma with shape 2 and scale 6 (mean 12), rejected at 29 and above.
     Gamma,
 }
+
+impl crate::config::Registry for ToyDistribution {
+    const FAMILY: &'static str = "toy distribution";
+    const KEY: &'static str = "--workload toy-NAME";
+}
+
+/// Exhaustive and pruned DFS run only on problems with at most this many physical pages and
+/// page writes (Table I's are 32 and 46): their trees grow exponentially beyond.
+pub const EXHAUSTIVE_LIMIT: u32 = 64;
 
 impl ToyDistribution {
     pub const ALL: [ToyDistribution; 4] = [

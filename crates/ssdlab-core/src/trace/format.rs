@@ -19,47 +19,63 @@ use super::vscsi_csv::VscsiCsv;
 use crate::error::{Result, SsdError};
 
 /// A trace file format. Serialised as its name (`"msr"`, `"vscsi-csv"`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(try_from = "String", into = "String")]
+#[strum(serialize_all = "kebab-case")]
 pub enum TraceFormat {
+    /// Detect the format from the file name, then from its first bytes.
     #[default]
     Auto,
+    /// MSR Cambridge CSV: Timestamp (Windows FILETIME), Hostname, DiskNumber, Type, Offset,
+    /// Size, ResponseTime.
     Msr,
+    /// FIU (SRCMap / IODedup) text: time_ns pid process lba size_blocks R|W major minor [md5].
     Fiu,
+    /// SPC / UMass ASCII: ASU, LBA, size, opcode, timestamp (s).
     Spc,
+    /// DiskSim / SSDsim / MQSim ASCII: time_ns device lba_sectors size_sectors type.
     Disksim,
+    /// The Financial1 `fin1` column layout: index time_ns ? asu Read/Write lba size ?.
     Fin1,
+    /// blkparse text output (requests from one action, dispatch by default).
     Blkparse,
+    /// VMware VSCSI binary traces, versions 1 and 2 (CloudPhysics).
     Vscsi,
+    /// The CloudPhysics CSV form of VSCSI traces: version,time,op,size,lbn.
     VscsiCsv,
+    /// Plain CSV: time_us,op,offset_bytes,size_bytes.
     Csv,
 }
 
-/// The one name table: format ↔ name, in the order error messages list them.
-const NAMES: [(TraceFormat, &str); 10] = [
-    (TraceFormat::Auto, "auto"),
-    (TraceFormat::Msr, "msr"),
-    (TraceFormat::Fiu, "fiu"),
-    (TraceFormat::Spc, "spc"),
-    (TraceFormat::Disksim, "disksim"),
-    (TraceFormat::Fin1, "fin1"),
-    (TraceFormat::Blkparse, "blkparse"),
-    (TraceFormat::Vscsi, "vscsi"),
-    (TraceFormat::VscsiCsv, "vscsi-csv"),
-    (TraceFormat::Csv, "csv"),
-];
+impl crate::config::Registry for TraceFormat {
+    const FAMILY: &'static str = "trace format";
+    const KEY: &'static str = "--format";
+    fn default_member() -> Option<Self> {
+        Some(TraceFormat::Auto)
+    }
+}
 
 impl TraceFormat {
     pub fn name(self) -> &'static str {
-        NAMES
-            .iter()
-            .find(|(f, _)| *f == self)
-            .map_or("auto", |(_, n)| n)
+        self.into()
     }
 
     /// All names, comma-separated (for error messages and `--help`).
     pub fn all_names() -> String {
-        NAMES.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
+        <Self as crate::config::Registry>::names()
     }
 
     /// Whether records of this format carry a device (disk, ASU, minor) number.
@@ -79,10 +95,12 @@ impl TraceFormat {
 impl std::str::FromStr for TraceFormat {
     type Err = SsdError;
     fn from_str(s: &str) -> Result<Self> {
-        NAMES
-            .iter()
-            .find(|(_, n)| n.eq_ignore_ascii_case(s) || n.replace('-', "_").eq_ignore_ascii_case(s))
-            .map(|(f, _)| *f)
+        use strum::IntoEnumIterator;
+        TraceFormat::iter()
+            .find(|f| {
+                let n = f.name();
+                n.eq_ignore_ascii_case(s) || n.replace('-', "_").eq_ignore_ascii_case(s)
+            })
             .ok_or_else(|| {
                 SsdError::Invalid(format!(
                     "unknown trace format {s:?}; expected one of {}",
@@ -283,7 +301,9 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for (f, n) in NAMES {
+        use strum::IntoEnumIterator;
+        for f in TraceFormat::iter() {
+            let n = f.name();
             assert_eq!(n.parse::<TraceFormat>().unwrap(), f);
             assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{n}\""));
         }

@@ -18,8 +18,21 @@ use super::request::{Request, RequestSource};
 use crate::error::{Result, SsdError};
 
 /// How trace addresses are fitted into the logical space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum LbaMapMode {
     /// Addresses are used as they are; one at or beyond the capacity is an error.
     #[default]
@@ -28,6 +41,14 @@ pub enum LbaMapMode {
     Dense,
     /// Page numbers wrap modulo the logical page count.
     Modulo,
+}
+
+impl crate::config::Registry for LbaMapMode {
+    const FAMILY: &'static str = "LBA mapping";
+    const KEY: &'static str = "--lba-map";
+    fn default_member() -> Option<Self> {
+        Some(LbaMapMode::None)
+    }
 }
 
 /// A source whose addresses are fitted into `logical_bytes` by a [`LbaMapMode`].

@@ -70,15 +70,42 @@ impl TraceSpec {
 }
 
 /// Address pattern of a synthetic workload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Pattern {
+    /// Addresses uniformly at random over the footprint.
     #[default]
     Uniform,
+    /// Hot/cold: a fraction `hot_write_fraction` of requests go to the first
+    /// `hot_space_fraction` of the footprint (uniform within each part).
     #[serde(alias = "hot-cold", alias = "hot_cold")]
     Hotcold,
+    /// Zipf popularity with exponent `zipf_theta` (0 is uniform), ranks scattered over the
+    /// footprint.
     Zipf,
+    /// Addresses in order, wrapping at the end of the footprint.
     Sequential,
+}
+
+impl crate::config::Registry for Pattern {
+    const FAMILY: &'static str = "synthetic pattern";
+    const KEY: &'static str = "--workload";
+    fn default_member() -> Option<Self> {
+        Some(Pattern::Uniform)
+    }
 }
 
 /// A synthetic workload. Addresses are `request_pages`-aligned slots within the first
@@ -191,8 +218,19 @@ impl SyntheticSpec {
 }
 
 /// When requests arrive.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ArrivalSpec {
     /// All arrivals at 0: replayed closed-loop or timing-free by the caller.
     #[default]
@@ -214,10 +252,31 @@ pub enum ArrivalSpec {
     },
 }
 
+impl crate::config::Registry for ArrivalSpec {
+    const FAMILY: &'static str = "arrival process";
+    const KEY: &'static str = "--arrival";
+    fn default_member() -> Option<Self> {
+        Some(ArrivalSpec::Closed)
+    }
+}
+
 /// The distribution of idle periods of on-off arrivals (its mean is `idle_mean_us`).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
 #[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+#[strum(serialize_all = "kebab-case")]
 pub enum IdleDist {
+    /// Exponential idle periods with the given mean.
     #[default]
     Exponential,
     /// Pareto with this shape α (> 1 for a finite mean); scale = mean·(α−1)/α.
@@ -226,6 +285,14 @@ pub enum IdleDist {
     Lognormal { sigma: f64 },
     /// Every idle period lasts exactly the mean.
     Fixed,
+}
+
+impl crate::config::Registry for IdleDist {
+    const FAMILY: &'static str = "idle distribution";
+    const KEY: &'static str = "--idle-dist";
+    fn default_member() -> Option<Self> {
+        Some(IdleDist::Exponential)
+    }
 }
 
 impl ArrivalSpec {

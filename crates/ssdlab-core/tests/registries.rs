@@ -1,0 +1,105 @@
+//! Every registry family: names are unique, every member has a summary (its doc comment), and
+//! the name a family lists is the name serde reads and writes — one rule, so that a config, a
+//! workload spec, the CLI and `ssdlab policies` agree.
+
+use serde::Serialize;
+use serde_json::Value;
+use ssdlab_core::api;
+use ssdlab_core::config::{
+    Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, VictimPolicy,
+};
+use ssdlab_core::experiments::Experiment;
+use ssdlab_core::offline::{OfflineMethod, ToyDistribution};
+use ssdlab_core::trace::{ArrivalSpec, IdleDist, LbaMapMode, Pattern, TraceFormat};
+use strum::IntoEnumIterator;
+
+/// The name serde gives a member: a string, or the tag of an internally tagged enum.
+fn serde_name<T: Serialize>(v: &T, tag: Option<&str>) -> String {
+    match (serde_json::to_value(v).expect("serialize"), tag) {
+        (Value::String(s), None) => s,
+        (Value::Object(o), Some(t)) => o[t].as_str().expect("tag").to_string(),
+        (other, _) => panic!("unexpected serde form {other}"),
+    }
+}
+
+fn check<T>(tag: Option<&str>)
+where
+    T: Registry + Serialize,
+    &'static str: for<'a> From<&'a T>,
+{
+    let mut seen = std::collections::HashSet::new();
+    for m in T::iter() {
+        assert!(seen.insert(m.name()), "{}: '{}' twice", T::FAMILY, m.name());
+        let s = serde_name(&m, tag);
+        // Parameterised members serialise with their parameters (`d-choices:d=0`).
+        assert!(
+            s == m.name() || s.starts_with(&format!("{}:", m.name())),
+            "{}: listed as '{}', serde says '{s}'",
+            T::FAMILY,
+            m.name()
+        );
+    }
+    let f = T::family();
+    assert!(!f.members.is_empty());
+    for m in &f.members {
+        assert!(
+            m.summary.len() > 10,
+            "{}: '{}' has no summary",
+            T::FAMILY,
+            m.name
+        );
+    }
+    if !f.default.is_empty() {
+        assert!(
+            f.members.iter().any(|m| m.name == f.default),
+            "{}: default",
+            T::FAMILY
+        );
+    }
+}
+
+#[test]
+fn every_family_lists_the_names_serde_reads() {
+    check::<VictimPolicy>(None);
+    check::<SchedulerKind>(None);
+    check::<Placement>(None);
+    check::<Allocation>(None);
+    check::<DeviceModelKind>(None);
+    check::<TraceFormat>(None);
+    check::<Pattern>(None);
+    check::<ArrivalSpec>(Some("kind"));
+    check::<IdleDist>(Some("dist"));
+    check::<LbaMapMode>(None);
+    check::<OfflineMethod>(Some("name"));
+    check::<ToyDistribution>(None);
+    check::<Experiment>(None);
+}
+
+#[test]
+fn the_catalogue_has_every_family_once() {
+    let all = api::registries();
+    let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
+    assert_eq!(all.len(), 13);
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), all.len());
+}
+
+#[test]
+fn unknown_names_are_errors_listing_the_valid_ones() {
+    let e = SchedulerKind::parse_name("lazy").unwrap_err();
+    assert!(e.contains("lazyrtgc") && e.contains("external"), "{e}");
+    let e = VictimPolicy::parse("greedyy").unwrap_err();
+    assert!(e.contains("greedy") && e.contains("d-choices:d=N"), "{e}");
+    let e = OfflineMethod::from_name("belady").unwrap_err().to_string();
+    assert!(e.contains("mcts") && e.contains("random"), "{e}");
+    // A bad value in a config names its field.
+    let e = ssdlab_core::config::DeviceConfig::from_preset("tiny", &["gc.scheduler=lazy".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gc.scheduler") && e.contains("lazyrtgc"), "{e}");
+    let e = ssdlab_core::config::DeviceConfig::from_preset("tiny", &["ftl.placement=hot".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ftl.placement") && e.contains("hot-cold"), "{e}");
+}
