@@ -11,7 +11,6 @@ use ssdlab_core::config::{
 use ssdlab_core::experiments::Experiment;
 use ssdlab_core::offline::{OfflineMethod, ToyDistribution};
 use ssdlab_core::trace::{ArrivalSpec, IdleDist, LbaMapMode, Pattern, TraceFormat};
-use strum::IntoEnumIterator;
 
 /// The name serde gives a member: a string, or the tag of an internally tagged enum.
 fn serde_name<T: Serialize>(v: &T, tag: Option<&str>) -> String {
