@@ -4,14 +4,16 @@
 //!
 //! Re-record (only for a change that is meant to change results, and say so in its commit):
 //! `SSDLAB_BLESS=1 cargo test --release -p ssdlab-core --test golden`.
-//! Cases that replay the shared trace excerpts are skipped, with a note on stderr, when
-//! `../shared/traces` is absent.
+//! Cases that replay the shared trace excerpts are skipped, each with a `SKIPPED:` line on
+//! stderr, when `../shared/traces` is absent.
 
-use std::io::Write;
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use ssdlab_core::api;
+use support::traces::{current_test, shared, skipped};
 
 struct Case {
     name: String,
@@ -61,14 +63,6 @@ fn open(passes: f64, time_scale: f64) -> Value {
     json!({"seed": 5, "timing": true, "replay": {"mode": "open-loop", "time_scale": time_scale},
            "precondition": {"sequential": true, "random_passes": passes},
            "sample_interval_us": 50000.0})
-}
-
-fn shared(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces"
-    ))
-    .join(rel)
 }
 
 fn fixtures_dir() -> PathBuf {
@@ -383,12 +377,11 @@ fn results_match_the_recorded_golden_outputs() {
     let dir = golden_dir();
     std::fs::create_dir_all(&dir).expect("golden dir");
     let mut failures = Vec::new();
-    let mut skipped = Vec::new();
     let cases = cases();
     for c in &cases {
         if let Some(p) = needs_shared(c) {
             if !p.exists() {
-                skipped.push(c.name.clone());
+                skipped(&format!("{} [{}]", current_test(), c.name), &p);
                 continue;
             }
         }
@@ -407,15 +400,6 @@ fn results_match_the_recorded_golden_outputs() {
                 c.name
             )),
         }
-    }
-    if !skipped.is_empty() {
-        // Written past the test harness's capture, so that a skip is seen.
-        let _ = writeln!(
-            std::io::stderr(),
-            "golden: SKIPPED {} cases, ../shared/traces absent: {}",
-            skipped.len(),
-            skipped.join(", ")
-        );
     }
     assert!(
         failures.is_empty(),
