@@ -12,10 +12,13 @@ LAT_KEYS = {"mean", "p50", "p99", "p99_9", "p99_99", "p99_9999", "max"}
 
 
 def assert_one_line_error(p, *fragments):
-    assert p.returncode != 0, p.stdout
+    """Bad input: exit code 2 and one ``error: …`` line on stderr containing every fragment (which
+    name the offending option or field), never a traceback or a panic."""
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
     lines = [l for l in p.stderr.strip().splitlines() if l.strip()]
     assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("error: "), lines[0]
     for f in fragments:
         assert f in lines[0], lines[0]
 
@@ -152,8 +155,8 @@ def test_missing_trace_file(cli, tmp_path):
 
 
 def test_unwritable_json_path(cli, tmp_path):
-    p = cli("run", "-d", "tiny", "-n", "100", "--json", str(tmp_path / "no" / "dir" / "r.json"))
-    assert p.returncode != 0 and "Traceback" not in p.stderr and "--json" in p.stderr
+    path = tmp_path / "no" / "dir" / "r.json"
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "100", "--json", str(path)), f"--json {path}", "cannot write")
 
 
 def test_run_with_multi_frontier_placement(cli, tmp_path):

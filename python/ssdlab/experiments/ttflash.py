@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ssdlab import _core, registry
+from ssdlab.cli_common import fail
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 from ssdlab.simulate import build_options
@@ -109,20 +110,22 @@ def ttflash_cmd(
     """Tiny-Tail Flash: the six stacks on one workload, in the seed's Table 1 form."""
     console = Console(width=160)
     if (trace_path is None) == (workload is None):
-        raise typer.BadParameter("give exactly one of --trace or --workload")
+        fail("give exactly one of --trace or --workload")
     if trace_path is not None:
         wl = trace(trace_path, format=trace_format, lba_map=lba_map, max_requests=max_requests)
     else:
         if workload not in WORKLOADS:
-            raise typer.BadParameter(f"unknown workload {workload!r}; expected one of {', '.join(WORKLOADS)}")
+            fail(f"--workload {workload}: expected one of {', '.join(WORKLOADS)}")
         pat, rf, iops, n = WORKLOADS[workload]
         wl = synthetic(pat, max_requests or n, read_fraction=rf, arrival={"kind": "poisson", "iops": iops})
     try:
         res = run(device, wl, overrides=set_, time_scale=time_scale, seed=seed, precondition_passes=precondition_passes, stacks=stacks or None)
     except SsdlabError as e:  # bad input: one line, no traceback (anything else is a bug and should show)
-        Console(stderr=True).print(f"[red]error:[/red] {e}")
-        raise typer.Exit(1)
+        fail(str(e))
     print_tables(res, console)
     if json_path is not None:
-        json_path.write_text(json.dumps(res, indent=1))
+        try:
+            json_path.write_text(json.dumps(res, indent=1))
+        except OSError as e:
+            fail(f"--json {json_path}: cannot write: {e}")
         console.print(f"wrote {json_path}")

@@ -34,42 +34,76 @@ fn default_cell_mode() -> CellMode {
     CellMode::Tlc
 }
 
+/// Physical page numbers are u32 in the FTL (4 bytes of L2P and P2L per page) and `u32::MAX`
+/// marks an unmapped entry, so a device has fewer than this many physical pages.
+pub const MAX_PHYSICAL_PAGES: u64 = u32::MAX as u64;
+
 impl Geometry {
+    /// Planes of the device. Exact for a geometry that passed [`Geometry::check`] (which bounds
+    /// every product of counts below 2^32); saturates at `u32::MAX` otherwise, never overflows.
     pub fn planes(&self) -> u32 {
-        self.channels * self.chips_per_channel * self.dies_per_chip * self.planes_per_die
+        saturate(self.planes_u64())
     }
+    /// Dies of the device (exact once checked; saturating otherwise, like [`Geometry::planes`]).
     pub fn dies(&self) -> u32 {
-        self.channels * self.chips_per_channel * self.dies_per_chip
+        saturate(
+            u64::from(self.channels)
+                .saturating_mul(u64::from(self.chips_per_channel))
+                .saturating_mul(u64::from(self.dies_per_chip)),
+        )
     }
     pub fn total_blocks(&self) -> u64 {
-        u64::from(self.planes()) * u64::from(self.blocks_per_plane)
+        self.planes_u64()
+            .saturating_mul(u64::from(self.blocks_per_plane))
     }
     pub fn physical_pages(&self) -> u64 {
-        self.total_blocks() * u64::from(self.pages_per_block)
+        self.total_blocks()
+            .saturating_mul(u64::from(self.pages_per_block))
     }
     /// Logical pages exported to the host: ⌊physical × (1 − spare_factor)⌋.
     pub fn logical_pages(&self) -> u64 {
         (self.physical_pages() as f64 * (1.0 - self.spare_factor)).floor() as u64
     }
     pub fn logical_bytes(&self) -> u64 {
-        self.logical_pages() * u64::from(self.page_size)
+        self.logical_pages()
+            .saturating_mul(u64::from(self.page_size))
     }
     pub fn physical_bytes(&self) -> u64 {
-        self.physical_pages() * u64::from(self.page_size)
+        self.physical_pages()
+            .saturating_mul(u64::from(self.page_size))
+    }
+
+    fn planes_u64(&self) -> u64 {
+        u64::from(self.channels)
+            .saturating_mul(u64::from(self.chips_per_channel))
+            .saturating_mul(u64::from(self.dies_per_chip))
+            .saturating_mul(u64::from(self.planes_per_die))
     }
 
     /// Field-level and cross-field checks; returns the first violation as (field, message).
-    pub fn check(&self, gc_reserve_blocks: u32) -> Result<(), (String, String)> {
-        let positive = [
+    /// `gc_reserve_blocks` is what each plane keeps free beyond its data: the GC threshold plus
+    /// one block per write frontier.
+    pub fn check(&self, gc_reserve_blocks: u64) -> Result<(), (String, String)> {
+        self.check_shape()?;
+        self.check_spare(gc_reserve_blocks)
+    }
+
+    /// Every count positive, the page size, the spare factor, and the device small enough that
+    /// every derived count (planes, blocks, physical pages) fits the FTL's u32 page numbers.
+    pub fn check_shape(&self) -> Result<(), (String, String)> {
+        let counts = [
             ("channels", self.channels),
             ("chips_per_channel", self.chips_per_channel),
             ("dies_per_chip", self.dies_per_chip),
             ("planes_per_die", self.planes_per_die),
             ("blocks_per_plane", self.blocks_per_plane),
             ("pages_per_block", self.pages_per_block),
-            ("page_size", self.page_size),
         ];
-        for (name, v) in positive {
+        for (name, v) in counts
+            .iter()
+            .copied()
+            .chain([("page_size", self.page_size)])
+        {
             if v == 0 {
                 return Err((
                     format!("geometry.{name}"),
@@ -98,20 +132,32 @@ impl Geometry {
                 format!("expected at most 65535, got {}", self.pages_per_block),
             ));
         }
-        // Physical page numbers are u32 in the FTL (4 bytes of L2P and P2L per page).
-        if self.physical_pages() >= u64::from(u32::MAX) {
-            return Err((
-                "geometry".into(),
-                format!(
-                    "{} physical pages exceed the 2^32-1 the FTL addresses",
-                    self.physical_pages()
-                ),
-            ));
+        // The running product channels × chips × dies × planes × blocks × pages, in u64 (each
+        // factor < 2^32, the product so far < 2^32: no overflow); the field that takes it to the
+        // limit is the one named.
+        let mut product: u64 = 1;
+        let mut so_far = Vec::new();
+        for (name, v) in counts {
+            product *= u64::from(v);
+            so_far.push(name);
+            if product >= MAX_PHYSICAL_PAGES {
+                return Err((
+                    format!("geometry.{name}"),
+                    format!(
+                        "{} = {product}, but the FTL numbers physical pages in 32 bits and addresses fewer than 2^32 - 1; got {name} = {v}",
+                        so_far.join(" × ")
+                    ),
+                ));
+            }
         }
-        // Each plane must keep, beyond its share of logical data, the GC reserve plus one block
-        // per write frontier; otherwise GC can never make progress.
+        Ok(())
+    }
+
+    /// Each plane must keep, beyond its share of logical data, the GC reserve plus one block per
+    /// write frontier; otherwise GC can never make progress.
+    fn check_spare(&self, gc_reserve_blocks: u64) -> Result<(), (String, String)> {
         let spare_blocks_per_plane = f64::from(self.blocks_per_plane) * self.spare_factor;
-        let needed = f64::from(gc_reserve_blocks + 1);
+        let needed = gc_reserve_blocks.saturating_add(1) as f64;
         if spare_blocks_per_plane < needed {
             return Err((
                 "geometry.spare_factor".into(),
@@ -123,4 +169,8 @@ impl Geometry {
         }
         Ok(())
     }
+}
+
+fn saturate(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
 }

@@ -11,14 +11,17 @@ mod scheduler;
 mod timing;
 mod victim;
 
-pub use geometry::Geometry;
+#[cfg(test)]
+mod tests;
+
+pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
-pub use rain::{GcBlocking, RainConfig};
+pub use rain::{GcBlocking, RainConfig, MAX_RAIN_CHANNELS, MIN_RAIN_CHANNELS};
 pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
-pub use timing::{CellMode, ModeTiming, OpTimes, Timing};
+pub use timing::{CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
 pub use victim::{cost_benefit_score, VictimPolicy};
 
 use serde::{Deserialize, Serialize};
@@ -123,7 +126,9 @@ impl DeviceConfig {
         Ok(cfg)
     }
 
-    /// All checks, each naming the field.
+    /// All checks, each naming the field. A configuration that passes them cannot make the
+    /// engine panic or overflow: every rule the code relies on (geometry products that fit the
+    /// FTL's u32 page numbers, bounded operation times, RAIN's channel masks) is checked here.
     pub fn validate(&self, origin: &str) -> Result<()> {
         let err =
             |(field, msg): (String, String)| SsdError::config(origin, format!("{field}: {msg}"));
@@ -134,23 +139,24 @@ impl DeviceConfig {
             )));
         }
         self.ftl.check().map_err(err)?;
-        self.geometry
-            .check(self.gc.threshold_blocks + self.ftl.streams() as u32)
-            .map_err(err)?;
-        self.timing.check().map_err(err)?;
-        self.gc.rl.check().map_err(err)?;
-        self.gc.partial.check().map_err(err)?;
-        self.rain.check().map_err(err)?;
-        self.check_model().map_err(err)?;
-        if self.rain.rain && self.geometry.channels < 3 {
+        let g = &self.geometry;
+        g.check_shape().map_err(err)?;
+        if self.gc.threshold_blocks >= g.blocks_per_plane {
             return Err(err((
-                "rain.rain".into(),
+                "gc.threshold_blocks".into(),
                 format!(
-                    "a stripe spans the channels: need at least 3, got {}",
-                    self.geometry.channels
+                    "expected fewer free blocks than geometry.blocks_per_plane ({}), got {}",
+                    g.blocks_per_plane, self.gc.threshold_blocks
                 ),
             )));
         }
+        g.check(u64::from(self.gc.threshold_blocks) + self.ftl.streams() as u64)
+            .map_err(err)?;
+        self.timing.check(g.page_size).map_err(err)?;
+        self.gc.rl.check().map_err(err)?;
+        self.gc.partial.check().map_err(err)?;
+        self.rain.check(g.channels).map_err(err)?;
+        self.check_model().map_err(err)?;
         Ok(())
     }
 

@@ -186,7 +186,20 @@ fn field(name: &str, msg: impl Into<String>) -> FieldErr {
     (name.to_string(), msg.into())
 }
 
+/// Most edges of an interval-bin list: the Q-table has (prev + 1) × (current + 1) × 2 states
+/// (68 by default), so this bounds it at 132,098 states.
+pub const MAX_BIN_EDGES: usize = 256;
+
 fn edges_ok(name: &str, v: &[f64]) -> Result<(), FieldErr> {
+    if v.len() > MAX_BIN_EDGES {
+        return Err(field(
+            name,
+            format!(
+                "expected at most {MAX_BIN_EDGES} bin edges (each multiplies the Q-table's states), got {}",
+                v.len()
+            ),
+        ));
+    }
     if v.iter().any(|e| !(e.is_finite() && *e >= 0.0)) || v.windows(2).any(|w| w[0] >= w[1]) {
         return Err(field(
             name,

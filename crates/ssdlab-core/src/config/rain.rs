@@ -4,6 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Fewest channels a RAIN stripe spans (two data pages and a parity page).
+pub const MIN_RAIN_CHANNELS: u32 = 3;
+/// Most channels a RAIN stripe spans (per-stripe channel sets are u64 bit masks).
+pub const MAX_RAIN_CHANNELS: u32 = 64;
+
 /// Which resource a GC unit step occupies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -125,7 +130,19 @@ impl RainConfig {
         Ok(c)
     }
 
-    pub fn check(&self) -> Result<(), (String, String)> {
+    /// Field checks; `channels` is the device's (a RAIN stripe spans them).
+    pub fn check(&self, channels: u32) -> Result<(), (String, String)> {
+        // A stripe holds one page per channel: N − 1 data pages and one parity page, so at
+        // least 3 channels (2 would be mirroring, which the stripe code does not do). The GC
+        // state machine keeps per-stripe sets of channels as bits of a u64, so at most 64.
+        if self.rain && !(MIN_RAIN_CHANNELS..=MAX_RAIN_CHANNELS).contains(&channels) {
+            return Err((
+                "rain.rain".into(),
+                format!(
+                    "a stripe spans the channels: needs geometry.channels from {MIN_RAIN_CHANNELS} to {MAX_RAIN_CHANNELS}, got {channels}"
+                ),
+            ));
+        }
         if self.gtr && !self.rain {
             return Err((
                 "rain.gtr".into(),
@@ -168,7 +185,7 @@ mod tests {
             GcBlocking::Channel
         );
         let pfg = RainConfig::from_stack("ttflash+pfg").unwrap();
-        assert!(pfg.parallel_forced_gc && pfg.check().is_ok());
+        assert!(pfg.parallel_forced_gc && pfg.check(8).is_ok());
         assert!(
             RainConfig::from_stack("pb+gtr").unwrap().rain,
             "gtr implies rain"
@@ -177,7 +194,7 @@ mod tests {
         assert!(e.contains("'fast'") && e.contains("pfg"), "{e}");
         let (field, why) = RainConfig::from_stack("pb+pfg")
             .unwrap()
-            .check()
+            .check(8)
             .unwrap_err();
         assert_eq!(field, "rain.parallel_forced_gc");
         assert!(why.contains("rain.rgc"), "{why}");
@@ -185,6 +202,6 @@ mod tests {
             gtr: true,
             ..RainConfig::default()
         };
-        assert_eq!(no_parity.check().unwrap_err().0, "rain.gtr");
+        assert_eq!(no_parity.check(8).unwrap_err().0, "rain.gtr");
     }
 }

@@ -107,11 +107,32 @@ impl Timing {
         }
     }
 
-    pub fn check(&self) -> Result<(), (String, String)> {
+    /// Field checks; `page_size` (bytes) bounds the transfer time of one page.
+    pub fn check(&self, page_size: u32) -> Result<(), (String, String)> {
         if !(self.channel_mb_per_s.is_finite() && self.channel_mb_per_s > 0.0) {
             return Err((
                 "timing.channel_mb_per_s".into(),
                 format!("expected a positive rate, got {}", self.channel_mb_per_s),
+            ));
+        }
+        // bytes / (MB/s) = µs, as `OpTimes` computes it.
+        let transfer_us = f64::from(page_size) / self.channel_mb_per_s;
+        if transfer_us > MAX_OP_US {
+            return Err((
+                "timing.channel_mb_per_s".into(),
+                format!(
+                    "a {page_size}-byte page would take {transfer_us:.0} µs to transfer at {} MB/s; expected at most {MAX_OP_US} µs (1 s)",
+                    self.channel_mb_per_s
+                ),
+            ));
+        }
+        if self.controller_overhead_ns > MAX_OVERHEAD_NS {
+            return Err((
+                "timing.controller_overhead_ns".into(),
+                format!(
+                    "expected at most {MAX_OVERHEAD_NS} ns (1 s), got {}",
+                    self.controller_overhead_ns
+                ),
             ));
         }
         for (name, m) in [
@@ -125,10 +146,10 @@ impl Timing {
                 ("program_us", m.program_us),
                 ("erase_us", m.erase_us),
             ] {
-                if !(v.is_finite() && v >= 0.0) {
+                if !(v.is_finite() && (0.0..=MAX_OP_US).contains(&v)) {
                     return Err((
                         format!("timing.{name}.{field}"),
-                        format!("expected a non-negative time in µs, got {v}"),
+                        format!("expected a time from 0 to {MAX_OP_US} µs (1 s), got {v}"),
                     ));
                 }
             }
@@ -136,6 +157,15 @@ impl Timing {
         Ok(())
     }
 }
+
+/// The longest array operation or page transfer a device may have, µs. Times are u64
+/// nanoseconds added up along the plane and channel time lines; with every operation at most
+/// 1 s, the clock (2^64 ns ≈ 584 years) cannot overflow before some 10^10 operations queue on
+/// one plane, and derived counts (LazyRTGC's α = t_erase / (t_read + t_program)) fit in u32.
+pub const MAX_OP_US: f64 = 1_000_000.0;
+
+/// The largest controller overhead per request, ns (1 s, for the same reason).
+pub const MAX_OVERHEAD_NS: u64 = 1_000_000_000;
 
 /// Timing of the modes converted to integer nanoseconds, as the engine uses them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

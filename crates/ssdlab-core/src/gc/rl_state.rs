@@ -47,7 +47,7 @@ impl RlFeatures {
 
     /// Previous-action bin (Table 3): copies < max action / 2 → 0, otherwise 1.
     pub fn action_bin(&self, copies: u32) -> usize {
-        usize::from(2 * copies >= self.max_action && self.max_action > 0)
+        usize::from(2 * u64::from(copies) >= u64::from(self.max_action) && self.max_action > 0)
     }
 
     /// The state index of (previous interval, current interval, previous action's copies).

@@ -23,7 +23,8 @@ pub struct WriteBuffer {
     /// When the latest page entered the buffer (no flush decision is taken before it).
     last_admit: u64,
     /// Copies of each logical page in the buffer (pending or being programmed).
-    held: Vec<u16>,
+    /// (u32: a buffer may hold more than 65535 pages, all copies of one page.)
+    held: Vec<u32>,
     /// (program completion, lpn, blocked by GC) of pages being flushed.
     inflight: BinaryHeap<Reverse<(u64, u32, bool)>>,
     /// Reads served from the buffer.

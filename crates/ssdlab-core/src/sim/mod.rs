@@ -247,6 +247,7 @@ impl Simulation {
             None => Ok(None),
             Some(req) => {
                 let (first, pages) = self.page_range(&req)?;
+                self.check_arrival(&req)?;
                 Ok(Some((req, first, pages)))
             }
         }

@@ -9,6 +9,21 @@ use crate::gc::RequestInfo;
 use crate::nand::OpDone;
 use crate::trace::{OpKind, Request};
 
+/// The latest open-loop arrival, ns after the first request (2^62 ns ≈ 146 years): with every
+/// operation time bounded by validation (`config::MAX_OP_US`), the u64 clock cannot overflow.
+pub(crate) const MAX_ARRIVAL_NS: u64 = 1 << 62;
+
+/// The trace time of `req` rebased to the first request and scaled (open loop).
+fn open_loop_at(c: &mut super::Clock, req: &Request, time_scale: f64) -> u64 {
+    let origin = *c.origin_ns.get_or_insert(req.arrival_ns);
+    let rel = req.arrival_ns.saturating_sub(origin);
+    if time_scale == 1.0 {
+        rel
+    } else {
+        (rel as f64 * time_scale) as u64
+    }
+}
+
 impl Simulation {
     /// The page range [first, first + pages) of a request, checked against the logical space.
     pub(crate) fn page_range(&self, req: &Request) -> Result<(u64, u64)> {
@@ -32,20 +47,34 @@ impl Simulation {
         Ok((first, last - first + 1))
     }
 
+    /// A timed open-loop arrival later than [`MAX_ARRIVAL_NS`] after the first request (a
+    /// corrupt timestamp, or an absurd `time_scale`) is an error naming the request's line:
+    /// service times added to it could overflow the u64 clock.
+    pub(crate) fn check_arrival(&mut self, req: &Request) -> Result<()> {
+        let Replay::OpenLoop { time_scale } = self.options().replay else {
+            return Ok(());
+        };
+        if !self.options().timing {
+            return Ok(());
+        }
+        let t = open_loop_at(&mut self.clock, req, time_scale);
+        if t <= MAX_ARRIVAL_NS {
+            return Ok(());
+        }
+        let at = match self.source_location() {
+            Some((f, l)) => format!("{f}:{l}: "),
+            None => String::new(),
+        };
+        Err(SsdError::Invalid(format!(
+            "{at}request arrives {t} ns after the first one (time_scale {time_scale}), beyond the {MAX_ARRIVAL_NS} ns (146 years) the simulated clock allows; check the trace's timestamps"
+        )))
+    }
+
     /// Arrival time of the next request under the replay mode.
     fn arrival_of(&mut self, req: &Request) -> u64 {
         let c = &mut self.clock;
         match self.opts.replay {
-            Replay::OpenLoop { time_scale } => {
-                let origin = *c.origin_ns.get_or_insert(req.arrival_ns);
-                let rel = req.arrival_ns.saturating_sub(origin);
-                let t = if time_scale == 1.0 {
-                    rel
-                } else {
-                    (rel as f64 * time_scale) as u64
-                };
-                t.max(c.last_arrival)
-            }
+            Replay::OpenLoop { time_scale } => open_loop_at(c, req, time_scale).max(c.last_arrival),
             Replay::ClosedLoop { queue_depth } => {
                 if c.inflight.len() >= queue_depth as usize {
                     let Reverse(t) = c.inflight.pop().unwrap_or(Reverse(c.last_arrival));

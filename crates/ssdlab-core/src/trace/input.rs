@@ -264,7 +264,8 @@ pub(crate) mod testutil {
         }
     }
 
-    /// Where the real trace excerpts live, or `None` (and a skip note) when absent.
+    /// Where the real trace excerpt `rel` lives, or `None` when it is absent — then the calling
+    /// test is reported skipped (see [`skipped`]), so that a missing excerpt is seen.
     pub(crate) fn real(rel: &str) -> Option<PathBuf> {
         let p = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -274,8 +275,21 @@ pub(crate) mod testutil {
         if p.exists() {
             Some(p)
         } else {
-            eprintln!("skip: real trace {} not present", p.display());
+            skipped(&p);
             None
         }
+    }
+
+    /// Reports the current test skipped: `SKIPPED: <test>: <path> not present`, written straight
+    /// to the process's stderr — past the test harness's capture, which swallows `eprintln!`
+    /// of passing tests — so the skip shows in every `cargo test` run.
+    pub(crate) fn skipped(path: &std::path::Path) {
+        let current = std::thread::current();
+        let test = current.name().unwrap_or("<unnamed test>");
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: {test}: {} not present",
+            path.display()
+        );
     }
 }

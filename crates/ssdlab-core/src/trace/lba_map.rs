@@ -162,7 +162,7 @@ impl LbaMapped {
                     let hi = if r.size_bytes == 0 {
                         lo
                     } else {
-                        end.min((page + 1) * p)
+                        end.min((page * p).saturating_add(p))
                     };
                     let piece = Request {
                         offset_bytes: lp * p + (lo - page * p),

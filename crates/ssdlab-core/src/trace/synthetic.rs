@@ -150,9 +150,8 @@ impl RequestSource for Synthetic {
         let offset_bytes = slot * self.slot_bytes;
         let size_bytes = match &mut self.size {
             None => self.slot_bytes,
-            Some((g, rng)) => {
-                ((1 + g.sample(rng)) * 4096).min(self.slots * self.slot_bytes - offset_bytes)
-            }
+            Some((g, rng)) => (g.sample(rng).saturating_add(1).saturating_mul(4096))
+                .min(self.slots * self.slot_bytes - offset_bytes),
         };
         Ok(Some(Request {
             arrival_ns,

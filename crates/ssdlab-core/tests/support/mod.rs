@@ -1,4 +1,5 @@
 //! Shared helpers for integration tests.
 #![allow(dead_code)] // each test binary uses a different part of the support module
 pub mod analytic;
+pub mod traces;
 pub mod workloads;
