@@ -49,13 +49,22 @@ impl PlainDevice {
         })
     }
 
+    /// The scheduler and the context it executes GC steps in (on the time lines if `timed`).
     #[inline(always)]
-    fn ctx(&mut self, timed: bool) -> GcContext<'_> {
-        GcContext {
-            ftl: &mut self.ftl,
-            res: if timed { Some(&mut self.res) } else { None },
-            rng: &mut self.gc_rng,
-        }
+    fn parts(&mut self, timed: bool) -> (&mut dyn GcScheduler, GcContext<'_>) {
+        let Self {
+            ftl,
+            res,
+            scheduler,
+            gc_rng,
+            ..
+        } = self;
+        let ctx = GcContext {
+            ftl,
+            res: if timed { Some(res) } else { None },
+            rng: gc_rng,
+        };
+        (scheduler.as_mut(), ctx)
     }
 
     /// Program host page `lpn` at `ready` with the oracle's next-write time `hint` (`NEVER`
@@ -70,32 +79,18 @@ impl PlainDevice {
         hint: u64,
         timed: bool,
     ) -> Result<OpDone> {
-        let plane = self.ctx(timed).host_plane(lpn, ready)?;
+        let plane = self.parts(timed).1.host_plane(lpn, ready)?;
         self.ftl.write_host_hinted(lpn, plane, hint)?;
         let d = if timed {
             self.res.write(plane, ready)
         } else {
-            OpDone {
-                done: ready,
-                blocked_by_gc: false,
-            }
+            OpDone::at(ready)
         };
         // Timing-free fast path: the scheduler is asked only when the plane needs GC.
         if !timed && !self.ftl.needs_gc(plane) {
             return Ok(d);
         }
-        let Self {
-            ftl,
-            res,
-            scheduler,
-            gc_rng,
-            ..
-        } = self;
-        let mut ctx = GcContext {
-            ftl,
-            res: if timed { Some(res) } else { None },
-            rng: gc_rng,
-        };
+        let (scheduler, mut ctx) = self.parts(timed);
         scheduler.after_page_write(plane, ready, &mut ctx)?;
         Ok(d)
     }
@@ -116,18 +111,7 @@ impl PlainDevice {
         if self.scheduler.wants_idle() && now > prev_arrival {
             let from = self.res.horizon();
             if now > from {
-                let Self {
-                    ftl,
-                    res,
-                    scheduler,
-                    gc_rng,
-                    ..
-                } = self;
-                let mut ctx = GcContext {
-                    ftl,
-                    res: Some(res),
-                    rng: gc_rng,
-                };
+                let (scheduler, mut ctx) = self.parts(true);
                 scheduler.on_idle(from, now, &mut ctx)?;
             }
         }
@@ -156,16 +140,11 @@ impl DeviceModel for PlainDevice {
     }
 
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        let mut out = OpDone {
-            done: ready,
-            blocked_by_gc: false,
-        };
+        let mut out = OpDone::at(ready);
         for lpn in pages {
             if let Some(ppn) = self.ftl.read(lpn) {
                 if self.timed {
-                    let d = self.res.read(self.ftl.plane_of_ppn(ppn), ready);
-                    out.done = out.done.max(d.done);
-                    out.blocked_by_gc |= d.blocked_by_gc;
+                    out.join(self.res.read(self.ftl.plane_of_ppn(ppn), ready));
                 }
             }
         }
@@ -173,15 +152,10 @@ impl DeviceModel for PlainDevice {
     }
 
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        let mut out = OpDone {
-            done: ready,
-            blocked_by_gc: false,
-        };
+        let mut out = OpDone::at(ready);
         for lpn in pages {
             let hint = self.next_write_hint();
-            let d = self.program_page(lpn, ready, hint, self.timed)?;
-            out.done = out.done.max(d.done);
-            out.blocked_by_gc |= d.blocked_by_gc;
+            out.join(self.program_page(lpn, ready, hint, self.timed)?);
         }
         Ok(out)
     }
@@ -194,18 +168,7 @@ impl DeviceModel for PlainDevice {
     }
 
     fn after_request(&mut self, info: &RequestInfo) -> Result<()> {
-        let Self {
-            ftl,
-            res,
-            scheduler,
-            gc_rng,
-            ..
-        } = self;
-        let mut ctx = GcContext {
-            ftl,
-            res: Some(res),
-            rng: gc_rng,
-        };
+        let (scheduler, mut ctx) = self.parts(true);
         scheduler.after_request(info, &mut ctx)
     }
 
@@ -231,20 +194,8 @@ impl DeviceModel for PlainDevice {
     }
 
     fn with_scheduler(&mut self, f: SchedulerCall) -> Result<()> {
-        let Self {
-            ftl,
-            res,
-            scheduler,
-            gc_rng,
-            timed,
-            ..
-        } = self;
-        let mut ctx = GcContext {
-            ftl,
-            res: if *timed { Some(res) } else { None },
-            rng: gc_rng,
-        };
-        f(scheduler.as_mut(), &mut ctx)
+        let (scheduler, mut ctx) = self.parts(self.timed);
+        f(scheduler, &mut ctx)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -21,6 +21,24 @@ pub struct OpDone {
     pub blocked_by_gc: bool,
 }
 
+impl OpDone {
+    /// Nothing to wait for: done at `t`.
+    #[inline]
+    pub fn at(t: u64) -> Self {
+        OpDone {
+            done: t,
+            blocked_by_gc: false,
+        }
+    }
+
+    /// Several operations of one request: done when the last is, blocked if any was.
+    #[inline]
+    pub fn join(&mut self, d: OpDone) {
+        self.done = self.done.max(d.done);
+        self.blocked_by_gc |= d.blocked_by_gc;
+    }
+}
+
 /// Time lines of every plane, die and channel of the device.
 #[derive(Debug, Clone)]
 pub struct Resources {

@@ -145,16 +145,11 @@ impl DeviceModel for RainDevice {
     }
 
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        let mut out = OpDone {
-            done: ready,
-            blocked_by_gc: false,
-        };
+        let mut out = OpDone::at(ready);
         for lpn in pages {
             if let Some(ppn) = self.base.ftl.read(lpn) {
                 if self.base.timed {
-                    let d = self.read_page_rain(lpn, ppn, ready)?;
-                    out.done = out.done.max(d.done);
-                    out.blocked_by_gc |= d.blocked_by_gc;
+                    out.join(self.read_page_rain(lpn, ppn, ready)?);
                 }
             }
         }
@@ -162,18 +157,13 @@ impl DeviceModel for RainDevice {
     }
 
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        let mut out = OpDone {
-            done: ready,
-            blocked_by_gc: false,
-        };
+        let mut out = OpDone::at(ready);
         for lpn in pages {
-            let d = if self.base.timed {
+            out.join(if self.base.timed {
                 self.write_page_rain(lpn, ready)?
             } else {
                 self.program_page(lpn, 0, false)?
-            };
-            out.done = out.done.max(d.done);
-            out.blocked_by_gc |= d.blocked_by_gc;
+            });
         }
         Ok(out)
     }

@@ -15,10 +15,7 @@ impl RainDevice {
             return self.program_page(lpn, ready, true);
         };
         buf.retire(ready);
-        let mut at = OpDone {
-            done: ready,
-            blocked_by_gc: false,
-        };
+        let mut at = OpDone::at(ready);
         if buf.is_full() {
             if !buf.has_inflight() {
                 self.flush_unit(ready)?;
@@ -104,14 +101,10 @@ impl RainDevice {
         }
         let t = t.max(self.flush_clock);
         self.flush_clock = t;
-        let mut done = OpDone {
-            done: t,
-            blocked_by_gc: false,
-        };
+        let mut done = OpDone::at(t);
         for &lpn in &unit {
             let d = self.program_page(lpn, t, true)?;
-            done.done = done.done.max(d.done);
-            done.blocked_by_gc |= d.blocked_by_gc;
+            done.join(d);
         }
         if let Some(b) = &mut self.wbuf {
             for &lpn in &unit {

@@ -13,10 +13,7 @@ impl RainDevice {
         if let Some(b) = &mut self.wbuf {
             if b.holds(lpn) {
                 b.read_hits += 1;
-                return Ok(OpDone {
-                    done: ready,
-                    blocked_by_gc: false,
-                });
+                return Ok(OpDone::at(ready));
             }
         }
         let plane = self.base.ftl.plane_of_ppn(ppn);
@@ -53,14 +50,10 @@ impl RainDevice {
                         .max()
                         .unwrap_or(ready);
                     if t < normal.done {
-                        let mut d = OpDone {
-                            done: ready,
-                            blocked_by_gc: false,
-                        };
+                        let mut d = OpDone::at(ready);
                         for &m in &set {
                             let o = self.base.res.read(self.base.ftl.plane_of_ppn(m), ready);
-                            d.done = d.done.max(o.done);
-                            d.blocked_by_gc |= o.blocked_by_gc;
+                            d.join(o);
                         }
                         r.stats.rebuilt_reads += 1;
                         r.stats.rebuilds_via_origin += u64::from(via);

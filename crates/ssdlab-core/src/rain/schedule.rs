@@ -141,16 +141,12 @@ impl RainDevice {
         let r = self.rain.as_mut().expect("rain");
         let w = r.write_host(&mut self.base.ftl, lpn)?;
         let g = r.group_of_plane(w.plane);
-        let mut d = OpDone {
-            done: ready,
-            blocked_by_gc: false,
-        };
+        let mut d = OpDone::at(ready);
         if timed {
             d = self.base.res.write(w.plane, ready);
             if let Some(pp) = w.parity_plane {
                 let p = self.base.res.write(pp, ready);
-                d.done = d.done.max(p.done);
-                d.blocked_by_gc |= p.blocked_by_gc;
+                d.join(p);
             }
         }
         let r = self.rain.as_ref().expect("rain");

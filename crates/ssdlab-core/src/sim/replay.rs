@@ -95,10 +95,7 @@ impl Simulation {
             OpKind::Write => self.model.write(range, ready),
             OpKind::Trim => {
                 self.model.trim(range)?;
-                Ok(OpDone {
-                    done: ready,
-                    blocked_by_gc: false,
-                })
+                Ok(OpDone::at(ready))
             }
         }
     }
