@@ -258,6 +258,24 @@ fn cases() -> Vec<Case> {
     );
     untimed.stacks = Some(vec!["ttflash".into()]);
     v.push(untimed);
+    // The full Tiny-Tail stack as one simulation (its time series are pinned too).
+    v.push(case(
+        "rain-ttflash-sim",
+        "ttflash-small",
+        &[
+            "rain.rain=true",
+            "rain.gc_blocking=\"plane\"",
+            "rain.gtr=true",
+            "rain.gtf=true",
+            "rain.rgc=true",
+        ],
+        synthetic(
+            "uniform",
+            30_000,
+            json!({"read_fraction": 0.7, "arrival": {"kind": "poisson", "iops": 4000.0}}),
+        ),
+        open(1.0, 1.0),
+    ));
     // One run per trace format.
     for format in ["spc", "fiu", "blkparse", "csv"] {
         let p = write_fixture(format, 3_000);
@@ -333,6 +351,11 @@ fn run(c: &Case) -> Value {
         let result = sim.run()?;
         let mut v = serde_json::to_value(&result).expect("result");
         let o = v.as_object_mut().expect("object");
+        // The time series are not part of the result's JSON: pin them too.
+        o.insert(
+            "series".into(),
+            serde_json::to_value(&result.series).expect("series"),
+        );
         o.insert(
             "ttflash".into(),
             serde_json::to_value(sim.ttflash_report()).expect("report"),
