@@ -58,13 +58,13 @@ fn synthetic(pattern: &str, requests: u64, extra: Value) -> Value {
 fn closed(timing: bool, passes: f64) -> Value {
     json!({"seed": 3, "timing": timing, "replay": {"mode": "closed-loop", "queue_depth": 16},
            "precondition": {"sequential": true, "random_passes": passes},
-           "sample_interval_us": 2000.0, "check_every": 0})
+           "sample_interval_us": 50000.0, "check_every": 0})
 }
 
 fn open(passes: f64, time_scale: f64) -> Value {
     json!({"seed": 5, "timing": true, "replay": {"mode": "open-loop", "time_scale": time_scale},
            "precondition": {"sequential": true, "random_passes": passes},
-           "sample_interval_us": 50000.0})
+           "sample_interval_us": 1000000.0})
 }
 
 fn fixtures_dir() -> PathBuf {
