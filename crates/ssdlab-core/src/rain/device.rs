@@ -182,7 +182,13 @@ impl DeviceModel for RainDevice {
     }
 
     fn free_blocks(&self) -> u64 {
-        self.base.free_blocks()
+        // With parity the RAIN layer owns every free block, as free super-blocks of N members.
+        match &self.rain {
+            Some(r) => (0..r.groups())
+                .map(|g| r.free_superblocks(g) as u64 * u64::from(self.channels))
+                .sum(),
+            None => self.base.free_blocks(),
+        }
     }
 
     fn gc_busy_ns(&self) -> u64 {
