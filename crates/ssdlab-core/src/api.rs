@@ -15,15 +15,7 @@ pub fn load_device(
     origin: &str,
     overrides: &[String],
 ) -> Result<DeviceConfig> {
-    if crate::config::preset(preset_or_toml).is_some() {
-        DeviceConfig::from_preset(preset_or_toml, overrides)
-    } else {
-        let mut cfg = DeviceConfig::from_toml(preset_or_toml, origin, overrides)?;
-        if cfg.name.is_empty() {
-            cfg.name = origin.to_string();
-        }
-        Ok(cfg)
-    }
+    DeviceConfig::load(preset_or_toml, origin, overrides)
 }
 
 /// Parse a workload specification (JSON).
@@ -174,12 +166,15 @@ pub fn registries() -> Vec<crate::config::Family> {
 }
 
 /// Defaults the front ends show and use, from the core's own definitions: a synthetic
-/// workload's fields, the Tiny-Tail Flash stacks, the Table I toy constants.
+/// workload's fields, the Tiny-Tail Flash stacks, the RL-GC schedulers and baseline, the Table
+/// I toy constants.
 pub fn defaults() -> serde_json::Value {
     use crate::trace::{Pattern, SyntheticSpec};
     serde_json::json!({
         "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
+        "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,
+        "rlgc_baseline": crate::experiments::rlgc::BASELINE,
         "toy": {
             "writes": crate::offline::TOY_WRITES,
             "exhaustive_limit": crate::offline::EXHAUSTIVE_LIMIT,
@@ -190,4 +185,12 @@ pub fn defaults() -> serde_json::Value {
 /// States of the RL-assisted schedulers' Q-table under a device's `[gc.rl]` binning.
 pub fn rl_states(cfg: &DeviceConfig) -> usize {
     crate::gc::RlFeatures::new(&cfg.gc.rl).states()
+}
+
+/// `ssdlab experiment rlgc`: every run of the RL-assisted GC comparison (JSON
+/// [`crate::experiments::rlgc::RlgcSetup`] in, [`crate::experiments::rlgc::RlgcComparison`] out).
+pub fn rlgc_experiment(setup_json: &str) -> Result<String> {
+    let setup: crate::experiments::rlgc::RlgcSetup = serde_json::from_str(setup_json)
+        .map_err(|e| SsdError::config("experiment rlgc", e.to_string()))?;
+    to_json(&crate::experiments::rlgc::compare(&setup)?)
 }

@@ -3,9 +3,9 @@
 mod cell;
 mod decision;
 mod errors;
+mod experiments;
 mod offline;
 mod simulator;
-mod ttflash;
 
 use pyo3::prelude::*;
 use ssdlab_core::{api, config};
@@ -88,7 +88,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     m.add_function(wrap_pyfunction!(workload_presets, m)?)?;
     m.add_function(wrap_pyfunction!(offline::run_offline_json, m)?)?;
-    m.add_function(wrap_pyfunction!(ttflash::ttflash_experiment_json, m)?)?;
+    m.add_function(wrap_pyfunction!(experiments::ttflash_experiment_json, m)?)?;
+    m.add_function(wrap_pyfunction!(experiments::rlgc_experiment_json, m)?)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("TraceError", py.get_type::<errors::TraceError>())?;

@@ -13,44 +13,29 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail
-from ssdlab.device import Device
+from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
-from ssdlab.simulate import CHUNK, Simulation, build_options
 from ssdlab.workload import preset, preset_names, trace
 
-SCHEDULERS = ("blocking", "lazyrtgc", "rlgc", "rlgc-aggressive", "idle-ma", "idle-es")
+#: The seed's schedulers, in its tables' order, and the one they are normalised to (from the core).
+SCHEDULERS = tuple(registry.defaults()["rlgc_schedulers"])
 TAIL_KEYS = ("p99", "p99_9", "p99_99", "p99_9999")
 TAIL_LABELS = ("99th", "99.9th", "99.99th", "99.9999th")
-BASELINE = "lazyrtgc"
+BASELINE = registry.defaults()["rlgc_baseline"]
 
-#: Alternatives for the values the seed leaves open (bin edges, reward levels, action set), for
-#: ``--sensitivity``: each entry is (label, overrides) applied to ``rlgc``.
-SENSITIVITY = (
-    ("default (68 states, actions 0-7, rewards 1/0.5/0/-0.5)", []),
-    ("coarse interval bins (6)", ["gc.rl.interval_bins_us=[100.0, 1000.0, 5000.0, 20000.0, 100000.0]"]),
-    ("fine interval bins (17, log-spaced)", ["gc.rl.interval_bins_us=" + json.dumps([round(10 ** (2 + 3 * i / 15), 1) for i in range(16)])]),
-    ("actions 0-3", ["gc.rl.actions=[0, 1, 2, 3]"]),
-    ("actions 0-15", ["gc.rl.actions=" + json.dumps(list(range(16)))]),
-    ("rewards 1/0/-0.5/-1", ["gc.rl.reward_levels=[1.0, 0.0, -0.5, -1.0]"]),
-    ("rewards 1/0.8/0.2/-0.5", ["gc.rl.reward_levels=[1.0, 0.8, 0.2, -0.5]"]),
-)
-
-
-def run_one(device: str, overrides: list[str], workload: dict, seed: int, passes: float, series: bool,
-            time_scale: float = 1.0) -> dict[str, Any]:
-    opts = build_options(workload, seed=seed, precondition={"sequential": True, "random_passes": passes},
-                         time_scale=time_scale)
-    sim = Simulation(Device(device, tuple(overrides)), workload, opts)
-    while not sim.advance(CHUNK):
-        pass
-    r = sim.result()
-    out = {"latency_us": {k: vars(getattr(r.latency_us, k)) for k in ("read", "write", "all")},
-           "erases": r.erases, "waf": r.waf, "gc_pages_copied": r.gc_pages_copied, "blocked_requests": r.blocked_requests,
-           "requests": r.requests, "seed": seed}
-    if series:
-        out["series"] = {"time_s": r.series["time_s"].tolist(), "free_blocks": r.series["free_blocks"].tolist()}
-    return out
+def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat: int, passes: float,
+            schedulers: list[str], sensitivity: bool, series: bool, time_scale: float = 1.0) -> dict[str, Any]:
+    """Every run of the comparison, by the core (``experiments::rlgc``): ``schedulers`` (name →
+    runs, in order) and ``sensitivity`` (label → (overrides, run))."""
+    text = Path(device).read_text() if Path(device).is_file() else device
+    setup = {"device": text, "origin": device, "overrides": list(overrides), "workload": workload, "seed": seed,
+             "repeat": repeat, "precondition_passes": passes, "time_scale": time_scale, "schedulers": schedulers,
+             "sensitivity": sensitivity, "series": series}
+    out = json.loads(_core.rlgc_experiment_json(json.dumps(setup)))
+    return {"schedulers": {s["scheduler"]: s["runs"] for s in out["schedulers"]},
+            "sensitivity": {r["label"]: (r["overrides"], r["run"]) for r in out["sensitivity"]}}
 
 
 def normalised(runs: dict[str, list[dict]], key: str) -> dict[str, list[float]]:
@@ -112,10 +97,12 @@ def experiment_rlgc(
         wl = preset(workload, requests)
     else:
         fail(f"--workload {workload}: expected one of {', '.join(preset_names())} (or --trace)")
-    runs: dict[str, list[dict]] = {}
-    for s in chosen:
-        runs[s] = [run_one(device, list(set_) + [f'gc.scheduler="{s}"'], wl, seed + i, passes, series_path is not None and i == 0,
-                           time_scale) for i in range(repeat)]
+    try:
+        everything = run_all(device, list(set_), wl, seed, repeat, passes, chosen, sensitivity, series_path is not None,
+                             time_scale)
+    except SsdlabError as e:
+        fail(str(e))
+    runs: dict[str, list[dict]] = everything["schedulers"]
     title = f"{device}, {trace_path or workload}, {repeat} seed(s)" + (f", time scale {time_scale}" if time_scale != 1.0 else "")
     for t in tables(runs, title):
         console.print(t)
@@ -141,8 +128,7 @@ def experiment_rlgc(
         sens.add_column("erases", justify="right")
         base = runs[BASELINE][0]
         out["sensitivity"] = {}
-        for label, extra in SENSITIVITY:
-            r = run_one(device, list(set_) + ['gc.scheduler="rlgc"'] + extra, wl, seed, passes, False, time_scale)
+        for label, (extra, r) in everything["sensitivity"].items():
             vals = {k: r["latency_us"]["write"][k] / base["latency_us"]["write"][k] for k in TAIL_KEYS}
             sens.add_row(label, *(f"{vals[k]:.2f}x" for k in TAIL_KEYS), f"{r['erases'] / base['erases']:.3f}x")
             out["sensitivity"][label] = {"overrides": extra, "normalised_write": vals, "normalised_erases": r["erases"] / base["erases"]}

@@ -108,6 +108,19 @@ impl DeviceConfig {
         Ok(cfg)
     }
 
+    /// A device from a preset name or TOML text (`origin` names the file), with overrides.
+    pub fn load(preset_or_toml: &str, origin: &str, overrides: &[String]) -> Result<Self> {
+        if preset(preset_or_toml).is_some() {
+            Self::from_preset(preset_or_toml, overrides)
+        } else {
+            let mut cfg = Self::from_toml(preset_or_toml, origin, overrides)?;
+            if cfg.name.is_empty() {
+                cfg.name = origin.to_string();
+            }
+            Ok(cfg)
+        }
+    }
+
     /// A shipped preset by name, with overrides.
     pub fn from_preset(name: &str, overrides: &[String]) -> Result<Self> {
         let text = preset(name).ok_or_else(|| {

@@ -1,6 +1,5 @@
-//! `ttflash_experiment_json`: the Tiny-Tail Flash comparison (Yan et al., FAST 2017) — all
-//! stacks on one workload in one call, the GIL released; a thin wrapper of
-//! `ssdlab_core::api::ttflash_experiment`.
+//! The experiments' bindings, one call per comparison with the GIL released: thin wrappers of
+//! `ssdlab_core::api::{ttflash_experiment, rlgc_experiment}`.
 
 use pyo3::prelude::*;
 use ssdlab_core::api;
@@ -26,5 +25,13 @@ pub fn ttflash_experiment_json(
     let wl = api::parse_workload(workload_json).map_err(to_py)?;
     let opts = api::parse_options(options_json).map_err(to_py)?;
     py.detach(|| api::ttflash_experiment(cfg, &wl, opts, &stacks))
+        .map_err(to_py)
+}
+
+/// `rlgc_experiment_json`: every run of the RL-assisted GC comparison (Kang et al., TECS 2017)
+/// from a JSON setup (`ssdlab_core::experiments::rlgc::RlgcSetup`), the GIL released.
+#[pyfunction]
+pub fn rlgc_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
+    py.detach(|| api::rlgc_experiment(setup_json))
         .map_err(to_py)
 }

@@ -1,0 +1,232 @@
+//! The RL-assisted GC comparison: Kang, Shin, Yoo, "Reinforcement Learning-Assisted Garbage
+//! Collection to Mitigate Long-Tail Latency in SSD" (TECS 2017), Tables 5–10 — the seed's six
+//! schedulers on one workload, each over `repeat` seeds, and (`sensitivity`) `rlgc` under the
+//! alternatives for the values the seed leaves open. Returns every run; the normalisation to
+//! LazyRTGC and the tables are the front end's (`python/ssdlab/experiments/rlgc.py`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{DeviceConfig, Registry, SchedulerKind};
+use crate::device::Precondition;
+use crate::error::{Result, SsdError};
+use crate::sim::{Replay, SimOptions, Simulation};
+use crate::stats::{LatencyReport, RequestCounts};
+use crate::trace::{open_workload, ArrivalSpec, WorkloadSpec};
+
+/// The seed's schedulers, in its tables' order.
+pub const SCHEDULERS: [SchedulerKind; 6] = [
+    SchedulerKind::Blocking,
+    SchedulerKind::LazyRtgc,
+    SchedulerKind::Rlgc,
+    SchedulerKind::RlgcAggressive,
+    SchedulerKind::IdleMa,
+    SchedulerKind::IdleEs,
+];
+
+/// What the tables are normalised to (the seed's Tables 5–10).
+pub const BASELINE: SchedulerKind = SchedulerKind::LazyRtgc;
+
+/// Alternatives for the values the seed leaves open (bin edges, action set, reward levels),
+/// each (label, `gc.rl` overrides) applied to `rlgc`. The fine bins are 16 log-spaced edges
+/// from 100 µs to 100 ms (10^(2 + 3i/15), rounded to 0.1 µs).
+pub const SENSITIVITY: &[(&str, &[&str])] = &[
+    ("default (68 states, actions 0-7, rewards 1/0.5/0/-0.5)", &[]),
+    (
+        "coarse interval bins (6)",
+        &["gc.rl.interval_bins_us=[100.0, 1000.0, 5000.0, 20000.0, 100000.0]"],
+    ),
+    (
+        "fine interval bins (17, log-spaced)",
+        &["gc.rl.interval_bins_us=[100.0, 158.5, 251.2, 398.1, 631.0, 1000.0, 1584.9, 2511.9, 3981.1, 6309.6, 10000.0, 15848.9, 25118.9, 39810.7, 63095.7, 100000.0]"],
+    ),
+    ("actions 0-3", &["gc.rl.actions=[0, 1, 2, 3]"]),
+    (
+        "actions 0-15",
+        &["gc.rl.actions=[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]"],
+    ),
+    (
+        "rewards 1/0/-0.5/-1",
+        &["gc.rl.reward_levels=[1.0, 0.0, -0.5, -1.0]"],
+    ),
+    (
+        "rewards 1/0.8/0.2/-0.5",
+        &["gc.rl.reward_levels=[1.0, 0.8, 0.2, -0.5]"],
+    ),
+];
+
+/// The comparison's inputs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RlgcSetup {
+    /// A preset name or TOML text (`origin` names the file), with `--set` overrides for every
+    /// scheduler.
+    pub device: String,
+    pub origin: String,
+    #[serde(default)]
+    pub overrides: Vec<String>,
+    pub workload: WorkloadSpec,
+    /// Run `i` of each scheduler uses seed `seed + i`.
+    pub seed: u64,
+    pub repeat: u32,
+    /// Random overwrite passes after the sequential fill.
+    pub precondition_passes: f64,
+    /// Open loop: multiply inter-arrival times.
+    pub time_scale: f64,
+    pub schedulers: Vec<SchedulerKind>,
+    #[serde(default)]
+    pub sensitivity: bool,
+    /// Keep the first run's free-block series of each scheduler.
+    #[serde(default)]
+    pub series: bool,
+}
+
+/// One run's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct RlgcRun {
+    pub latency_us: LatencyReport,
+    pub erases: u64,
+    pub waf: f64,
+    pub gc_pages_copied: u64,
+    pub blocked_requests: u64,
+    pub requests: RequestCounts,
+    pub seed: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<FreeBlocks>,
+}
+
+/// Free blocks over simulated time.
+#[derive(Debug, Clone, Serialize)]
+pub struct FreeBlocks {
+    pub time_s: Vec<f64>,
+    pub free_blocks: Vec<u64>,
+}
+
+/// One scheduler's runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct SchedulerRuns {
+    pub scheduler: SchedulerKind,
+    pub runs: Vec<RlgcRun>,
+}
+
+/// One sensitivity variant of `rlgc` (first seed).
+#[derive(Debug, Clone, Serialize)]
+pub struct SensitivityRun {
+    pub label: &'static str,
+    pub overrides: Vec<&'static str>,
+    pub run: RlgcRun,
+}
+
+/// Every run of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct RlgcComparison {
+    pub schedulers: Vec<SchedulerRuns>,
+    pub sensitivity: Vec<SensitivityRun>,
+}
+
+impl RlgcSetup {
+    fn validate(&self) -> Result<()> {
+        let bad = |f: &str, m: String| Err(SsdError::config(format!("experiment rlgc: {f}"), m));
+        if self.repeat < 1 {
+            return bad("repeat", "expected at least 1".into());
+        }
+        let seed_names = SCHEDULERS.map(|s| s.name()).join(", ");
+        if let Some(s) = self.schedulers.iter().find(|s| !SCHEDULERS.contains(s)) {
+            return bad(
+                "schedulers",
+                format!("'{}' is not one of the seed's: {seed_names}", s.name()),
+            );
+        }
+        if !self.schedulers.contains(&BASELINE) {
+            return bad(
+                "schedulers",
+                format!(
+                    "must include {} (the tables are normalised to it)",
+                    BASELINE.name()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// One run of `scheduler` (plus `extra` overrides) at `seed`.
+    fn run_one(
+        &self,
+        scheduler: SchedulerKind,
+        extra: &[&str],
+        seed: u64,
+        series: bool,
+    ) -> Result<RlgcRun> {
+        let mut overrides = self.overrides.clone();
+        overrides.push(format!("gc.scheduler=\"{}\"", scheduler.name()));
+        overrides.extend(extra.iter().map(|s| s.to_string()));
+        let cfg = DeviceConfig::load(&self.device, &self.origin, &overrides)?;
+        // Workloads without arrival times are replayed closed loop (as `ssdlab run` does).
+        let closed = matches!(
+            &self.workload,
+            WorkloadSpec::Synthetic(s) if s.arrival == ArrivalSpec::Closed
+        );
+        let opts = SimOptions {
+            seed,
+            replay: if closed {
+                Replay::ClosedLoop { queue_depth: 16 }
+            } else {
+                Replay::OpenLoop {
+                    time_scale: self.time_scale,
+                }
+            },
+            precondition: Some(Precondition {
+                sequential: true,
+                random_passes: self.precondition_passes,
+            }),
+            ..SimOptions::default()
+        };
+        let g = &cfg.geometry;
+        let source = open_workload(
+            &self.workload,
+            g.logical_bytes(),
+            u64::from(g.page_size),
+            seed,
+        )?;
+        let mut sim = Simulation::new(cfg, opts, source)?;
+        let r = sim.run()?;
+        Ok(RlgcRun {
+            latency_us: r.latency_us,
+            erases: r.erases,
+            waf: r.waf,
+            gc_pages_copied: r.gc_pages_copied,
+            blocked_requests: r.blocked_requests,
+            requests: r.requests,
+            seed,
+            series: series.then(|| FreeBlocks {
+                time_s: r.series.time_s.clone(),
+                free_blocks: r.series.free_blocks.clone(),
+            }),
+        })
+    }
+}
+
+/// Run the comparison.
+pub fn compare(setup: &RlgcSetup) -> Result<RlgcComparison> {
+    setup.validate()?;
+    let mut schedulers = Vec::new();
+    for &s in &setup.schedulers {
+        let runs = (0..setup.repeat)
+            .map(|i| setup.run_one(s, &[], setup.seed + u64::from(i), setup.series && i == 0))
+            .collect::<Result<Vec<_>>>()?;
+        schedulers.push(SchedulerRuns { scheduler: s, runs });
+    }
+    let mut sensitivity = Vec::new();
+    if setup.sensitivity {
+        for (label, extra) in SENSITIVITY {
+            sensitivity.push(SensitivityRun {
+                label,
+                overrides: extra.to_vec(),
+                run: setup.run_one(SchedulerKind::Rlgc, extra, setup.seed, false)?,
+            });
+        }
+    }
+    Ok(RlgcComparison {
+        schedulers,
+        sensitivity,
+    })
+}
