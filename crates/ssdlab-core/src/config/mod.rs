@@ -11,9 +11,6 @@ mod scheduler;
 mod timing;
 mod victim;
 
-#[cfg(test)]
-mod tests;
-
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};

@@ -7,7 +7,7 @@
 //! is the first line of the variant's doc comment, and the list is derived from the variants
 //! (`strum::EnumIter`), so a new member is one variant — its implementation's `build` arm is an
 //! exhaustive `match`, and a forgotten arm does not compile. `ssdlab policies` prints every
-//! family from [`crate::api::registries`]; Python reads names and defaults from there.
+//! family from `api::registries`; Python reads names and defaults from there.
 
 use serde::Serialize;
 use strum::{EnumMessage, IntoEnumIterator};

@@ -3,10 +3,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::DeviceConfig;
-use crate::api::build_simulation;
-use crate::sim::SimOptions;
-use crate::trace::WorkloadSpec;
+use ssdlab_core::api::build_simulation;
+use ssdlab_core::config::DeviceConfig;
+use ssdlab_core::sim::SimOptions;
+use ssdlab_core::trace::WorkloadSpec;
 
 fn strings(overrides: &[&str]) -> Vec<String> {
     overrides.iter().map(|s| s.to_string()).collect()
@@ -283,7 +283,7 @@ const HOSTILE: &[(&[&str], Option<&str>)] = &[
 
 /// One hostile case end to end: configuration, simulation build, a short run timed (open loop,
 /// Poisson arrivals) and untimed, with FTL invariant checks on.
-fn run_case(overrides: &[String], timed: bool) -> crate::Result<()> {
+fn run_case(overrides: &[String], timed: bool) -> ssdlab_core::Result<()> {
     let cfg = DeviceConfig::from_preset("tiny", overrides)?;
     let workload: WorkloadSpec = serde_json::from_value(serde_json::json!({
         "kind": "synthetic", "pattern": "hotcold", "requests": 400, "read_fraction": 0.3,
@@ -385,7 +385,7 @@ const MIXES: &[(&str, &[&str])] = &[
 #[test]
 fn random_override_combinations_never_panic() {
     use rand::Rng;
-    let mut rng = crate::rng::stream(1, "config-mixes");
+    let mut rng = ssdlab_core::rng::stream(1, "config-mixes");
     let mut panics = Vec::new();
     for _ in 0..300 {
         let mut ov = Vec::new();
