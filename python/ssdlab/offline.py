@@ -188,9 +188,19 @@ def run_offline(
         setup["logical_pages"] = logical_pages
     out = json.loads(_core.run_offline_json(json.dumps(workload), json.dumps(setup), json.dumps(ms), seed,
                                             json.dumps(list(placements))))
+    return run_from_core(out)
+
+
+def run_from_core(out: dict[str, Any]) -> OfflineRun:
+    """An :class:`OfflineRun` from the core's comparison JSON (``problem``, ``reports``, ``placements``)."""
     reports = {r["method"]: OfflineReport.from_dict(r) for r in out["reports"]}
     placed = {p["placement"]: PlacementReport(**p) for p in out.get("placements", [])}
     return OfflineRun(problem=OfflineProblem.from_dict(out["problem"]), reports=reports, placements=placed)
+
+
+def table_one(seed: int = 1) -> dict[str, OfflineRun]:
+    """Table I (§IV-A): exhaustive vs pruned DFS vs Greedy on each toy trace, run by the core."""
+    return {row["dist"]: run_from_core(row) for row in json.loads(_core.offline_table_one_json(seed))}
 
 
 def trace(path: Union[str, Path], *, format: str = "auto", lba_map: str = "dense", max_requests: Optional[int] = None) -> WorkloadSpec:

@@ -3,9 +3,7 @@
 
 use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
-use crate::offline::{
-    load_problem, run_offline, run_placement, OfflineMethod, OfflineSetup, OfflineWorkload,
-};
+use crate::offline::{OfflineMethod, OfflineSetup, OfflineWorkload};
 use crate::sim::{SimOptions, Simulation};
 use crate::trace::{open_workload, trace_info, TraceInfo, TraceSpec, WorkloadSpec};
 
@@ -104,21 +102,14 @@ pub fn run_offline_json(
     let methods = parse_methods(methods_json)?;
     let placements: Vec<String> = serde_json::from_str(placements_json)
         .map_err(|e| SsdError::config("offline.placements", e.to_string()))?;
-    let problem = load_problem(&workload, &setup, seed)?;
-    for m in &methods {
-        m.validate(problem.config.pages_per_block)?;
-    }
-    let reports = methods
-        .iter()
-        .map(|m| run_offline(&problem.writes, &problem.config, m, seed))
-        .collect::<Result<Vec<_>>>()?;
-    let placements = placements
-        .iter()
-        .map(|p| run_placement(&problem.writes, &problem.config, p))
-        .collect::<Result<Vec<_>>>()?;
-    to_json(
-        &serde_json::json!({ "problem": problem, "reports": reports, "placements": placements }),
-    )
+    let out = crate::experiments::offline::compare(&workload, &setup, &methods, &placements, seed)?;
+    to_json(&out)
+}
+
+/// `ssdlab experiment offline --toy`: Table I on the four toy traces, as JSON (a list of
+/// `{dist, problem, reports, placements}`).
+pub fn offline_table_one(seed: u64) -> Result<String> {
+    to_json(&crate::experiments::offline::table_one(seed)?)
 }
 
 /// One method object or an array of them; an unknown name lists the valid ones.

@@ -88,6 +88,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     m.add_function(wrap_pyfunction!(workload_presets, m)?)?;
     m.add_function(wrap_pyfunction!(offline::run_offline_json, m)?)?;
+    m.add_function(wrap_pyfunction!(offline::offline_table_one_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::ttflash_experiment_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::rlgc_experiment_json, m)?)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;

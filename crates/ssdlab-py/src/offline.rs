@@ -30,3 +30,9 @@ pub fn run_offline_json(
     })
     .map_err(to_py)
 }
+
+/// Table I of the offline-cleaning paper on the four toy traces (`api::offline_table_one`).
+#[pyfunction]
+pub fn offline_table_one_json(py: Python<'_>, seed: u64) -> PyResult<String> {
+    py.detach(|| api::offline_table_one(seed)).map_err(to_py)
+}

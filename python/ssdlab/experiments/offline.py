@@ -32,9 +32,7 @@ def table_one(seed: int, json_path: Optional[Path]) -> None:
               "seed's Table I (ex/pr/gr)"):
         t.add_column(c, justify="left" if c == "trace" else "right")
     out: dict = {}
-    for dist in offline.TOY_DISTRIBUTIONS:
-        run = offline.run_offline(offline.toy(dist), ["exhaustive", "pruned", "greedy"],
-                                  seed=seed)
+    for dist, run in offline.table_one(seed).items():
         r = run.reports
         ex, pr, gr = r["exhaustive"], r["pruned"], r["greedy"]
         t.add_row(dist, str(run.problem.footprint), str(ex.internal_writes), f"{ex.schedules_explored:,}",
