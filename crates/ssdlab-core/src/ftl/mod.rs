@@ -5,11 +5,13 @@
 //! Memory per physical page: 4 B of P2L + 4 B of L2P per logical page (< 4 B per physical page)
 //! + 1 bit of valid bitmap; per block ~24 B of metadata.
 
+mod external;
 mod gc_ops;
 mod invariants;
 mod placement;
 mod victim_index;
 
+pub use external::ExternalBlocks;
 pub use gc_ops::{GcJob, GcStep};
 pub use placement::NEVER;
 
@@ -90,7 +92,8 @@ pub struct Ftl {
     pub counters: FtlCounters,
     /// When enabled (tests), marks programmed pages to prove none is programmed twice.
     program_marks: Option<Vec<bool>>,
-    /// RAIN super-blocks: the RAIN layer allocates and erases blocks itself.
+    /// Allocation handed over ([`Ftl::hand_over_allocation`]): a layer above allocates and
+    /// erases blocks itself (RAIN super-blocks).
     pub(crate) external_alloc: bool,
     /// Test mode: a checksum of what each physical page holds (0 = erased). Host and parity
     /// writes set it, GC copies carry it, erases clear it.
@@ -149,47 +152,21 @@ impl Ftl {
         })
     }
 
-    /// RAIN super-blocks: the RAIN layer takes over block allocation (it owns every free block
-    /// and opens, fills and erases blocks itself through the `rain_*` calls); the per-plane free
-    /// pools, frontiers and victim index are unused.
-    pub fn enable_external_alloc(&mut self) {
+    /// Hand block allocation over to a layer that allocates blocks itself (RAIN super-blocks):
+    /// the per-plane free pools are emptied for good, and the layer programs and erases blocks
+    /// through [`Ftl::external`]; the frontiers and victim index stay unused.
+    pub fn hand_over_allocation(&mut self) {
         for f in &mut self.free {
             f.clear();
         }
         self.external_alloc = true;
     }
 
-    /// RAIN: program the next page of `blk` with host data of `lpn` (its old copy invalidated).
-    pub fn rain_write_host(&mut self, lpn: u32, blk: u32) -> Result<u32> {
-        let old = self.l2p[lpn as usize];
-        let ppn = self.rain_program(lpn, old, blk)?;
-        self.counters.host_pages_written += 1;
-        Ok(ppn)
-    }
-
-    /// RAIN: program the next page of `blk` with a parity page (not mapped, never valid).
-    pub fn rain_write_parity(&mut self, blk: u32, checksum: u64) -> Result<u32> {
-        let ppn = self.rain_next_page(blk)?;
-        self.write_clock += 1;
-        self.counters.parity_pages_written += 1;
-        self.set_content(ppn, checksum);
-        Ok(ppn)
-    }
-
-    /// RAIN GC: copy the valid page `from` to the next page of `blk` (same plane: copy-back).
-    pub fn rain_copy(&mut self, from: u32, blk: u32) -> Result<u32> {
-        let lpn = self.p2l[from as usize];
-        let to = self.rain_program(lpn, from, blk)?;
-        if let Some(c) = &mut self.content {
-            c[to as usize] = c[from as usize];
-        }
-        self.counters.gc_pages_copied += 1;
-        Ok(to)
-    }
-
-    /// RAIN GC: erase `blk` (it must hold no valid page); it is not put in a free pool.
-    pub fn rain_erase(&mut self, blk: u32) {
-        self.erase_block(blk, false);
+    /// The narrow handle of a layer that allocates blocks itself (after
+    /// [`Ftl::hand_over_allocation`]).
+    pub fn external(&mut self) -> ExternalBlocks<'_> {
+        debug_assert!(self.external_alloc, "allocation not handed over");
+        ExternalBlocks { ftl: self }
     }
 
     /// Pages programmed so far in `blk`.
@@ -199,7 +176,7 @@ impl Ftl {
 
     /// Record that freshly programmed page `ppn` (of block `blk`) holds `lpn`, both ways.
     #[inline]
-    fn map(&mut self, lpn: u32, ppn: u32, blk: u32) {
+    pub(super) fn map(&mut self, lpn: u32, ppn: u32, blk: u32) {
         self.p2l[ppn as usize] = lpn;
         self.valid_bits[ppn as usize >> 6] |= 1u64 << (ppn & 63);
         self.valid[blk as usize] += 1;
@@ -209,7 +186,7 @@ impl Ftl {
 
     /// The double-program detector (tests): a page may be programmed once per erase.
     #[inline]
-    fn mark_programmed(&mut self, ppn: u32) -> Result<()> {
+    pub(super) fn mark_programmed(&mut self, ppn: u32) -> Result<()> {
         if let Some(marks) = &mut self.program_marks {
             if marks[ppn as usize] {
                 return Err(SsdError::Invalid(format!(
@@ -219,27 +196,6 @@ impl Ftl {
             marks[ppn as usize] = true;
         }
         Ok(())
-    }
-
-    fn rain_next_page(&mut self, blk: u32) -> Result<u32> {
-        let page = self.next_page[blk as usize];
-        if page >= self.pages_per_block {
-            return Err(SsdError::Invalid(format!("RAIN bug: block {blk} is full")));
-        }
-        self.state[blk as usize] = BlockState::Open;
-        let ppn = blk * self.pages_per_block + page;
-        self.mark_programmed(ppn)?;
-        self.next_page[blk as usize] = page + 1;
-        Ok(ppn)
-    }
-
-    fn rain_program(&mut self, lpn: u32, old: u32, blk: u32) -> Result<u32> {
-        let ppn = self.rain_next_page(blk)?;
-        if old != UNMAPPED {
-            self.invalidate(old);
-        }
-        self.map(lpn, ppn, blk);
-        Ok(ppn)
     }
 
     /// Valid pages of `blk`, in page order.
@@ -257,7 +213,7 @@ impl Ftl {
     pub fn enable_content(&mut self) {
         self.content = Some(vec![0; self.p2l.len()]);
     }
-    pub fn set_content(&mut self, ppn: u32, v: u64) {
+    fn set_content(&mut self, ppn: u32, v: u64) {
         if let Some(c) = &mut self.content {
             c[ppn as usize] = v;
         }
@@ -450,7 +406,7 @@ impl Ftl {
     }
 
     #[inline]
-    fn invalidate(&mut self, ppn: u32) {
+    pub(super) fn invalidate(&mut self, ppn: u32) {
         let blk = ppn / self.pages_per_block;
         // P2L entries of invalid pages are stale and never read (the valid bit rules), which
         // saves a random write per overwrite.

@@ -307,7 +307,7 @@ impl Rain {
             self.gcs[gi].open.push(s);
             s
         };
-        let to = ftl.rain_copy(from, self.blk(g, c, sb))?;
+        let to = ftl.external().copy(from, self.blk(g, c, sb))?;
         self.stripes[s as usize].members.push(to);
         self.stripe_of[to as usize] = s;
         self.origin[to as usize] = from;
@@ -323,7 +323,7 @@ impl Rain {
         let sbid = self.stripes[s as usize].sb;
         let i = sbid % self.bpp;
         let x = self.members_xor(ftl, s);
-        let pp = ftl.rain_write_parity(self.blk(g, c, i), x)?;
+        let pp = ftl.external().write_parity(self.blk(g, c, i), x)?;
         let i_sb = sbid % self.bpp;
         if let Some(e) = self.gcs[g as usize].gc_sbs.iter_mut().find(|e| e.0 == i_sb) {
             e.1[c as usize] -= 1;
@@ -363,7 +363,7 @@ impl Rain {
             self.origin[p] = NONE;
         }
         debug_assert_eq!(ftl.block_valid(b), 0);
-        ftl.rain_erase(b);
+        ftl.external().erase(b);
     }
     pub(super) fn free_superblock(&mut self, g: u32, i: u32) {
         let id = self.sb_id(g, i);

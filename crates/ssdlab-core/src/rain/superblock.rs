@@ -118,7 +118,7 @@ impl Rain {
     /// RAIN over `channels` channels × `groups` planes each; `check` tracks page contents as
     /// checksums (tests) so that every rebuild is verified.
     pub fn new(ftl: &mut Ftl, channels: u32, groups: u32, threshold: u32, check: bool) -> Self {
-        ftl.enable_external_alloc();
+        ftl.hand_over_allocation();
         if check {
             ftl.enable_content();
         }
@@ -258,7 +258,7 @@ impl Rain {
         let h = self.host_sb[g as usize];
         let i = self.hs_filled;
         let ch = if i < self.hs_pch { i } else { i + 1 };
-        let ppn = ftl.rain_write_host(lpn, self.blk(g, ch, h))?;
+        let ppn = ftl.external().write_host(lpn, self.blk(g, ch, h))?;
         let c = match &mut self.version {
             Some(v) => {
                 v[lpn as usize] += 1;
@@ -266,7 +266,7 @@ impl Rain {
             }
             None => 0,
         };
-        ftl.set_content(ppn, c);
+        ftl.external().set_content(ppn, c);
         let s = self.hs;
         self.stripes[s as usize].members.push(ppn);
         self.stripe_of[ppn as usize] = s;
@@ -277,7 +277,9 @@ impl Rain {
         };
         if self.hs_filled == self.n - 1 {
             let x = self.members_xor(ftl, s);
-            let pp = ftl.rain_write_parity(self.blk(g, self.hs_pch, h), x)?;
+            let pp = ftl
+                .external()
+                .write_parity(self.blk(g, self.hs_pch, h), x)?;
             self.stripes[s as usize].parity = pp;
             self.stripe_of[pp as usize] = s;
             self.hs = NONE;
