@@ -74,10 +74,18 @@ def test_devices_and_show(cli):
 
 
 def test_policies(cli):
+    from ssdlab import registry
+
     p = cli("policies")
     assert p.returncode == 0
     for name in ("greedy", "cost-benefit", "fifo", "random", "d-choices", "blocking"):
         assert name in p.stdout
+    # Every family of the core's registries, with its key and every member (markup-safe).
+    assert len(registry.families()) == 13
+    for f in registry.families():
+        assert f"{f['family']} ({f['key']})" in p.stdout
+        for m in f["members"]:
+            assert m["name"] in p.stdout, (f["family"], m["name"])
 
 
 def test_trace_info_reproduces_readme_counts(cli, traces):

@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from ssdlab import _core, registry
@@ -181,11 +182,11 @@ def policies() -> None:
     trace formats, workloads, offline methods, experiments."""
     for f in registry.families():
         title = f"{f['family']} ({f['key']})" + (f", default {f['default']}" if f["default"] else "")
-        t = Table(title=title, title_justify="left")
+        t = Table(title=escape(title), title_justify="left")
         t.add_column("name", style="bold", no_wrap=True)
         t.add_column("description")
         for m in f["members"]:
-            t.add_row(m["name"], m["summary"])
+            t.add_row(escape(m["name"]), escape(m["summary"]))
         console.print(t)
 
 

@@ -16,6 +16,7 @@ pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
 pub use rain::{GcBlocking, RainConfig, MAX_RAIN_CHANNELS, MIN_RAIN_CHANNELS};
+pub(crate) use registry::impl_registry;
 pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
@@ -28,6 +29,7 @@ use crate::error::{Result, SsdError};
 /// The device models (`device::DeviceModel` implementations), chosen by the sections a
 /// configuration has.
 #[derive(
+    Default,
     Debug,
     Clone,
     Copy,
@@ -43,19 +45,19 @@ use crate::error::{Result, SsdError};
 #[strum(serialize_all = "kebab-case")]
 pub enum DeviceModelKind {
     /// The page-mapped SSD with per-plane GC (`device::PlainDevice`).
+    #[default]
     Plain,
     /// Tiny-Tail Flash (`rain::RainDevice`): RAIN parity and/or the GC-tolerant flush buffer,
     /// on when `rain.rain` or `rain.gtf` is set.
     TinyTail,
 }
 
-impl crate::config::Registry for DeviceModelKind {
-    const FAMILY: &'static str = "device model";
-    const KEY: &'static str = "(chosen by the [rain] section)";
-    fn default_member() -> Option<Self> {
-        Some(DeviceModelKind::Plain)
-    }
-}
+crate::config::impl_registry!(
+    DeviceModelKind,
+    "device model",
+    "rain.rain, rain.gtf",
+    default
+);
 
 /// A whole device: what `ssdlab run --device` names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,6 +7,7 @@ use super::{SchedulerKind, VictimPolicy};
 
 /// How host pages are spread over planes.
 #[derive(
+    Default,
     Debug,
     Clone,
     Copy,
@@ -23,23 +24,19 @@ use super::{SchedulerKind, VictimPolicy};
 pub enum Allocation {
     /// Dynamic: each new page goes to the next plane in channel-first order (channel, then chip,
     /// die, plane), so consecutive pages use different channels (MQSim's CWDP order).
+    #[default]
     RoundRobin,
     /// Static: plane = lpn mod planes (pages never leave their plane).
     Static,
 }
 
-impl crate::config::Registry for Allocation {
-    const FAMILY: &'static str = "allocation";
-    const KEY: &'static str = "ftl.allocation";
-    fn default_member() -> Option<Self> {
-        Some(Allocation::RoundRobin)
-    }
-}
+crate::config::impl_registry!(Allocation, "allocation", "ftl.allocation", default);
 
 /// Where written pages go inside a plane (write frontiers, a.k.a. streams). Shafaei &
 /// Desnoyers ("Near-Optimal Offline Cleaning for Flash-Based SSDs") conclude that placement
 /// matters more than victim selection; these policies put that to the test.
 #[derive(
+    Default,
     Debug,
     Clone,
     Copy,
@@ -56,6 +53,7 @@ impl crate::config::Registry for Allocation {
 pub enum Placement {
     /// One frontier per plane shared by host writes and GC copies (the model of Desnoyers and of
     /// Shafaei & Desnoyers).
+    #[default]
     Single,
     /// Host writes and GC copies go to separate frontiers (GC-copied data is colder).
     DualFrontier,
@@ -73,13 +71,7 @@ pub enum Placement {
     Oracle,
 }
 
-impl crate::config::Registry for Placement {
-    const FAMILY: &'static str = "placement";
-    const KEY: &'static str = "ftl.placement";
-    fn default_member() -> Option<Self> {
-        Some(Placement::Single)
-    }
-}
+crate::config::impl_registry!(Placement, "placement", "ftl.placement", default);
 
 /// `[ftl]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,10 +90,10 @@ pub struct FtlConfig {
 }
 
 fn default_allocation() -> Allocation {
-    Allocation::RoundRobin
+    Allocation::default()
 }
 fn default_placement() -> Placement {
-    Placement::Single
+    Placement::default()
 }
 fn default_temperature_streams() -> u32 {
     2
@@ -173,10 +165,10 @@ pub struct GcConfig {
 }
 
 fn default_victim() -> VictimPolicy {
-    VictimPolicy::Greedy
+    VictimPolicy::default()
 }
 fn default_scheduler() -> SchedulerKind {
-    SchedulerKind::Blocking
+    SchedulerKind::default()
 }
 fn default_threshold() -> u32 {
     2

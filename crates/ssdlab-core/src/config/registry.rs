@@ -106,3 +106,24 @@ fn first_paragraph(doc: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// `impl_registry!(Type, "family", "key")` implements [`Registry`] for a family enum; with
+/// `default` last, its default member is the enum's `Default` (the one serde also uses).
+macro_rules! impl_registry {
+    ($ty:ty, $family:literal, $key:literal) => {
+        impl $crate::config::Registry for $ty {
+            const FAMILY: &'static str = $family;
+            const KEY: &'static str = $key;
+        }
+    };
+    ($ty:ty, $family:literal, $key:literal, default) => {
+        impl $crate::config::Registry for $ty {
+            const FAMILY: &'static str = $family;
+            const KEY: &'static str = $key;
+            fn default_member() -> Option<Self> {
+                Some(<$ty as Default>::default())
+            }
+        }
+    };
+}
+pub(crate) use impl_registry;

@@ -10,7 +10,17 @@ use super::registry::Registry;
 
 /// A GC scheduler, written as its name.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, EnumIter, IntoStaticStr, EnumMessage, Serialize, Deserialize,
+    Default,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    EnumIter,
+    IntoStaticStr,
+    EnumMessage,
+    Serialize,
+    Deserialize,
 )]
 #[strum(serialize_all = "kebab-case")]
 #[serde(try_from = "String", into = "&'static str")]
@@ -18,6 +28,7 @@ pub enum SchedulerKind {
     /// Collect whole victims on demand, blocking the plane: when a plane's free blocks fall below
     /// the threshold, copy every valid page and erase until it is restored (the "page-level"
     /// baseline of Kang, Shin, Yoo, TECS 2017 §2).
+    #[default]
     Blocking,
     /// LazyRTGC (Zhang et al., TODAES 2015): alpha-copy partial tasks after each write request.
     #[strum(serialize = "lazyrtgc")]
@@ -35,13 +46,7 @@ pub enum SchedulerKind {
     External,
 }
 
-impl Registry for SchedulerKind {
-    const FAMILY: &'static str = "GC scheduler";
-    const KEY: &'static str = "gc.scheduler";
-    fn default_member() -> Option<Self> {
-        Some(SchedulerKind::Blocking)
-    }
-}
+crate::config::impl_registry!(SchedulerKind, "GC scheduler", "gc.scheduler", default);
 
 impl TryFrom<String> for SchedulerKind {
     type Error = String;
@@ -53,6 +58,7 @@ impl TryFrom<String> for SchedulerKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use strum::IntoEnumIterator;
 
     #[test]

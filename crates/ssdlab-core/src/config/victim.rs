@@ -12,13 +12,24 @@ use super::registry::Registry;
 
 /// A victim selection policy, written as its name (`"d-choices:d=8"` with its parameter).
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, EnumIter, IntoStaticStr, EnumMessage, Serialize, Deserialize,
+    Default,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    EnumIter,
+    IntoStaticStr,
+    EnumMessage,
+    Serialize,
+    Deserialize,
 )]
 #[strum(serialize_all = "kebab-case")]
 #[serde(try_from = "String", into = "String")]
 pub enum VictimPolicy {
     /// Fewest valid pages first (the classic greedy cleaner; Kawaguchi et al., USENIX 1995;
     /// analysed by Bux & Iliadis 2010). O(1) amortised through per-plane buckets by valid count.
+    #[default]
     Greedy,
     /// Maximise age·(1−u)/(2u): benefit (free space × age of the data) over cost (read + write
     /// of the valid fraction u). Rosenblum & Ousterhout, "The design and implementation of a
@@ -61,7 +72,7 @@ impl Registry for VictimPolicy {
         }
     }
     fn default_member() -> Option<Self> {
-        Some(VictimPolicy::Greedy)
+        Some(VictimPolicy::default())
     }
 }
 

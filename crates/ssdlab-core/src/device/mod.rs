@@ -63,9 +63,6 @@ pub type SchedulerCall<'f> = &'f mut dyn FnMut(&mut dyn GcScheduler, &mut GcCont
 /// One device model: page service and background work. Times are simulated ns. In a timing-free
 /// run (`timed = false` at construction) the model touches no time line and every `ready` is 0.
 pub trait DeviceModel: Send {
-    /// The model's registry name.
-    fn name(&self) -> &'static str;
-
     /// Fill the device (timing off) and reset its counters; returns the host pages written.
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64>;
 

@@ -120,10 +120,6 @@ impl PlainDevice {
 }
 
 impl DeviceModel for PlainDevice {
-    fn name(&self) -> &'static str {
-        "plain"
-    }
-
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         let written = precondition(&mut self.ftl, p, seed)?;
         self.ftl.reset_counters();

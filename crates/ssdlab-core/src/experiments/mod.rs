@@ -32,7 +32,4 @@ pub enum Experiment {
     Offline,
 }
 
-impl crate::config::Registry for Experiment {
-    const FAMILY: &'static str = "experiment";
-    const KEY: &'static str = "ssdlab experiment NAME";
-}
+crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");

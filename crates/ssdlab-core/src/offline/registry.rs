@@ -68,10 +68,7 @@ pub enum OfflineMethod {
     },
 }
 
-impl crate::config::Registry for OfflineMethod {
-    const FAMILY: &'static str = "offline method";
-    const KEY: &'static str = "--method";
-}
+crate::config::impl_registry!(OfflineMethod, "offline method", "--method");
 
 fn default_d() -> u32 {
     10

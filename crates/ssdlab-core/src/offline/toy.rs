@@ -41,10 +41,7 @@ pub enum ToyDistribution {
     Gamma,
 }
 
-impl crate::config::Registry for ToyDistribution {
-    const FAMILY: &'static str = "toy distribution";
-    const KEY: &'static str = "--workload toy-NAME";
-}
+crate::config::impl_registry!(ToyDistribution, "toy distribution", "--workload toy-NAME");
 
 /// Exhaustive and pruned DFS run only on problems with at most this many physical pages and
 /// page writes (Table I's are 32 and 46): their trees grow exponentially beyond.

@@ -120,10 +120,6 @@ impl RainDevice {
 }
 
 impl DeviceModel for RainDevice {
-    fn name(&self) -> &'static str {
-        "tiny-tail"
-    }
-
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         if self.rain.is_none() {
             // GTF alone: the plain device's preconditioning.

@@ -60,13 +60,7 @@ pub enum TraceFormat {
     Csv,
 }
 
-impl crate::config::Registry for TraceFormat {
-    const FAMILY: &'static str = "trace format";
-    const KEY: &'static str = "--format";
-    fn default_member() -> Option<Self> {
-        Some(TraceFormat::Auto)
-    }
-}
+crate::config::impl_registry!(TraceFormat, "trace format", "--format", default);
 
 impl TraceFormat {
     pub fn name(self) -> &'static str {

@@ -43,13 +43,7 @@ pub enum LbaMapMode {
     Modulo,
 }
 
-impl crate::config::Registry for LbaMapMode {
-    const FAMILY: &'static str = "LBA mapping";
-    const KEY: &'static str = "--lba-map";
-    fn default_member() -> Option<Self> {
-        Some(LbaMapMode::None)
-    }
-}
+crate::config::impl_registry!(LbaMapMode, "LBA mapping", "--lba-map", default);
 
 /// A source whose addresses are fitted into `logical_bytes` by a [`LbaMapMode`].
 pub struct LbaMapped {

@@ -100,13 +100,7 @@ pub enum Pattern {
     Sequential,
 }
 
-impl crate::config::Registry for Pattern {
-    const FAMILY: &'static str = "synthetic pattern";
-    const KEY: &'static str = "--workload";
-    fn default_member() -> Option<Self> {
-        Some(Pattern::Uniform)
-    }
-}
+crate::config::impl_registry!(Pattern, "synthetic pattern", "--workload", default);
 
 /// A synthetic workload. Addresses are `request_pages`-aligned slots within the first
 /// `footprint_fraction` of the logical space.
@@ -252,13 +246,7 @@ pub enum ArrivalSpec {
     },
 }
 
-impl crate::config::Registry for ArrivalSpec {
-    const FAMILY: &'static str = "arrival process";
-    const KEY: &'static str = "--arrival";
-    fn default_member() -> Option<Self> {
-        Some(ArrivalSpec::Closed)
-    }
-}
+crate::config::impl_registry!(ArrivalSpec, "arrival process", "--arrival", default);
 
 /// The distribution of idle periods of on-off arrivals (its mean is `idle_mean_us`).
 #[derive(
@@ -287,13 +275,7 @@ pub enum IdleDist {
     Fixed,
 }
 
-impl crate::config::Registry for IdleDist {
-    const FAMILY: &'static str = "idle distribution";
-    const KEY: &'static str = "--idle-dist";
-    fn default_member() -> Option<Self> {
-        Some(IdleDist::Exponential)
-    }
-}
+crate::config::impl_registry!(IdleDist, "idle distribution", "--idle-dist", default);
 
 impl ArrivalSpec {
     pub fn validate(&self) -> Result<()> {
