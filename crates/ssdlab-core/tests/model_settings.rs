@@ -20,12 +20,6 @@ fn rain_refuses_what_its_stripe_group_gc_cannot_honour() {
             "'blocking' only, got 'lazyrtgc'",
         ),
         ("gc.scheduler=rlgc", "gc.scheduler:", "got 'rlgc'"),
-        ("gc.victim=fifo", "gc.victim:", "'greedy' only, got 'fifo'"),
-        (
-            "gc.victim=d-choices:d=4",
-            "gc.victim:",
-            "got 'd-choices:d=4'",
-        ),
         ("ftl.placement=hot-cold", "ftl.placement:", "'single' only"),
         (
             "ftl.allocation=static",

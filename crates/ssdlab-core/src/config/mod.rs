@@ -186,16 +186,6 @@ impl DeviceConfig {
                     ),
                 ));
             }
-            if self.gc.victim != VictimPolicy::Greedy {
-                return Err((
-                    "gc.victim".into(),
-                    format!(
-                        "{rain} and picks the super-block with the fewest valid pages; it takes \
-                         'greedy' only, got '{}'",
-                        self.gc.victim
-                    ),
-                ));
-            }
             if self.ftl.placement != Placement::Single {
                 return Err((
                     "ftl.placement".into(),

@@ -1,9 +1,111 @@
 //! The narrow handle of a layer that allocates blocks itself (RAIN super-blocks): it programs
-//! host, parity and GC-copy pages into blocks it chooses and erases them, and nothing else. The
-//! mapping (L2P, P2L, valid bits and counts), counters and test-mode checks stay the FTL's.
+//! host, parity and GC-copy pages into blocks it chooses and erases them, and chooses its GC
+//! victims among the *units* (super-blocks) it closed, through the same [`VictimIndex`] the
+//! plain FTL uses (so `gc.victim` means the same thing on both, and greedy is O(1)). The mapping
+//! (L2P, P2L, valid bits and counts), counters and test-mode checks stay the FTL's.
 
+use super::victim_index::VictimIndex;
 use super::{BlockState, Ftl, UNMAPPED};
+use crate::config::VictimPolicy;
 use crate::error::{Result, SsdError};
+use crate::rng::SimRng;
+
+/// How the blocks of a device group into the units a layer above allocates and cleans as one
+/// (RAIN: a super-block = one block per channel). Units are numbered group by group:
+/// unit `u` belongs to group `u / units_per_group`, and victims are chosen per group.
+#[derive(Debug, Clone)]
+pub struct UnitLayout {
+    pub groups: u32,
+    pub units_per_group: u32,
+    /// The unit of every block.
+    pub unit_of_block: Vec<u32>,
+}
+
+/// The victim index over closed units, kept current by the FTL's page invalidations.
+#[derive(Debug, Clone)]
+pub(crate) struct Units {
+    of_block: Vec<u32>,
+    /// The blocks of unit u: `blocks[start[u]..start[u + 1]]`.
+    start: Vec<u32>,
+    blocks: Vec<u32>,
+    /// Valid pages of each indexed unit (stale for units not indexed).
+    valid: Vec<u32>,
+    closed_at: Vec<u64>,
+    indexed: Vec<bool>,
+    index: VictimIndex,
+}
+
+impl Units {
+    pub(super) fn new(layout: UnitLayout, policy: VictimPolicy, pages_per_block: u32) -> Self {
+        let n = (layout.groups * layout.units_per_group) as usize;
+        // A unit holds at most (blocks per unit) × pages per block valid pages.
+        let mut per_unit = vec![0u32; n];
+        for &u in &layout.unit_of_block {
+            per_unit[u as usize] += 1;
+        }
+        let max_blocks = per_unit.iter().copied().max().unwrap_or(1).max(1);
+        let mut start = vec![0u32; n + 1];
+        for u in 0..n {
+            start[u + 1] = start[u] + per_unit[u];
+        }
+        let mut fill = start.clone();
+        let mut blocks = vec![0u32; layout.unit_of_block.len()];
+        for (b, &u) in layout.unit_of_block.iter().enumerate() {
+            blocks[fill[u as usize] as usize] = b as u32;
+            fill[u as usize] += 1;
+        }
+        Units {
+            of_block: layout.unit_of_block,
+            start,
+            blocks,
+            valid: vec![0; n],
+            closed_at: vec![0; n],
+            indexed: vec![false; n],
+            index: VictimIndex::new(
+                policy,
+                layout.groups,
+                layout.units_per_group,
+                max_blocks * pages_per_block,
+            ),
+        }
+    }
+
+    /// A page of `blk` was invalidated.
+    #[inline]
+    pub(super) fn on_invalidate(&mut self, blk: u32) {
+        let u = self.of_block[blk as usize] as usize;
+        if self.indexed[u] {
+            let v = self.valid[u];
+            self.index.on_invalidate(u as u32, v);
+            self.valid[u] = v - 1;
+        }
+    }
+
+    pub(super) fn memory_bytes(&self) -> usize {
+        (self.of_block.capacity() + self.start.capacity() + self.blocks.capacity()) * 4
+            + self.valid.capacity() * 4
+            + self.closed_at.capacity() * 8
+            + self.indexed.capacity()
+            + self.index.memory_bytes()
+    }
+
+    /// Invariant check: every indexed unit's count equals its blocks' valid pages.
+    pub(super) fn check(&self, block_valid: &[u32]) -> std::result::Result<(), String> {
+        let mut sum = vec![0u32; self.valid.len()];
+        for (b, &u) in self.of_block.iter().enumerate() {
+            sum[u as usize] += block_valid[b];
+        }
+        for (u, &on) in self.indexed.iter().enumerate() {
+            if on && sum[u] != self.valid[u] {
+                return Err(format!(
+                    "unit {u}: victim index has {} valid pages, its blocks {}",
+                    self.valid[u], sum[u]
+                ));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// See [`Ftl::external`].
 pub struct ExternalBlocks<'a> {
@@ -11,6 +113,41 @@ pub struct ExternalBlocks<'a> {
 }
 
 impl ExternalBlocks<'_> {
+    /// Unit `unit` is closed (takes no more pages): it becomes a GC candidate with its blocks'
+    /// valid pages, aged from now (cost-benefit).
+    pub fn close_unit(&mut self, unit: u32) {
+        let f = &mut *self.ftl;
+        let units = f.units.as_mut().expect("allocation handed over");
+        let u = unit as usize;
+        debug_assert!(!units.indexed[u], "unit {unit} closed twice");
+        let (a, b) = (units.start[u] as usize, units.start[u + 1] as usize);
+        let valid = units.blocks[a..b]
+            .iter()
+            .map(|&k| f.valid[k as usize])
+            .sum();
+        units.valid[u] = valid;
+        units.closed_at[u] = f.write_clock;
+        units.indexed[u] = true;
+        units.index.insert(unit, valid);
+    }
+
+    /// The victim `gc.victim` picks among the closed units of `group`, removed from the index,
+    /// or None when there is none or it has more than `max_valid` valid pages (cleaning it
+    /// would free nothing; it stays a candidate).
+    pub fn select_unit(&mut self, group: u32, rng: &mut SimRng, max_valid: u32) -> Option<u32> {
+        let f = &mut *self.ftl;
+        let units = f.units.as_mut().expect("allocation handed over");
+        let u = units
+            .index
+            .select(group, &units.valid, &units.closed_at, f.write_clock, rng)?;
+        if units.valid[u as usize] > max_valid {
+            units.index.insert(u, units.valid[u as usize]);
+            return None;
+        }
+        units.indexed[u as usize] = false;
+        Some(u)
+    }
+
     /// Program the next page of `blk` with host data of `lpn` (its old copy invalidated).
     pub fn write_host(&mut self, lpn: u32, blk: u32) -> Result<u32> {
         let old = self.ftl.l2p[lpn as usize];

@@ -65,9 +65,10 @@ impl Ftl {
                 return Err(format!("free block {b} is not empty"));
             }
         }
-        if self.external_alloc {
-            // RAIN super-blocks: the RAIN layer owns allocation (checked there).
-            return Ok(());
+        if let Some(units) = &self.units {
+            // RAIN super-blocks: the RAIN layer owns allocation (checked there); the unit victim
+            // index must agree with the blocks' valid counts.
+            return units.check(&self.valid);
         }
         // Every block in exactly one place.
         let mut seen = vec![0u8; total_blocks as usize];

@@ -11,7 +11,7 @@ mod invariants;
 mod placement;
 mod victim_index;
 
-pub use external::ExternalBlocks;
+pub use external::{ExternalBlocks, UnitLayout};
 pub use gc_ops::{GcJob, GcStep};
 pub use placement::NEVER;
 
@@ -93,8 +93,8 @@ pub struct Ftl {
     /// When enabled (tests), marks programmed pages to prove none is programmed twice.
     program_marks: Option<Vec<bool>>,
     /// Allocation handed over ([`Ftl::hand_over_allocation`]): a layer above allocates and
-    /// erases blocks itself (RAIN super-blocks).
-    pub(crate) external_alloc: bool,
+    /// erases blocks itself, in units (RAIN super-blocks) chosen for GC through this index.
+    pub(crate) units: Option<Box<external::Units>>,
     /// Test mode: a checksum of what each physical page holds (0 = erased). Host and parity
     /// writes set it, GC copies carry it, erases clear it.
     pub(crate) content: Option<Vec<u64>>,
@@ -147,25 +147,32 @@ impl Ftl {
             write_clock: 0,
             counters: FtlCounters::default(),
             program_marks: None,
-            external_alloc: false,
+            units: None,
             content: None,
         })
     }
 
-    /// Hand block allocation over to a layer that allocates blocks itself (RAIN super-blocks):
-    /// the per-plane free pools are emptied for good, and the layer programs and erases blocks
-    /// through [`Ftl::external`]; the frontiers and victim index stay unused.
-    pub fn hand_over_allocation(&mut self) {
+    /// Hand block allocation over to a layer that allocates blocks itself in units (RAIN
+    /// super-blocks): the per-plane free pools are emptied for good, and the layer programs and
+    /// erases blocks and picks its victims among the units it closed through
+    /// [`Ftl::external`]; the frontiers and per-plane victim index stay unused. Victims follow
+    /// `gc.victim` over units as they do over blocks.
+    pub fn hand_over_allocation(&mut self, layout: UnitLayout) {
         for f in &mut self.free {
             f.clear();
         }
-        self.external_alloc = true;
+        let policy = self.victims.policy();
+        self.units = Some(Box::new(external::Units::new(
+            layout,
+            policy,
+            self.pages_per_block,
+        )));
     }
 
     /// The narrow handle of a layer that allocates blocks itself (after
     /// [`Ftl::hand_over_allocation`]).
     pub fn external(&mut self) -> ExternalBlocks<'_> {
-        debug_assert!(self.external_alloc, "allocation not handed over");
+        debug_assert!(self.units.is_some(), "allocation not handed over");
         ExternalBlocks { ftl: self }
     }
 
@@ -415,6 +422,8 @@ impl Ftl {
         self.valid[blk as usize] = v - 1;
         if self.state[blk as usize] == BlockState::Full {
             self.victims.on_invalidate(blk, v);
+        } else if let Some(u) = &mut self.units {
+            u.on_invalidate(blk);
         }
     }
 
@@ -480,6 +489,7 @@ impl Ftl {
             + self.closed_at.capacity() * 8
             + self.free.iter().map(|f| f.capacity() * 4).sum::<usize>()
             + self.victims.memory_bytes()
+            + self.units.as_ref().map_or(0, |u| u.memory_bytes())
             + self.place.memory_bytes()
             + self.program_marks.as_ref().map_or(0, |m| m.capacity())
     }

@@ -62,6 +62,7 @@ impl RainDevice {
                 per_channel,
                 cfg.gc.threshold_blocks,
                 check,
+                seed,
             )
         });
         let page_size = u64::from(g.page_size);

@@ -53,7 +53,7 @@ impl RainDevice {
         let lpn = b.next_pending()?;
         match &mut self.rain {
             Some(r) => {
-                let first = r.next_data_plane(&self.base.ftl).ok()?;
+                let first = r.next_data_plane(&mut self.base.ftl).ok()?;
                 let res = &self.base.res;
                 Some(
                     res.group_of(first)

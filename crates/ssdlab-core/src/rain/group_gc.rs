@@ -72,29 +72,18 @@ impl Rain {
             st.cursor = 0;
         }
     }
-    pub(super) fn sb_valid(&self, ftl: &Ftl, g: u32, i: u32) -> u32 {
-        (0..self.n)
-            .map(|c| ftl.block_valid(self.blk(g, c, i)))
-            .sum()
-    }
-    pub(super) fn pick_victim(&mut self, ftl: &Ftl, g: u32) -> u32 {
+    /// The next victim super-block of group `g`, chosen by `gc.victim` through the FTL's
+    /// victim index over super-blocks (greedy: fewest valid pages, O(1)); none when the pick
+    /// holds a whole super-block of data, (N − 1) · pages per block valid pages, since
+    /// cleaning it would free nothing.
+    pub(super) fn pick_victim(&mut self, ftl: &mut Ftl, g: u32) -> u32 {
         let cap = (self.n - 1) * self.ppb;
-        let mut best = (u32::MAX, NONE);
-        for i in 0..self.bpp {
-            if self.sb_state[self.sb_id(g, i)] == Sb::Full {
-                let v = self.sb_valid(ftl, g, i);
-                if v < best.0 {
-                    best = (v, i);
-                }
-            }
-        }
-        if best.1 == NONE || best.0 >= cap {
+        let Some(id) = ftl.external().select_unit(g, &mut self.victim_rng, cap - 1) else {
             return NONE;
-        }
-        let id = self.sb_id(g, best.1);
-        self.sb_state[id] = Sb::Victim;
+        };
+        self.sb_state[id as usize] = Sb::Victim;
         self.stats.superblocks_collected += 1;
-        best.1
+        id % self.bpp
     }
     pub(super) fn is_sealed(&self, g: u32, sb: u32) -> bool {
         !self.gcs[g as usize]
@@ -187,7 +176,7 @@ impl Rain {
             }
         }
     }
-    pub(super) fn end_turn(&mut self, ftl: &Ftl, g: u32) -> GcOp {
+    pub(super) fn end_turn(&mut self, ftl: &mut Ftl, g: u32) -> GcOp {
         let gi = g as usize;
         let st = &mut self.gcs[gi];
         st.phase = Phase::Parity;
@@ -218,7 +207,7 @@ impl Rain {
     }
     /// Seal the `j`-th open GC super-block: it takes no more copies; its open stripes close at
     /// their parity channels' next turns (their slots are reserved).
-    pub(super) fn seal_gc_sb(&mut self, g: u32, j: usize) {
+    pub(super) fn seal_gc_sb(&mut self, ftl: &mut Ftl, g: u32, j: usize) {
         let gi = g as usize;
         let (sb, _) = self.gcs[gi].gc_sbs.remove(j);
         let id = self.sb_id(g, sb) as u32;
@@ -227,7 +216,7 @@ impl Rain {
             .iter()
             .any(|&s| self.stripes[s as usize].sb == id)
         {
-            self.sb_state[id as usize] = Sb::Full;
+            self.mark_full(ftl, id as usize);
         }
     }
     /// Where a copy on channel `c` goes among the open GC super-blocks: (index, stripe to join
@@ -283,7 +272,7 @@ impl Rain {
             Some(x) => x,
             None => {
                 if self.gcs[gi].gc_sbs.len() >= MAX_OPEN_GC_SB {
-                    self.seal_gc_sb(g, 0);
+                    self.seal_gc_sb(ftl, g, 0);
                 }
                 let sb = self.take_free_sb(g, Sb::Gc).ok_or_else(|| {
                     let st = &self.gcs[gi];
@@ -315,7 +304,7 @@ impl Rain {
         let resv = &self.gcs[gi].gc_sbs[j].1;
         if (0..self.n).all(|q| ftl.written_pages(self.blk(g, q, sb)) + resv[q as usize] >= self.ppb)
         {
-            self.seal_gc_sb(g, j);
+            self.seal_gc_sb(ftl, g, j);
         }
         Ok(())
     }
@@ -351,7 +340,7 @@ impl Rain {
                 .iter()
                 .any(|&o| self.stripes[o as usize].sb == sbid)
         {
-            self.sb_state[sbid as usize] = Sb::Full;
+            self.mark_full(ftl, sbid as usize);
         }
         Ok(())
     }

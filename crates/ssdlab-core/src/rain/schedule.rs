@@ -120,7 +120,7 @@ impl RainDevice {
             let next = self
                 .rain
                 .as_mut()
-                .map(|r| r.next_data_plane(&self.base.ftl))
+                .map(|r| r.next_data_plane(&mut self.base.ftl))
                 .expect("rain");
             match next {
                 Ok(_) => break,

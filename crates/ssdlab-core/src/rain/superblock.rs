@@ -5,7 +5,8 @@
 use std::collections::VecDeque;
 
 use crate::error::Result;
-use crate::ftl::Ftl;
+use crate::ftl::{Ftl, UnitLayout};
+use crate::rng::{self, SimRng};
 
 use super::group_gc::{GroupGc, Phase};
 use super::page_checksum;
@@ -111,18 +112,38 @@ pub struct Rain {
     pub(super) origin: Vec<u32>,
     pub(super) version: Option<Vec<u32>>,
     pub(super) scratch: Vec<u32>,
+    /// Random and d-choices victim policies draw from here (its own stream of the run's seed).
+    pub(super) victim_rng: SimRng,
     pub stats: RainStats,
 }
 
 impl Rain {
     /// RAIN over `channels` channels × `groups` planes each; `check` tracks page contents as
     /// checksums (tests) so that every rebuild is verified.
-    pub fn new(ftl: &mut Ftl, channels: u32, groups: u32, threshold: u32, check: bool) -> Self {
-        ftl.hand_over_allocation();
+    pub fn new(
+        ftl: &mut Ftl,
+        channels: u32,
+        groups: u32,
+        threshold: u32,
+        check: bool,
+        seed: u64,
+    ) -> Self {
+        let bpp = ftl.blocks_per_plane();
+        // Super-block i of group g is block i of plane(g, c) on every channel c; its id
+        // (g · bpp + i) is its unit in the FTL's victim index, so that victims are picked per
+        // group, by `gc.victim`, over super-blocks.
+        let total = ftl.planes() * bpp;
+        let unit_of_block = (0..total)
+            .map(|b| (b / bpp) % groups * bpp + b % bpp)
+            .collect();
+        ftl.hand_over_allocation(UnitLayout {
+            groups,
+            units_per_group: bpp,
+            unit_of_block,
+        });
         if check {
             ftl.enable_content();
         }
-        let bpp = ftl.blocks_per_plane();
         let phys = (ftl.planes() * bpp * ftl.pages_per_block()) as usize;
         assert!(channels <= 64, "RAIN: at most 64 channels");
         let gc = GroupGc {
@@ -159,6 +180,7 @@ impl Rain {
             origin: vec![NONE; phys],
             version: check.then(|| vec![0; ftl.logical_pages() as usize]),
             scratch: Vec::new(),
+            victim_rng: rng::stream(seed, "rain-victim"),
             stats: RainStats::default(),
         }
     }
@@ -205,6 +227,13 @@ impl Rain {
         self.sb_stripes[sb].push(id);
         id
     }
+    /// Super-block `id` takes no more pages: it becomes a GC candidate (once).
+    pub(super) fn mark_full(&mut self, ftl: &mut Ftl, id: usize) {
+        if self.sb_state[id] != Sb::Full {
+            self.sb_state[id] = Sb::Full;
+            ftl.external().close_unit(id as u32);
+        }
+    }
     pub(super) fn take_free_sb(&mut self, g: u32, state: Sb) -> Option<u32> {
         let i = self.free_sb[g as usize].pop_front()?;
         let id = self.sb_id(g, i);
@@ -226,15 +255,14 @@ impl Rain {
     }
     /// Where the next host data page goes, opening a stripe if needed; Err(group) when GC must
     /// run first (forced) on that group.
-    pub fn next_data_plane(&mut self, ftl: &Ftl) -> std::result::Result<u32, u32> {
+    pub fn next_data_plane(&mut self, ftl: &mut Ftl) -> std::result::Result<u32, u32> {
         if self.hs == NONE {
             let g = self.host_group(ftl)?;
             self.next_group = (g + 1) % self.groups;
             let mut h = self.host_sb[g as usize];
             if h == NONE || ftl.written_pages(self.blk(g, 0, h)) == self.ppb {
                 if h != NONE {
-                    let id = self.sb_id(g, h);
-                    self.sb_state[id] = Sb::Full;
+                    self.mark_full(ftl, self.sb_id(g, h));
                 }
                 h = self
                     .take_free_sb(g, Sb::Host)
@@ -287,8 +315,7 @@ impl Rain {
             self.stats.host_parity_writes += 1;
             out.parity_plane = Some(self.plane(g, self.hs_pch));
             if ftl.written_pages(self.blk(g, 0, h)) == self.ppb {
-                let id = self.sb_id(g, h);
-                self.sb_state[id] = Sb::Full;
+                self.mark_full(ftl, self.sb_id(g, h));
                 self.host_sb[g as usize] = NONE;
             }
         }
