@@ -18,6 +18,7 @@
 //!   gc: schedulers (when GC unit steps run) + GcContext      gc/     rl/ (Q-learning)
 //!   ftl: L2P/P2L, blocks, frontiers, placement, victim index ftl/
 //!   nand: plane / die / channel time lines                   nand/
+//!   victim: what each victim policy is (one file each)       victim/
 //!   config: typed device configuration, policy names (data) config/
 //! ```
 //!
@@ -49,6 +50,7 @@ pub mod rng;
 pub mod sim;
 pub mod stats;
 pub mod trace;
+pub mod victim;
 
 pub use error::{Result, SsdError};
 
@@ -63,7 +65,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["device"],
     &["gc"],
     &["ftl", "nand", "stats"],
-    &["rl", "trace"],
+    &["rl", "trace", "victim"],
     &["config"],
     &["rng", "error"],
 ];

@@ -102,3 +102,41 @@ fn unknown_names_are_errors_listing_the_valid_ones() {
         .to_string();
     assert!(e.contains("ftl.placement") && e.contains("hot-cold"), "{e}");
 }
+
+/// Adding a victim policy is one file plus one line (see the module docs of
+/// `ssdlab_core::victim`): every member of the family has its file in `src/victim/`, named in
+/// the `rules!` table, with a doc comment that cites its source; the file's rule is what both
+/// the online FTL and the offline model run.
+#[test]
+fn every_victim_policy_is_one_file_in_victim() {
+    use ssdlab_core::victim;
+    use strum::IntoEnumIterator;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/victim");
+    let table = victim::files();
+    assert_eq!(table.len(), VictimPolicy::iter().count());
+    for m in VictimPolicy::iter() {
+        let variant = format!("{m:?}");
+        let variant = variant.split([' ', '{']).next().unwrap();
+        let (_, file) = table
+            .iter()
+            .find(|(v, _)| *v == variant)
+            .unwrap_or_else(|| panic!("{variant} has no row in victim's rules! table"));
+        let text = std::fs::read_to_string(format!("{dir}/{file}.rs"))
+            .unwrap_or_else(|e| panic!("{variant}: src/victim/{file}.rs: {e}"));
+        assert!(text.starts_with("//! "), "{file}.rs: module doc first");
+        let doc: String = text.lines().take_while(|l| l.starts_with("//!")).collect();
+        assert!(
+            doc.chars().any(|c| c.is_ascii_digit()),
+            "{file}.rs: its doc comment cites a paper (author, venue, year)"
+        );
+        assert!(text.contains("pub fn rule("), "{file}.rs: defines its rule");
+        let _ = victim::rule(m); // every member has a rule (the table is exhaustive)
+    }
+    // No file without a member.
+    let files = std::fs::read_dir(dir).unwrap().count() - 1; // minus mod.rs
+    assert_eq!(
+        files,
+        table.len(),
+        "a file in src/victim/ that is no member"
+    );
+}

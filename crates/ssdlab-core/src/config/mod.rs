@@ -20,7 +20,7 @@ pub(crate) use registry::impl_registry;
 pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
-pub use victim::{cost_benefit_score, VictimPolicy};
+pub use victim::VictimPolicy;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,12 +1,13 @@
 //! The victim-policy family (`gc.victim`): `greedy`, `cost-benefit`, `fifo`, `random`,
 //! `d-choices:d=N`. Unknown names are errors listing the valid ones, never a silent fallback.
-//! The online FTL (`ftl::victim_index`) and the offline model (`offline::policies`) implement
-//! the same members.
+//! What each member *is* (its rule, paper and section) is one file in `victim/`; the online FTL
+//! (`ftl::victim_index`) and the offline model (`offline::policies`) both read it from there.
+//! A new member is its file there plus its variant here (see [`crate::victim`]).
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use strum::{EnumIter, EnumMessage, IntoStaticStr};
+use strum::{EnumIter, EnumMessage, IntoEnumIterator, IntoStaticStr};
 
 use super::registry::Registry;
 
@@ -27,39 +28,17 @@ use super::registry::Registry;
 #[strum(serialize_all = "kebab-case")]
 #[serde(try_from = "String", into = "String")]
 pub enum VictimPolicy {
-    /// Fewest valid pages first (the classic greedy cleaner; Kawaguchi et al., USENIX 1995;
-    /// analysed by Bux & Iliadis 2010). O(1) amortised through per-plane buckets by valid count.
+    /// Fewest valid pages first (Kawaguchi et al., USENIX 1995).
     #[default]
     Greedy,
-    /// Maximise age·(1−u)/(2u): benefit (free space × age of the data) over cost (read + write
-    /// of the valid fraction u). Rosenblum & Ousterhout, "The design and implementation of a
-    /// log-structured file system" (SOSP 1991) §3.5; the flash form with cost 2u is Kawaguchi,
-    /// Nishioka, Motoda, "A flash-memory based file system" (USENIX 1995). Age = pages written
-    /// on the device since the block was filled.
+    /// Maximise age·(1−u)/(2u) (Rosenblum & Ousterhout, SOSP 1991 §3.5; Kawaguchi et al. 1995).
     CostBenefit,
-    /// First filled, first cleaned: least-recently-written (LRW), modelled by Desnoyers,
-    /// "Analytic models of SSD write performance" (ACM TOS 2014) §4.
+    /// First filled, first cleaned, alias `lrw` (Desnoyers, ACM TOS 2014 §4).
     Fifo,
-    /// A uniformly random full block (Desnoyers 2014; Van Houdt, SIGMETRICS 2013).
+    /// A uniformly random full block (Van Houdt, SIGMETRICS 2013).
     Random,
-    /// Sample d full blocks uniformly (with replacement), take the one with fewest valid pages:
-    /// Van Houdt, "A mean field model for a class of garbage collection algorithms in flash-based
-    /// solid state drives" (SIGMETRICS 2013) §3.
+    /// Fewest valid of d sampled blocks (Van Houdt, SIGMETRICS 2013 §3).
     DChoices { d: u32 },
-}
-
-/// The cost-benefit score of a block (Rosenblum & Ousterhout 1991 §3.5; Kawaguchi et al. 1995):
-/// age·(1−u)/(2u) with u = `valid` / `pages_per_block`; a block with no valid page is free space
-/// at no cost (infinity). The one definition the online FTL and the offline model both use; the
-/// age is theirs to define (pages written since the block was closed; since it was opened).
-#[inline]
-pub fn cost_benefit_score(valid: u32, pages_per_block: u32, age: f64) -> f64 {
-    let u = f64::from(valid) / f64::from(pages_per_block);
-    if u == 0.0 {
-        f64::INFINITY
-    } else {
-        age * (1.0 - u) / (2.0 * u)
-    }
 }
 
 impl Registry for VictimPolicy {
@@ -101,12 +80,17 @@ impl VictimPolicy {
             None => Ok(p),
             Some(_) => Err(format!("policy '{name}' takes no parameters, got '{s}'")),
         };
-        match name {
-            "greedy" => no_params(VictimPolicy::Greedy),
-            "cost-benefit" => no_params(VictimPolicy::CostBenefit),
-            "fifo" | "lrw" => no_params(VictimPolicy::Fifo),
-            "random" => no_params(VictimPolicy::Random),
-            "d-choices" => {
+        // `lrw` is FIFO's other name in the literature (Desnoyers 2014).
+        let name = if name == "lrw" { "fifo" } else { name };
+        let member = Self::iter().find(|m| m.name() == name).ok_or_else(|| {
+            format!(
+                "unknown victim policy '{s}'; expected one of: {}",
+                Self::names()
+            )
+        })?;
+        // Members with parameters parse them here; every other member takes none.
+        match member {
+            VictimPolicy::DChoices { .. } => {
                 let p = params.ok_or_else(|| {
                     "d-choices needs its parameter, e.g. d-choices:d=4".to_string()
                 })?;
@@ -117,10 +101,7 @@ impl VictimPolicy {
                     .ok_or_else(|| format!("d-choices: expected d=N with N ≥ 1, got '{p}'"))?;
                 Ok(VictimPolicy::DChoices { d })
             }
-            _ => Err(format!(
-                "unknown victim policy '{s}'; expected one of: {}",
-                Self::names()
-            )),
+            m => no_params(m),
         }
     }
 }
@@ -128,11 +109,8 @@ impl VictimPolicy {
 impl fmt::Display for VictimPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VictimPolicy::Greedy => write!(f, "greedy"),
-            VictimPolicy::CostBenefit => write!(f, "cost-benefit"),
-            VictimPolicy::Fifo => write!(f, "fifo"),
-            VictimPolicy::Random => write!(f, "random"),
             VictimPolicy::DChoices { d } => write!(f, "d-choices:d={d}"),
+            m => f.write_str(m.name()),
         }
     }
 }
@@ -155,5 +133,6 @@ mod tests {
         assert!(VictimPolicy::parse("d-choices").is_err());
         assert!(VictimPolicy::parse("d-choices:d=0").is_err());
         assert!(VictimPolicy::parse("greedy:x=1").is_err());
+        assert_eq!(VictimPolicy::parse("lrw").unwrap(), VictimPolicy::Fifo);
     }
 }

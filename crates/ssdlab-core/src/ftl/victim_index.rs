@@ -1,14 +1,16 @@
-//! Per-plane indexes of full (closed) blocks, one shape per victim policy, so that selection is
-//! cheap: greedy keeps intrusive doubly-linked buckets by valid count (O(1) amortised: a page
-//! invalidation moves a block one bucket down, selection scans up from a per-plane low-water
-//! hint); FIFO keeps the fill order; random, d-choices and cost-benefit keep an indexable set.
+//! Per-plane indexes of full (closed) blocks, one shape per kind of [`Rule`] (what a victim
+//! policy is, defined once in `victim/`), so that selection is cheap: fewest-valid keeps
+//! intrusive doubly-linked buckets by valid count (O(1) amortised: a page invalidation moves a
+//! block one bucket down, selection scans up from a per-plane low-water hint); oldest keeps the
+//! fill order; sampling and scoring rules keep an indexable set.
 
 use std::collections::VecDeque;
 
 use rand::Rng;
 
-use crate::config::{cost_benefit_score, VictimPolicy};
+use crate::config::VictimPolicy;
 use crate::rng::SimRng;
+use crate::victim::{self, Rule};
 
 const NIL: u32 = u32::MAX;
 
@@ -40,12 +42,11 @@ enum Kind {
     },
 }
 
-/// How a victim is chosen from an indexable set of candidates.
+/// The rules an indexable set serves.
 #[derive(Debug, Clone, Copy)]
 enum SetRule {
-    Random,
-    DChoices(u32),
-    CostBenefit,
+    Sample(u32),
+    MaxScore(fn(u32, u32, f64) -> f64),
 }
 
 impl VictimIndex {
@@ -61,20 +62,19 @@ impl VictimIndex {
             pos: vec![NIL; total],
             rule,
         };
-        // One arm per member of the family: a new policy does not compile until it has one.
-        let kind = match policy {
-            VictimPolicy::Greedy => Kind::Buckets {
+        // One arm per kind of rule; the policy's rule is its file in `victim/`.
+        let kind = match victim::rule(policy) {
+            Rule::FewestValid => Kind::Buckets {
                 heads: vec![NIL; planes as usize * (pages_per_block as usize + 1)],
                 next: vec![NIL; total],
                 prev: vec![NIL; total],
                 low: vec![0; planes as usize],
             },
-            VictimPolicy::Fifo => Kind::Fifo {
+            Rule::Oldest => Kind::Fifo {
                 queues: vec![VecDeque::new(); planes as usize],
             },
-            VictimPolicy::Random => set(SetRule::Random),
-            VictimPolicy::DChoices { d } => set(SetRule::DChoices(d)),
-            VictimPolicy::CostBenefit => set(SetRule::CostBenefit),
+            Rule::Sample { d } => set(SetRule::Sample(d)),
+            Rule::MaxScore(score) => set(SetRule::MaxScore(score)),
         };
         VictimIndex {
             policy,
@@ -189,8 +189,7 @@ impl VictimIndex {
             Kind::Set { members, pos, rule } => {
                 let m = &members[p];
                 let b = match *rule {
-                    SetRule::Random => m[rng.gen_range(0..m.len())],
-                    SetRule::DChoices(d) => {
+                    SetRule::Sample(d) => {
                         let mut best = m[rng.gen_range(0..m.len())];
                         for _ in 1..d {
                             let c = m[rng.gen_range(0..m.len())];
@@ -200,15 +199,15 @@ impl VictimIndex {
                         }
                         best
                     }
-                    SetRule::CostBenefit => {
-                        // Cost-benefit: maximise age·(1−u)/(2u); u = 0 is free space at no cost.
+                    SetRule::MaxScore(score) => {
+                        // Age: pages written since the block was closed, + 1.
                         let mut best = m[0];
                         let mut best_score = f64::NEG_INFINITY;
                         for &c in m {
                             let age = (now - closed_at[c as usize]) as f64 + 1.0;
-                            let score = cost_benefit_score(valid[c as usize], ppb, age);
-                            if score > best_score {
-                                best_score = score;
+                            let s = score(valid[c as usize], ppb, age);
+                            if s > best_score {
+                                best_score = s;
                                 best = c;
                             }
                         }

@@ -1,11 +1,13 @@
 //! Online victim-selection baselines in the single-frontier demand-cleaning model (Shafaei &
-//! Desnoyers, §II, second paragraph): Greedy, LRW/FIFO, Cost/Benefit and d-Choices, each run over
-//! the whole trace without future knowledge.
+//! Desnoyers, §II, second paragraph): every member of the victim-policy family (Greedy,
+//! LRW/FIFO, Cost/Benefit, Random, d-Choices), each run over the whole trace without future
+//! knowledge, by the same rule (`victim/`) the online FTL uses.
 
 use super::future::FutureIndex;
 use super::model::Model;
-use crate::config::{cost_benefit_score, VictimPolicy};
+use crate::config::VictimPolicy;
 use crate::rng::{Rng, SimRng};
+use crate::victim::{self, Rule};
 
 /// One online baseline, ready to choose victims: a member of the victim-policy family
 /// ([`VictimPolicy`], shared with the online FTL), in the offline model's terms.
@@ -20,45 +22,36 @@ impl Online {
         Online { policy, rng }
     }
 
-    /// The victim for the current decision point.
+    /// The victim for the current decision point, by the policy's rule (`victim/`).
     pub fn choose(&mut self, m: &Model) -> Option<u32> {
-        match self.policy {
+        match victim::rule(self.policy) {
             // Fewest valid pages, lowest index on ties (§II; proven optimal for uniform random
             // workloads, Yang et al. [6]).
-            VictimPolicy::Greedy => m.greedy_victim(),
+            Rule::FewestValid => m.greedy_victim(),
             // Least-Recently Written (LRW [1]): the block opened longest ago, i.e. round-robin.
-            VictimPolicy::Fifo => (0..m.blocks())
+            Rule::Oldest => (0..m.blocks())
                 .filter(|&b| m.is_cleanable(b))
                 .min_by_key(|&b| (m.stamp(b), b)),
             // Cost/Benefit (Chiang & Chang [2]). Age is the time since the block was last opened
             // as the frontier; the seed does not define age in this model, and the open time is
             // the one per-block time stamp it has.
-            VictimPolicy::CostBenefit => {
+            Rule::MaxScore(score) => {
                 let now = m.clock();
                 let mut best: Option<(f64, u32)> = None;
                 for b in (0..m.blocks()).filter(|&b| m.is_cleanable(b)) {
                     let age = f64::from(now - m.stamp(b)) + 1.0;
-                    let score = cost_benefit_score(m.valid(b), m.pages_per_block(), age);
-                    if best.is_none_or(|(s, _)| score > s) {
-                        best = Some((score, b));
+                    let s = score(m.valid(b), m.pages_per_block(), age);
+                    if best.is_none_or(|(t, _)| s > t) {
+                        best = Some((s, b));
                     }
                 }
                 best.map(|(_, b)| b)
             }
-            // A uniformly random cleanable block (redrawn up to 64 times, then Greedy decides).
-            VictimPolicy::Random => {
-                for _ in 0..64 {
-                    let b = self.rng.gen_range(0..m.blocks());
-                    if m.is_cleanable(b) {
-                        return Some(b);
-                    }
-                }
-                m.greedy_victim()
-            }
-            // d-Choices (Van Houdt [8]): sample d blocks uniformly with replacement, take the one
-            // with fewest valid pages (lowest index on ties); full blocks in the sample are
-            // skipped and the sample redrawn if all were full (after 64 redraws, Greedy decides).
-            VictimPolicy::DChoices { d } => {
+            // d-Choices (Van Houdt [8]; d = 1: Random): sample d blocks uniformly with
+            // replacement, take the one with fewest valid pages (lowest index on ties); full
+            // blocks in the sample are skipped and the sample redrawn if all were full (after 64
+            // redraws, Greedy decides).
+            Rule::Sample { d } => {
                 for _ in 0..64 {
                     let mut pick: Option<u32> = None;
                     for _ in 0..d.max(1) {
