@@ -227,9 +227,9 @@ fn read_us(r: &ssdlab_core::experiments::ttflash::StackRun, k: &str) -> f64 {
 }
 
 /// The seed's claims on the test device (70 % reads, Poisson, mean gap 200 µs, nogc not
-/// saturated; measured 2026-11-22): GC blocks reads in `base` (p99.9 23× nogc); ttFlash's read
+/// saturated; measured 2026-11-23): GC blocks reads in `base` (p99.9 23× nogc); ttFlash's read
 /// tail is within the seed's bounds of nogc's (< 1.1× at p99 and p99.9, < 2.6× at p99.99;
-/// measured 1.09×, 1.03×, 1.04×); GC-blocked I/Os drop by orders of magnitude (0.11 → 0.00013).
+/// measured 1.09×, 1.03×, 1.03×); GC-blocked I/Os drop by orders of magnitude (0.11 → 0.00007).
 #[test]
 fn ttflash_tail_near_nogc_and_blocked_ios_cut() {
     let cfg = device();
@@ -369,7 +369,7 @@ fn parallel_forced_gc_never_rebuilds_with_two_collecting() {
     assert!(r.rebuilt_reads > 0);
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
     // What pfg is for: these bursts exceed rotating GC's bandwidth (measured 2026-11-22: read
-    // p99.9 11.2 s with rotating forced GC, 1.26 s with parallel forced GC).
+    // p99.9 11.0 s with rotating forced GC, 1.23 s with parallel forced GC; 2026-11-23).
     assert!(read_us(&run, "p99_9") < read_us(&rotating, "p99_9") / 4.0);
 }
 
