@@ -136,7 +136,8 @@ fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
 /// list and default from here (never a second copy).
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
-        Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, VictimPolicy,
+        Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
+        VictimPolicy,
     };
     use crate::trace::{ArrivalSpec, IdleDist, LbaMapMode, Pattern, TraceFormat};
     vec![
@@ -145,6 +146,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         Placement::family(),
         Allocation::family(),
         DeviceModelKind::family(),
+        SlcPolicyKind::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),

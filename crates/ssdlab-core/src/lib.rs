@@ -11,7 +11,7 @@
 //!        │ read / write / trim (pages, ready), background(now), after_request
 //!        ▼
 //!   ┌── the device-model seam: device::DeviceModel ───────────────────────────┐
-//!   │ PlainDevice (device/)   RainDevice (rain/)   [next: hybrid SLC/QLC]     │
+//!   │ PlainDevice (device/)   RainDevice (rain/)   HybridDevice (cache/)      │
 //!   └──────────────────────────────────────────────────────────────────────────┘
 //!        │ uses the shared parts
 //!        ▼
@@ -36,6 +36,7 @@
 //! same seed ⇒ bit-identical results.
 
 pub mod api;
+pub mod cache;
 pub mod config;
 pub mod device;
 pub mod error;
@@ -61,7 +62,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["api"],
     &["experiments"],
     &["sim", "offline"],
-    &["rain"],
+    &["rain", "cache"],
     &["device"],
     &["gc"],
     &["ftl", "nand", "stats"],

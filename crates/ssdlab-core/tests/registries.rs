@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
-    Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, VictimPolicy,
+    Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind, VictimPolicy,
 };
 use ssdlab_core::experiments::Experiment;
 use ssdlab_core::offline::{OfflineMethod, ToyDistribution};
@@ -64,6 +64,7 @@ fn every_family_lists_the_names_serde_reads() {
     check::<Placement>(None);
     check::<Allocation>(None);
     check::<DeviceModelKind>(None);
+    check::<SlcPolicyKind>(None);
     check::<TraceFormat>(None);
     check::<Pattern>(None);
     check::<ArrivalSpec>(Some("kind"));
@@ -78,7 +79,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 13);
+    assert_eq!(all.len(), 14);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

@@ -1,6 +1,7 @@
 //! Typed device configuration: `[geometry]`, `[timing]`, `[ftl]`, `[gc]`, loaded from TOML with
 //! every field validated, named presets shipped in the crate, and `section.key=value` overrides.
 
+mod cache;
 mod geometry;
 mod partial;
 mod policy;
@@ -11,6 +12,7 @@ mod scheduler;
 mod timing;
 mod victim;
 
+pub use cache::{CacheConfig, SlcPolicyKind};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
@@ -50,12 +52,15 @@ pub enum DeviceModelKind {
     /// Tiny-Tail Flash (`rain::RainDevice`): RAIN parity and/or the GC-tolerant flush buffer,
     /// on when `rain.rain` or `rain.gtf` is set.
     TinyTail,
+    /// A hybrid SLC/QLC device with an SLC cache (`cache::HybridDevice`), on when `cache.slc`
+    /// is set.
+    Hybrid,
 }
 
 crate::config::impl_registry!(
     DeviceModelKind,
     "device model",
-    "rain.rain, rain.gtf",
+    "rain.rain, rain.gtf, cache.slc",
     default
 );
 
@@ -75,6 +80,9 @@ pub struct DeviceConfig {
     /// Tiny-Tail Flash mechanisms (all off unless the section is given).
     #[serde(default, skip_serializing_if = "RainConfig::is_default")]
     pub rain: RainConfig,
+    /// The hybrid SLC/QLC device (off unless `cache.slc` is given).
+    #[serde(default, skip_serializing_if = "CacheConfig::is_default")]
+    pub cache: CacheConfig,
 }
 
 impl DeviceConfig {
@@ -174,6 +182,9 @@ impl DeviceConfig {
 
     /// Settings the device model cannot honour are refused, never silently ignored.
     fn check_model(&self) -> std::result::Result<(), (String, String)> {
+        if self.cache.slc.is_some() {
+            self.check_hybrid()?;
+        }
         if self.rain.rain {
             let rain = "a RAIN device (rain.rain = true) collects whole super-blocks with its own \
                         stripe-group GC (rotating with rain.rgc)";
@@ -215,9 +226,86 @@ impl DeviceConfig {
         Ok(())
     }
 
+    /// The hybrid SLC/QLC device: what it cannot honour, and whether its blocks can hold the
+    /// logical capacity beside the SLC region.
+    fn check_hybrid(&self) -> std::result::Result<(), (String, String)> {
+        let hybrid = "a hybrid SLC/QLC device (cache.slc) reclaims on its own triggers \
+                      (cache.free_trigger) and places pages itself";
+        if self.rain.rain || self.rain.gtf {
+            return Err((
+                "cache.slc".into(),
+                "the hybrid SLC/QLC device and Tiny-Tail Flash (rain.rain, rain.gtf) are separate \
+                 device models; choose one"
+                    .into(),
+            ));
+        }
+        if self.gc.scheduler != SchedulerKind::Blocking {
+            return Err((
+                "gc.scheduler".into(),
+                format!(
+                    "{hybrid}; it takes 'blocking' only, got '{}'",
+                    self.gc.scheduler.name()
+                ),
+            ));
+        }
+        if self.ftl.placement != Placement::Single || self.ftl.allocation != Allocation::RoundRobin
+        {
+            return Err((
+                "ftl.placement".into(),
+                format!("{hybrid}; it takes placement 'single' and allocation 'round-robin' only"),
+            ));
+        }
+        let g = &self.geometry;
+        let c = &self.cache;
+        let bits = g.cell_mode.bits_per_cell();
+        if g.pages_per_block < bits {
+            return Err((
+                "geometry.pages_per_block".into(),
+                format!("an SLC-mode block holds pages_per_block / {bits} pages; expected at least {bits}"),
+            ));
+        }
+        if c.free_trigger == 0 || c.free_trigger >= g.blocks_per_plane {
+            return Err((
+                "cache.free_trigger".into(),
+                format!(
+                    "expected 1 to {} free blocks per plane, got {}",
+                    g.blocks_per_plane - 1,
+                    c.free_trigger
+                ),
+            ));
+        }
+        let planes = u64::from(g.planes());
+        let slc = match c.slc {
+            Some(SlcPolicyKind::Static) => u64::from(c.slc_blocks),
+            _ => 0,
+        };
+        // Worst case: the SLC region full of invalid pages while QLC holds every logical page,
+        // plus the trigger's free blocks and one open QLC block.
+        let per_plane_pages = g.logical_pages().div_ceil(planes);
+        let need = slc.div_ceil(planes)
+            + per_plane_pages.div_ceil(u64::from(g.pages_per_block))
+            + u64::from(c.free_trigger)
+            + 2;
+        if need > u64::from(g.blocks_per_plane) {
+            let room =
+                u64::from(g.blocks_per_plane).saturating_sub(need - slc.div_ceil(planes)) * planes;
+            return Err((
+                "cache.slc_blocks".into(),
+                format!(
+                    "{} SLC blocks do not fit beside the logical capacity ({} blocks per plane \
+                     needed, {} available); expected at most {room} (or more spare)",
+                    slc, need, g.blocks_per_plane
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The device model this configuration runs on.
     pub fn model_kind(&self) -> DeviceModelKind {
-        if self.rain.rain || self.rain.gtf {
+        if self.cache.slc.is_some() {
+            DeviceModelKind::Hybrid
+        } else if self.rain.rain || self.rain.gtf {
             DeviceModelKind::TinyTail
         } else {
             DeviceModelKind::Plain

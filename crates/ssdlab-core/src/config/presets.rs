@@ -14,6 +14,7 @@ pub const PRESETS: &[(&str, &str)] = &[
         "ttflash-small",
         include_str!("../../presets/ttflash-small.toml"),
     ),
+    ("yoo-qlc", include_str!("../../presets/yoo-qlc.toml")),
 ];
 
 pub fn preset(name: &str) -> Option<&'static str> {

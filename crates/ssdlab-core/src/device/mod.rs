@@ -7,9 +7,10 @@
 //! and reuses the shared parts (mapping, block manager and victim index in `ftl`, GC unit steps
 //! and schedulers in `gc`, time lines in `nand`) instead of copying them.
 //!
-//! Models: [`PlainDevice`] (page-mapped FTL with a GC scheduler) and `rain::RainDevice`
+//! Models: [`PlainDevice`] (page-mapped FTL with a GC scheduler), `rain::RainDevice`
 //! (Tiny-Tail Flash: RAIN parity, GC-tolerant reads and flushes, rotating GC, built on a
-//! `PlainDevice`). A new model (the hybrid SLC/QLC cache, a DFTL mapping cache, ZNS zones) is a
+//! `PlainDevice`) and `cache::HybridDevice` (SLC/QLC block modes with an SLC cache, built on a
+//! `PlainDevice`). A new model (a DFTL mapping cache, ZNS zones) is a
 //! folder implementing this trait plus one variant of [`crate::config::DeviceModelKind`] and
 //! its arm in `sim::build_model`.
 
@@ -86,6 +87,11 @@ pub trait DeviceModel: Send {
 
     /// The FTL state (counters, maps, erase counts, invariants).
     fn ftl(&self) -> &Ftl;
+
+    /// The model's invariants (the FTL's, and the model's own block accounting).
+    fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.ftl().check_invariants()
+    }
 
     /// Free blocks of the device (what the host could still be given, GC reserves included).
     fn free_blocks(&self) -> u64;

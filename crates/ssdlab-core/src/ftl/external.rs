@@ -25,9 +25,8 @@ pub struct UnitLayout {
 #[derive(Debug, Clone)]
 pub(crate) struct Units {
     of_block: Vec<u32>,
-    /// The blocks of unit u: `blocks[start[u]..start[u + 1]]`.
-    start: Vec<u32>,
-    blocks: Vec<u32>,
+    /// The blocks of each unit.
+    members: Vec<Vec<u32>>,
     /// Valid pages of each indexed unit (stale for units not indexed).
     valid: Vec<u32>,
     closed_at: Vec<u64>,
@@ -44,20 +43,13 @@ impl Units {
             per_unit[u as usize] += 1;
         }
         let max_blocks = per_unit.iter().copied().max().unwrap_or(1).max(1);
-        let mut start = vec![0u32; n + 1];
-        for u in 0..n {
-            start[u + 1] = start[u] + per_unit[u];
-        }
-        let mut fill = start.clone();
-        let mut blocks = vec![0u32; layout.unit_of_block.len()];
+        let mut members = vec![Vec::new(); n];
         for (b, &u) in layout.unit_of_block.iter().enumerate() {
-            blocks[fill[u as usize] as usize] = b as u32;
-            fill[u as usize] += 1;
+            members[u as usize].push(b as u32);
         }
         Units {
             of_block: layout.unit_of_block,
-            start,
-            blocks,
+            members,
             valid: vec![0; n],
             closed_at: vec![0; n],
             indexed: vec![false; n],
@@ -82,7 +74,7 @@ impl Units {
     }
 
     pub(super) fn memory_bytes(&self) -> usize {
-        (self.of_block.capacity() + self.start.capacity() + self.blocks.capacity()) * 4
+        (self.of_block.capacity() + self.members.iter().map(Vec::capacity).sum::<usize>()) * 4
             + self.valid.capacity() * 4
             + self.closed_at.capacity() * 8
             + self.indexed.capacity()
@@ -120,15 +112,25 @@ impl ExternalBlocks<'_> {
         let units = f.units.as_mut().expect("allocation handed over");
         let u = unit as usize;
         debug_assert!(!units.indexed[u], "unit {unit} closed twice");
-        let (a, b) = (units.start[u] as usize, units.start[u + 1] as usize);
-        let valid = units.blocks[a..b]
-            .iter()
-            .map(|&k| f.valid[k as usize])
-            .sum();
+        let valid = units.members[u].iter().map(|&k| f.valid[k as usize]).sum();
         units.valid[u] = valid;
         units.closed_at[u] = f.write_clock;
         units.indexed[u] = true;
         units.index.insert(unit, valid);
+    }
+
+    /// Block `blk` now belongs to unit `unit` (a block reused in another role, e.g. a hybrid
+    /// device's block erased and reopened in another cell mode). Neither its old nor its new
+    /// unit may be a GC candidate.
+    pub fn assign_unit(&mut self, blk: u32, unit: u32) {
+        let units = self.ftl.units.as_mut().expect("allocation handed over");
+        let old = units.of_block[blk as usize] as usize;
+        debug_assert!(!units.indexed[old] && !units.indexed[unit as usize]);
+        if old != unit as usize {
+            units.members[old].retain(|&b| b != blk);
+            units.members[unit as usize].push(blk);
+            units.of_block[blk as usize] = unit;
+        }
     }
 
     /// The victim `gc.victim` picks among the closed units of `group`, removed from the index,

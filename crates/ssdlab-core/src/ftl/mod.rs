@@ -445,6 +445,12 @@ impl Ftl {
         true
     }
 
+    /// Where logical page `lpn` lives, if mapped (no counters touched).
+    pub fn l2p_of(&self, lpn: u32) -> Option<u32> {
+        let p = self.l2p[lpn as usize];
+        (p != UNMAPPED).then_some(p)
+    }
+
     /// Host read of one page: its physical page if mapped.
     #[inline]
     pub fn read(&mut self, lpn: u32) -> Option<u32> {

@@ -171,10 +171,16 @@ impl Resources {
     /// stays busy until its page register is emptied.
     #[inline]
     pub fn read(&mut self, plane: u32, ready: u64) -> OpDone {
+        self.read_in(plane, ready, self.times.read_ns)
+    }
+
+    /// [`Resources::read`] with the array read time of the block's cell mode (hybrid devices).
+    #[inline]
+    pub fn read_in(&mut self, plane: u32, ready: u64, read_ns: u64) -> OpDone {
         let start = self.host_start(plane, ready);
         let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
-        let xfer = self.channels[ch].reserve(start + self.times.read_ns, self.times.transfer_ns);
+        let xfer = self.channels[ch].reserve(start + read_ns, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns;
         self.occupy(plane, done);
         OpDone {
@@ -186,11 +192,17 @@ impl Resources {
     /// Host page write: transfer in over the channel once the plane can take it, then program.
     #[inline]
     pub fn write(&mut self, plane: u32, ready: u64) -> OpDone {
+        self.write_in(plane, ready, self.times.program_ns)
+    }
+
+    /// [`Resources::write`] with the program time of the block's cell mode (hybrid devices).
+    #[inline]
+    pub fn write_in(&mut self, plane: u32, ready: u64, program_ns: u64) -> OpDone {
         let plane_ready = self.host_start(plane, ready);
         let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
         let xfer = self.channels[ch].reserve(plane_ready, self.times.transfer_ns);
-        let done = xfer + self.times.transfer_ns + self.times.program_ns;
+        let done = xfer + self.times.transfer_ns + program_ns;
         self.occupy(plane, done);
         OpDone {
             done,
@@ -201,27 +213,39 @@ impl Resources {
     /// GC page copy on `plane` no earlier than `not_before`: copy-back (read + program inside the
     /// plane) or, without copy-back, read + transfer out + transfer in + program.
     pub fn gc_copy(&mut self, plane: u32, not_before: u64) -> u64 {
+        self.gc_copy_in(plane, not_before, self.times.read_ns, self.times.program_ns)
+    }
+
+    /// [`Resources::gc_copy`] reading and programming in given cell modes' times (a hybrid
+    /// device's SLC → QLC migration reads in SLC mode and programs in QLC mode).
+    pub fn gc_copy_in(
+        &mut self,
+        plane: u32,
+        not_before: u64,
+        read_ns: u64,
+        program_ns: u64,
+    ) -> u64 {
         if self.nogc {
             return not_before;
         }
         let start = self.gc_start(plane, not_before);
-        let t = self.times;
+        let xfer = self.times.transfer_ns;
         let (start, done) = if self.channel_blocking {
             let dur = if self.copyback {
-                t.read_ns + t.program_ns
+                read_ns + program_ns
             } else {
-                t.read_ns + 2 * t.transfer_ns + t.program_ns
+                read_ns + 2 * xfer + program_ns
             };
             let ch = self.plane_channel[plane as usize] as usize;
             let s = self.channels[ch].reserve(start, dur);
             (s, s + dur)
         } else if self.copyback {
-            (start, start + t.read_ns + t.program_ns)
+            (start, start + read_ns + program_ns)
         } else {
             let ch = self.plane_channel[plane as usize] as usize;
-            let out = self.channels[ch].reserve(start + t.read_ns, t.transfer_ns);
-            let back = self.channels[ch].reserve(out + t.transfer_ns, t.transfer_ns);
-            (start, back + t.transfer_ns + t.program_ns)
+            let out = self.channels[ch].reserve(start + read_ns, xfer);
+            let back = self.channels[ch].reserve(out + xfer, xfer);
+            (start, back + xfer + program_ns)
         };
         self.gc_finish(plane, start, done);
         done
@@ -229,11 +253,16 @@ impl Resources {
 
     /// GC block erase on `plane` no earlier than `not_before`.
     pub fn gc_erase(&mut self, plane: u32, not_before: u64) -> u64 {
+        self.gc_erase_in(plane, not_before, self.times.erase_ns)
+    }
+
+    /// [`Resources::gc_erase`] with the erase time of the block's cell mode.
+    pub fn gc_erase_in(&mut self, plane: u32, not_before: u64, erase_ns: u64) -> u64 {
         if self.nogc {
             return not_before;
         }
         let mut start = self.gc_start(plane, not_before);
-        let dur = self.times.erase_ns;
+        let dur = erase_ns;
         if self.channel_blocking {
             let ch = self.plane_channel[plane as usize] as usize;
             start = self.channels[ch].reserve(start, dur);

@@ -15,6 +15,7 @@ pub use options::{Replay, SimOptions};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::cache::{HybridDevice, HybridReport};
 use crate::config::{DeviceConfig, DeviceModelKind, Placement};
 use crate::device::{DeviceModel, OracleHints, PlainDevice};
 use crate::error::Result;
@@ -77,6 +78,7 @@ fn build_model(
     Ok(match cfg.model_kind() {
         DeviceModelKind::Plain => Box::new(PlainDevice::new(cfg, seed, timed, check, oracle)?),
         DeviceModelKind::TinyTail => Box::new(RainDevice::new(cfg, seed, timed, check)?),
+        DeviceModelKind::Hybrid => Box::new(HybridDevice::new(cfg, seed, timed, check)?),
     })
 }
 
@@ -147,6 +149,14 @@ impl Simulation {
     }
 
     /// What the Tiny-Tail Flash layer did (zeros on other devices).
+    /// What the hybrid SLC/QLC device did (None on other models).
+    pub fn hybrid_report(&self) -> Option<HybridReport> {
+        self.model
+            .as_any()
+            .downcast_ref::<HybridDevice>()
+            .map(|d| d.report())
+    }
+
     pub fn ttflash_report(&self) -> TtflashReport {
         let bf = self.blocked_fraction();
         match self.model.as_any().downcast_ref::<RainDevice>() {
@@ -227,7 +237,7 @@ impl Simulation {
                     if self.opts.check_every > 0
                         && self.rec.counts.total % self.opts.check_every == 0
                     {
-                        self.model.ftl().check_invariants().map_err(|m| {
+                        self.model.check_invariants().map_err(|m| {
                             crate::SsdError::Invalid(format!(
                                 "FTL invariant broken after request {}: {m}",
                                 self.rec.counts.total

@@ -1,0 +1,341 @@
+//! The hybrid SLC/QLC device with an SLC cache (Yoo & Shin, "Reinforcement Learning-Based SLC
+//! Cache Technique for Enhancing SSD Write Performance", HotStorage 2020; `[cache]`): the third
+//! device model, built on a [`PlainDevice`] (its FTL, time lines and random streams) the way the
+//! RAIN model is. It allocates blocks itself through the FTL's narrow handle:
+//!
+//! - any erased block can be opened in SLC mode (`pages_per_block / bits per cell` pages, SLC
+//!   timings) or in the native QLC mode; its mode changes only when it is erased;
+//! - the SLC region's size is the policy's (`cache.slc`, in blocks, spread over the planes); it
+//!   comes out of free space, so logical capacity never changes;
+//! - hot/cold separation by request size (slide 5, after LAST 2008): a write request of at most
+//!   θ goes to SLC, a larger one to QLC;
+//! - migration (slide 4): when the SLC region's free blocks fall to `cache.free_trigger` (slide
+//!   12: ≤ 5), SLC victims' valid pages are rewritten into QLC and the SLC blocks erased back to
+//!   the free pool; QLC GC on the same trigger for the free pool. Both run as unit steps on the
+//!   plane's time line before the host write that needs them, and count in WAF;
+//! - optionally (`cache.idle_migration`), migration in idle time, on the plane's own time line.
+//!
+//! Victims in either region follow `gc.victim` through the FTL's shared victim index (units
+//! are (block, mode) pairs, grouped by (mode, plane)).
+
+mod model;
+mod region;
+
+pub use region::Mode;
+
+use serde::Serialize;
+
+use crate::config::{CellMode, DeviceConfig, OpTimes, SlcPolicyKind};
+use crate::device::PlainDevice;
+use crate::error::{Result, SsdError};
+use crate::ftl::UnitLayout;
+use crate::nand::OpDone;
+use crate::rng::{self, SimRng};
+use region::{Layout, Plane, Step, NONE};
+
+/// What the hybrid device did during the measured run: where host pages went and where write
+/// time went (the seed's Figure 16 breakdown), in total nanoseconds over host page writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct HybridReport {
+    pub slc_host_pages: u64,
+    pub qlc_host_pages: u64,
+    pub migrated_pages: u64,
+    pub qlc_gc_pages: u64,
+    pub slc_erases: u64,
+    pub qlc_erases: u64,
+    /// Host page writes' time in SLC programs (transfer + program, queueing included), ns.
+    pub slc_write_ns: u64,
+    /// … in QLC programs, ns.
+    pub qlc_write_ns: u64,
+    /// … waiting for migration the write needed, ns.
+    pub migration_wait_ns: u64,
+    /// … waiting for QLC GC the write needed, ns.
+    pub gc_wait_ns: u64,
+    /// Plane time spent migrating (copies and SLC erases), ns.
+    pub migration_busy_ns: u64,
+    /// Blocks in SLC mode now, and the SLC region's size.
+    pub slc_blocks: u32,
+    pub slc_target: u32,
+}
+
+/// The hybrid SLC/QLC device.
+pub struct HybridDevice {
+    base: PlainDevice,
+    lay: Layout,
+    planes: Vec<Plane>,
+    /// The mode of every block while in use.
+    modes: Vec<Mode>,
+    /// Array times per mode (index: `Mode as usize`).
+    times: [OpTimes; 2],
+    /// Requests of at most this many pages go to SLC.
+    theta_pages: u64,
+    trigger: u32,
+    idle_migration: bool,
+    cursor: u32,
+    rng: SimRng,
+    report: HybridReport,
+}
+
+impl HybridDevice {
+    pub fn new(cfg: &DeviceConfig, seed: u64, timed: bool, check: bool) -> Result<Self> {
+        let mut base = PlainDevice::new(cfg, seed, timed, check, None)?;
+        let g = &cfg.geometry;
+        let c = &cfg.cache;
+        let planes = g.planes();
+        let bpp = g.blocks_per_plane;
+        let total = planes * bpp;
+        base.ftl.hand_over_allocation(UnitLayout {
+            groups: 2 * planes,
+            units_per_group: bpp,
+            unit_of_block: (0..total).map(|b| Mode::Qlc as u32 * total + b).collect(),
+        });
+        let lay = Layout {
+            planes,
+            bpp,
+            ppb: g.pages_per_block,
+            slc_ppb: g.pages_per_block / g.cell_mode.bits_per_cell(),
+        };
+        let slc = match c.slc {
+            Some(SlcPolicyKind::Static) => c.slc_blocks,
+            Some(SlcPolicyKind::None) | None => 0,
+        };
+        let mut ps: Vec<Plane> = (0..planes).map(|p| Plane::new(p * bpp, bpp)).collect();
+        for (p, plane) in ps.iter_mut().enumerate() {
+            // The region spread evenly, the remainder on the first planes.
+            plane.slc_target = slc / planes + u32::from((p as u32) < slc % planes);
+        }
+        let page = u64::from(g.page_size);
+        Ok(HybridDevice {
+            base,
+            planes: ps,
+            modes: vec![Mode::Qlc; total as usize],
+            times: [
+                OpTimes::new(&cfg.timing, CellMode::Slc, g.page_size),
+                OpTimes::new(&cfg.timing, g.cell_mode, g.page_size),
+            ],
+            theta_pages: (u64::from(c.theta_kib) * 1024).div_ceil(page),
+            trigger: c.free_trigger,
+            idle_migration: c.idle_migration,
+            cursor: 0,
+            rng: rng::stream(seed, "hybrid-victim"),
+            report: HybridReport {
+                slc_target: slc,
+                ..HybridReport::default()
+            },
+            lay,
+        })
+    }
+
+    /// The report, with the current SLC region.
+    pub fn report(&self) -> HybridReport {
+        HybridReport {
+            slc_blocks: self.planes.iter().map(|p| p.in_mode[0]).sum(),
+            slc_target: self.planes.iter().map(|p| p.slc_target).sum(),
+            ..self.report
+        }
+    }
+
+    /// The mode of the block holding physical page `ppn`.
+    pub fn mode_of_ppn(&self, ppn: u32) -> Mode {
+        self.modes[(ppn / self.lay.ppb) as usize]
+    }
+
+    /// Run one reclaim step of `mode` on `plane` from `t` (timed) and account it; the step's end.
+    fn step(&mut self, plane: u32, mode: Mode, t: u64, timed: bool) -> Result<Option<u64>> {
+        let pl = &mut self.planes[plane as usize];
+        let Some(step) = pl.step(&mut self.base.ftl, &self.lay, mode, &mut self.modes)? else {
+            return Ok(None);
+        };
+        let r = &mut self.report;
+        let done = match step {
+            Step::Copy { from } => {
+                match from {
+                    Mode::Slc => r.migrated_pages += 1,
+                    Mode::Qlc => r.qlc_gc_pages += 1,
+                }
+                let (rd, pg) = (self.times[from as usize].read_ns, self.times[1].program_ns);
+                timed.then(|| self.base.res.gc_copy_in(plane, t, rd, pg))
+            }
+            Step::Erase { mode } => {
+                match mode {
+                    Mode::Slc => r.slc_erases += 1,
+                    Mode::Qlc => r.qlc_erases += 1,
+                }
+                let e = self.times[mode as usize].erase_ns;
+                timed.then(|| self.base.res.gc_erase_in(plane, t, e))
+            }
+        };
+        let end = done.unwrap_or(t);
+        if mode == Mode::Slc && timed {
+            let start = t.max(end.saturating_sub(self.step_ns(step)));
+            self.report.migration_busy_ns += end - start;
+        }
+        Ok(Some(end))
+    }
+
+    fn step_ns(&self, s: Step) -> u64 {
+        match s {
+            Step::Copy { from } => self.times[from as usize].read_ns + self.times[1].program_ns,
+            Step::Erase { mode } => self.times[mode as usize].erase_ns,
+        }
+    }
+
+    /// Reclaim on demand before a host write on `plane` at `t`: migrate while the SLC region is
+    /// at its trigger, collect QLC while the free pool is. Returns when migration and GC end.
+    fn reclaim(&mut self, plane: u32, t: u64, timed: bool) -> Result<(u64, u64)> {
+        let (mut mig, mut gc) = (t, t);
+        loop {
+            let p = &self.planes[plane as usize];
+            let pool_low = p.free.len() as u32 <= self.trigger;
+            let slc_low = p.slc_target > 0 && p.slc_free() <= self.trigger;
+            let mode = if pool_low {
+                Mode::Qlc
+            } else if slc_low {
+                Mode::Slc
+            } else {
+                return Ok((mig, gc));
+            };
+            let pl = &mut self.planes[plane as usize];
+            if !pl.begin(&mut self.base.ftl, &self.lay, plane, mode, &mut self.rng) {
+                if mode == Mode::Qlc && pl.free.is_empty() {
+                    return Err(SsdError::DeviceFull(format!(
+                        "hybrid device, plane {plane}: no free block and no QLC victim with an invalid page"
+                    )));
+                }
+                return Ok((mig, gc));
+            }
+            // Run the job to its erase.
+            loop {
+                let from = mig.max(gc);
+                match self.step(plane, mode, from, timed)? {
+                    Some(end) => {
+                        let erased = self.planes[plane as usize].job[mode as usize].is_none();
+                        match mode {
+                            Mode::Slc => mig = end,
+                            Mode::Qlc => gc = end,
+                        }
+                        if erased {
+                            break;
+                        }
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+
+    /// Program host page `lpn` of a request of `req_pages` pages at `ready`.
+    fn write_page(&mut self, lpn: u32, req_pages: u64, ready: u64, timed: bool) -> Result<OpDone> {
+        let plane = self.cursor;
+        self.cursor = (self.cursor + 1) % self.lay.planes;
+        let (mig, gc) = self.reclaim(plane, ready, timed)?;
+        let p = &self.planes[plane as usize];
+        let hot = req_pages <= self.theta_pages
+            && (p.open[0] != NONE || (p.slc_free() > 0 && p.free.len() as u32 > self.trigger));
+        let pl = &mut self.planes[plane as usize];
+        let ftl = &mut self.base.ftl;
+        let slc = if hot {
+            pl.room(ftl, &self.lay, Mode::Slc, &mut self.modes)
+        } else {
+            None
+        };
+        let (blk, mode) = match slc {
+            Some(b) => (b, Mode::Slc),
+            None => match pl.room(ftl, &self.lay, Mode::Qlc, &mut self.modes) {
+                Some(b) => (b, Mode::Qlc),
+                None => {
+                    return Err(SsdError::DeviceFull(format!(
+                        "hybrid device, plane {plane}: no free block for a host write"
+                    )))
+                }
+            },
+        };
+        ftl.external().write_host(lpn, blk)?;
+        let start = ready.max(mig).max(gc);
+        let d = if timed {
+            self.base
+                .res
+                .write_in(plane, start, self.times[mode as usize].program_ns)
+        } else {
+            OpDone::at(ready)
+        };
+        let r = &mut self.report;
+        r.migration_wait_ns += mig - ready;
+        r.gc_wait_ns += gc.max(mig) - mig;
+        match mode {
+            Mode::Slc => {
+                r.slc_host_pages += 1;
+                r.slc_write_ns += d.done - start;
+            }
+            Mode::Qlc => {
+                r.qlc_host_pages += 1;
+                r.qlc_write_ns += d.done - start;
+            }
+        }
+        Ok(OpDone {
+            done: d.done,
+            blocked_by_gc: d.blocked_by_gc || mig > ready || gc > ready,
+        })
+    }
+
+    /// Idle-time migration on every plane: unit steps that start on the plane's time line
+    /// (never before the previous request arrived) and before `now`.
+    fn idle_migrate(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
+        for plane in 0..self.lay.planes {
+            loop {
+                let t = self.base.res.plane_free_at(plane).max(prev_arrival);
+                if t >= now {
+                    break;
+                }
+                let pl = &mut self.planes[plane as usize];
+                if !pl.begin(
+                    &mut self.base.ftl,
+                    &self.lay,
+                    plane,
+                    Mode::Slc,
+                    &mut self.rng,
+                ) {
+                    break;
+                }
+                self.step(plane, Mode::Slc, t, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Check the hybrid device's own invariants (and the FTL's): every block is free, open or
+    /// closed in exactly one mode; per-mode counts add up; no SLC block holds more than an SLC
+    /// block's pages.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        self.base.ftl.check_invariants()?;
+        let mut seen = 0u64;
+        for (i, p) in self.planes.iter().enumerate() {
+            let used: u32 = p.in_mode.iter().sum();
+            if used as usize + p.free.len() != self.lay.bpp as usize {
+                return Err(format!(
+                    "plane {i}: {} free + {used} in use ≠ {} blocks",
+                    p.free.len(),
+                    self.lay.bpp
+                ));
+            }
+            for &b in &p.free {
+                if self.base.ftl.written_pages(b) != 0 {
+                    return Err(format!("free block {b} is not erased"));
+                }
+            }
+            seen += used as u64 + p.free.len() as u64;
+        }
+        for (b, m) in self.modes.iter().enumerate() {
+            if *m == Mode::Slc && self.base.ftl.written_pages(b as u32) > self.lay.slc_ppb {
+                return Err(format!(
+                    "SLC block {b} holds more than {} pages",
+                    self.lay.slc_ppb
+                ));
+            }
+        }
+        if seen != self.modes.len() as u64 {
+            return Err("block counts do not add up".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,120 @@
+//! The hybrid device as a [`DeviceModel`].
+
+use std::any::Any;
+use std::ops::Range;
+
+use rand::Rng;
+
+use super::{HybridDevice, HybridReport};
+use crate::device::{DeviceModel, Precondition, SchedulerCall};
+use crate::error::{Result, SsdError};
+use crate::ftl::Ftl;
+use crate::gc::{GcScheduler, RequestInfo};
+use crate::nand::OpDone;
+use crate::rng;
+
+impl DeviceModel for HybridDevice {
+    /// Sequential fill as large (cold) writes, then random single-page (hot) writes, timing off.
+    fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
+        let n = self.base.ftl.logical_pages();
+        let mut written = 0u64;
+        if p.sequential {
+            for lpn in 0..n {
+                self.write_page(lpn, u64::MAX, 0, false)?;
+            }
+            written += u64::from(n);
+        }
+        let mut prng = rng::stream(seed, "precondition");
+        let random = (p.random_passes * f64::from(n)).round() as u64;
+        for _ in 0..random {
+            let lpn = prng.gen_range(0..n);
+            self.write_page(lpn, 1, 0, false)?;
+        }
+        self.base.ftl.reset_counters();
+        self.report = HybridReport::default();
+        Ok(written + random)
+    }
+
+    fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
+        if self.idle_migration && now > prev_arrival {
+            self.idle_migrate(prev_arrival, now)?;
+        }
+        self.base.res.advance(now);
+        Ok(())
+    }
+
+    fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        let mut out = OpDone::at(ready);
+        for lpn in pages {
+            if let Some(ppn) = self.base.ftl.read(lpn) {
+                if self.base.timed {
+                    let rd = self.times[self.mode_of_ppn(ppn) as usize].read_ns;
+                    let plane = self.base.ftl.plane_of_ppn(ppn);
+                    out.join(self.base.res.read_in(plane, ready, rd));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        let mut out = OpDone::at(ready);
+        let n = u64::from(pages.end - pages.start);
+        let timed = self.base.timed;
+        for lpn in pages {
+            out.join(self.write_page(lpn, n, ready, timed)?);
+        }
+        Ok(out)
+    }
+
+    fn trim(&mut self, pages: Range<u32>) -> Result<()> {
+        for lpn in pages {
+            self.base.ftl.trim(lpn);
+        }
+        Ok(())
+    }
+
+    fn after_request(&mut self, _info: &RequestInfo) -> Result<()> {
+        Ok(())
+    }
+
+    fn ftl(&self) -> &Ftl {
+        &self.base.ftl
+    }
+
+    fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.check()
+    }
+
+    fn free_blocks(&self) -> u64 {
+        self.planes.iter().map(|p| p.free.len() as u64).sum()
+    }
+
+    fn gc_busy_ns(&self) -> u64 {
+        self.base.res.gc_busy_ns
+    }
+
+    fn scheduler(&self) -> Option<&dyn GcScheduler> {
+        None
+    }
+
+    fn set_scheduler(&mut self, _s: Box<dyn GcScheduler>) -> Result<()> {
+        Err(SsdError::Invalid(
+            "the hybrid SLC/QLC device reclaims on its own triggers; it takes no GC scheduler"
+                .into(),
+        ))
+    }
+
+    fn with_scheduler(&mut self, _f: SchedulerCall) -> Result<()> {
+        Err(SsdError::Invalid(
+            "the hybrid SLC/QLC device has no GC scheduler to step".into(),
+        ))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

@@ -1,0 +1,183 @@
+//! The blocks of one plane of a hybrid device: erased blocks (no mode), the SLC and QLC regions
+//! with their open blocks, and the unit steps that reclaim space — migration (an SLC victim's
+//! valid pages rewritten into QLC, then the SLC block erased back to the free pool) and QLC GC
+//! (a QLC victim's valid pages copied within QLC, then erased). Steps are applied to the FTL
+//! through its narrow handle; the caller gives them time.
+
+use std::collections::VecDeque;
+
+use crate::error::{Result, SsdError};
+use crate::ftl::Ftl;
+use crate::rng::SimRng;
+
+pub(super) const NONE: u32 = u32::MAX;
+
+/// A block's cell mode while it is in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Slc = 0,
+    Qlc = 1,
+}
+
+/// What one reclaim step did (the caller times it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// A page copied from a block in `from` mode into QLC.
+    Copy { from: Mode },
+    /// A block in `mode` erased back to the free pool.
+    Erase { mode: Mode },
+}
+
+/// One plane's regions.
+#[derive(Debug, Clone)]
+pub(super) struct Plane {
+    pub(super) free: VecDeque<u32>,
+    /// Open block of each mode (NONE when none).
+    pub(super) open: [u32; 2],
+    /// Blocks in each mode (open, full or being reclaimed).
+    pub(super) in_mode: [u32; 2],
+    /// The SLC region's size in blocks (the policy's).
+    pub(super) slc_target: u32,
+    /// The victim being reclaimed in each mode, and the next page to look at.
+    pub(super) job: [Option<(u32, u32)>; 2],
+}
+
+/// Where the plane's blocks are and how big an SLC block is.
+pub(super) struct Layout {
+    pub(super) planes: u32,
+    pub(super) bpp: u32,
+    pub(super) ppb: u32,
+    /// Pages of a block in SLC mode (ppb / bits per cell of the native mode).
+    pub(super) slc_ppb: u32,
+}
+
+impl Layout {
+    /// The FTL victim-index unit of block `blk` in `mode`: unit groups are (mode, plane).
+    pub(super) fn unit(&self, blk: u32, mode: Mode) -> u32 {
+        mode as u32 * self.planes * self.bpp + blk
+    }
+    pub(super) fn group(&self, plane: u32, mode: Mode) -> u32 {
+        mode as u32 * self.planes + plane
+    }
+    pub(super) fn capacity(&self, mode: Mode) -> u32 {
+        match mode {
+            Mode::Slc => self.slc_ppb,
+            Mode::Qlc => self.ppb,
+        }
+    }
+}
+
+impl Plane {
+    pub(super) fn new(first: u32, bpp: u32) -> Self {
+        Plane {
+            free: (first..first + bpp).collect(),
+            open: [NONE; 2],
+            in_mode: [0; 2],
+            slc_target: 0,
+            job: [None; 2],
+        }
+    }
+
+    /// Free blocks of the SLC region: its size less its blocks in use.
+    pub(super) fn slc_free(&self) -> u32 {
+        self.slc_target
+            .saturating_sub(self.in_mode[Mode::Slc as usize])
+    }
+
+    /// A block of `mode` with room for one more page, opening one from the free pool (its mode
+    /// set) when the open one is full. None when the pool is empty.
+    pub(super) fn room(
+        &mut self,
+        ftl: &mut Ftl,
+        lay: &Layout,
+        mode: Mode,
+        modes: &mut [Mode],
+    ) -> Option<u32> {
+        let m = mode as usize;
+        let cur = self.open[m];
+        if cur != NONE && ftl.written_pages(cur) < lay.capacity(mode) {
+            return Some(cur);
+        }
+        if cur != NONE {
+            ftl.external().close_unit(lay.unit(cur, mode));
+            self.open[m] = NONE;
+        }
+        let b = self.free.pop_front()?;
+        modes[b as usize] = mode;
+        ftl.external().assign_unit(b, lay.unit(b, mode));
+        self.open[m] = b;
+        self.in_mode[m] += 1;
+        Some(b)
+    }
+
+    /// Start reclaiming a victim of `mode` if none is in progress; false when there is no
+    /// candidate with an invalid page.
+    pub(super) fn begin(
+        &mut self,
+        ftl: &mut Ftl,
+        lay: &Layout,
+        plane: u32,
+        mode: Mode,
+        rng: &mut SimRng,
+    ) -> bool {
+        let m = mode as usize;
+        if self.job[m].is_some() {
+            return true;
+        }
+        let full = lay.capacity(mode);
+        // Migration takes any SLC block (its data moves to QLC whatever its valid count); QLC
+        // GC only a block with an invalid page, or it would free nothing.
+        let max_valid = match mode {
+            Mode::Slc => full,
+            Mode::Qlc => full - 1,
+        };
+        match ftl
+            .external()
+            .select_unit(lay.group(plane, mode), rng, max_valid)
+        {
+            Some(u) => {
+                ftl.counters.gc_victims += 1;
+                let blk = u - mode as u32 * lay.planes * lay.bpp;
+                self.job[m] = Some((blk, 0));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// One step of the job of `mode` (after `begin`): copy its next valid page into QLC, or
+    /// erase it when none is left. None when no job runs.
+    pub(super) fn step(
+        &mut self,
+        ftl: &mut Ftl,
+        lay: &Layout,
+        mode: Mode,
+        modes: &mut [Mode],
+    ) -> Result<Option<Step>> {
+        let m = mode as usize;
+        let Some((blk, cursor)) = self.job[m] else {
+            return Ok(None);
+        };
+        let base = blk * lay.ppb;
+        if let Some(from) = ftl.next_valid(base + cursor, base + lay.ppb) {
+            let to = self.room(ftl, lay, Mode::Qlc, modes).ok_or_else(|| {
+                SsdError::DeviceFull(format!(
+                    "hybrid device: no free block to {} into (QLC region full)",
+                    if mode == Mode::Slc {
+                        "migrate"
+                    } else {
+                        "collect"
+                    }
+                ))
+            })?;
+            ftl.external().copy(from, to)?;
+            self.job[m] = Some((blk, from - base + 1));
+            return Ok(Some(Step::Copy { from: mode }));
+        }
+        ftl.external().erase(blk);
+        self.job[m] = None;
+        self.in_mode[m] -= 1;
+        self.free.push_back(blk);
+        Ok(Some(Step::Erase { mode }))
+    }
+}

@@ -1,0 +1,151 @@
+//! The hybrid SLC/QLC device (`cache/`, Yoo & Shin, HotStorage 2020): exact timing on an idle
+//! device, and no data lost across migrations and mode changes (the FTL's invariants plus the
+//! device's block accounting, and every logical page's mapping, after seeded random runs).
+
+use rand::Rng;
+use ssdlab_core::cache::{HybridDevice, Mode};
+use ssdlab_core::config::DeviceConfig;
+use ssdlab_core::device::DeviceModel;
+use ssdlab_core::rng::stream;
+
+/// 1 plane, 64 blocks × 16 pages of 16 KiB (4 pages in SLC mode), 30 % spare, an SLC region of
+/// 6 blocks, trigger 5, θ = 32 KiB (2 pages).
+fn small(extra: &[&str]) -> DeviceConfig {
+    let mut sets: Vec<String> = [
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=16",
+        "geometry.spare_factor=0.3",
+        "cache.slc_blocks=6",
+        "cache.theta_kib=32",
+    ]
+    .map(String::from)
+    .to_vec();
+    sets.extend(extra.iter().map(|s| s.to_string()));
+    DeviceConfig::from_preset("yoo-qlc", &sets).unwrap()
+}
+
+fn us(v: f64) -> u64 {
+    (v * 1000.0).round() as u64
+}
+
+#[test]
+fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
+    let cfg = small(&[]);
+    let xfer = (16384.0 / cfg.timing.channel_mb_per_s * 1000.0f64).round() as u64;
+    let (slc, qlc) = (cfg.timing.slc, cfg.timing.qlc);
+    let mut d = HybridDevice::new(&cfg, 1, true, true).unwrap();
+    // One hot page (a 1-page request ≤ θ) on an idle device: transfer + SLC program.
+    let t = d.write(0..1, 0).unwrap();
+    assert_eq!(t.done, xfer + us(slc.program_us));
+    // A cold request (3 pages > θ) after the device is idle: its first page alone would take
+    // transfer + QLC program; three pages on one plane queue: 3 × (transfer + program).
+    let t0 = 10_000_000;
+    let t = d.write(100..103, t0).unwrap();
+    assert_eq!(t.done, t0 + 3 * (xfer + us(qlc.program_us)));
+    // Reads in each mode: array read of the block's mode + transfer.
+    let t1 = 20_000_000;
+    assert_eq!(d.read(0..1, t1).unwrap().done, t1 + us(slc.read_us) + xfer);
+    let t2 = 30_000_000;
+    assert_eq!(
+        d.read(100..101, t2).unwrap().done,
+        t2 + us(qlc.read_us) + xfer
+    );
+    // Fill the first SLC block (4 pages: lpns 0..4) and open the second (lpn 4); the region's
+    // free blocks are then 6 − 2 = 4 ≤ the trigger (5), so the next hot write first migrates
+    // the full block: 4 copies (SLC read + QLC program, copy-back) and an SLC erase.
+    let mut t = 40_000_000;
+    for lpn in 1..5 {
+        t = d.write(lpn..lpn + 1, t).unwrap().done + 1_000_000;
+    }
+    let r = d.report();
+    assert_eq!((r.slc_host_pages, r.migrated_pages), (5, 0));
+    let done = d.write(5..6, t).unwrap().done;
+    let r = d.report();
+    assert_eq!((r.migrated_pages, r.slc_erases), (4, 1));
+    let migration = 4 * (us(slc.read_us) + us(qlc.program_us)) + us(slc.erase_us);
+    assert_eq!(done, t + migration + xfer + us(slc.program_us));
+    assert_eq!(r.migration_wait_ns, migration);
+    d.check().unwrap();
+    // The migrated pages now read in QLC mode.
+    let ppn = d.ftl().l2p_of(2).unwrap();
+    assert_eq!(d.mode_of_ppn(ppn), Mode::Qlc);
+}
+
+/// Seeded random runs: writes of 1–6 pages (hot and cold), overwrites and trims, with the
+/// device's and the FTL's invariants checked as it goes, and every logical page's mapping
+/// compared with a shadow of what was written.
+#[test]
+fn no_data_lost_across_migrations_and_mode_changes() {
+    for (k, sets) in [
+        vec![],
+        vec!["cache.slc=none"],
+        vec!["gc.victim=fifo"],
+        vec!["gc.victim=cost-benefit", "cache.idle_migration=true"],
+        vec!["cache.slc_blocks=0"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let cfg = small(&sets);
+        let n = cfg.geometry.logical_pages() as u32;
+        let mut d = HybridDevice::new(&cfg, k as u64, true, true).unwrap();
+        let mut shadow = vec![false; n as usize];
+        let mut rng = stream(k as u64, "hybrid-test");
+        let mut t = 0u64;
+        for i in 0..20_000u32 {
+            let len = rng.gen_range(1..=6u32);
+            let lpn = rng.gen_range(0..n - len);
+            let prev = t;
+            t += rng.gen_range(0..2_000_000u64);
+            d.background(prev, t).unwrap();
+            if rng.gen_range(0..10) == 0 {
+                d.trim(lpn..lpn + len).unwrap();
+                shadow[lpn as usize..(lpn + len) as usize].fill(false);
+            } else {
+                d.write(lpn..lpn + len, t).unwrap();
+                shadow[lpn as usize..(lpn + len) as usize].fill(true);
+            }
+            if i % 2_000 == 0 {
+                d.check().unwrap_or_else(|e| panic!("{sets:?} op {i}: {e}"));
+            }
+        }
+        d.check().unwrap();
+        for lpn in 0..n {
+            assert_eq!(
+                d.ftl().l2p_of(lpn).is_some(),
+                shadow[lpn as usize],
+                "{sets:?}: lpn {lpn}"
+            );
+        }
+        let r = d.report();
+        eprintln!("{sets:?}: {r:?}");
+        if sets.is_empty() {
+            assert!(r.migrated_pages > 0 && r.slc_erases > 0 && r.qlc_erases > 0);
+        }
+        if sets.contains(&"cache.slc=none") || sets.contains(&"cache.slc_blocks=0") {
+            assert_eq!(r.slc_host_pages, 0);
+        }
+    }
+}
+
+#[test]
+fn impossible_settings_are_refused_with_one_line() {
+    let err = |sets: &[&str]| {
+        DeviceConfig::from_preset(
+            "yoo-qlc",
+            &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    for (sets, want) in [
+        (vec!["cache.slc_blocks=100"], "cache.slc_blocks:"),
+        (vec!["cache.free_trigger=0"], "cache.free_trigger:"),
+        (vec!["cache.slc=\"dynamic\""], "cache.slc"),
+        (vec!["rain.gtf=true"], "cache.slc:"),
+        (vec!["gc.scheduler=lazyrtgc"], "gc.scheduler:"),
+    ] {
+        let e = err(&sets);
+        assert!(e.contains(want) && !e.contains('\n'), "{sets:?}: {e}");
+    }
+}
