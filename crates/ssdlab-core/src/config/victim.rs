@@ -2,7 +2,7 @@
 //! `d-choices:d=N`. Unknown names are errors listing the valid ones, never a silent fallback.
 //! What each member *is* (its rule, paper and section) is one file in `victim/`; the online FTL
 //! (`ftl::victim_index`) and the offline model (`offline::policies`) both read it from there.
-//! A new member is its file there plus its variant here (see [`crate::victim`]).
+//! A new member is its file there plus its variant here (see the `victim` module docs).
 
 use std::fmt;
 
