@@ -82,6 +82,7 @@ fn no_data_lost_across_migrations_and_mode_changes() {
         vec!["gc.victim=fifo"],
         vec!["gc.victim=cost-benefit", "cache.idle_migration=true"],
         vec!["cache.slc_blocks=0"],
+        vec!["cache.slc_blocks=1"],
     ]
     .into_iter()
     .enumerate()

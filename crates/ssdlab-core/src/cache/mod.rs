@@ -230,8 +230,12 @@ impl HybridDevice {
         self.cursor = (self.cursor + 1) % self.lay.planes;
         let (mig, gc) = self.reclaim(plane, ready, timed)?;
         let p = &self.planes[plane as usize];
+        // SLC takes the page if its open block has room, or if the region may open another
+        // block (below its size, and the pool above the trigger QLC GC needs).
+        let open = p.open[Mode::Slc as usize];
+        let has_room = open != NONE && self.base.ftl.written_pages(open) < self.lay.slc_ppb;
         let hot = req_pages <= self.theta_pages
-            && (p.open[0] != NONE || (p.slc_free() > 0 && p.free.len() as u32 > self.trigger));
+            && (has_room || (p.slc_free() > 0 && p.free.len() as u32 > self.trigger));
         let pl = &mut self.planes[plane as usize];
         let ftl = &mut self.base.ftl;
         let slc = if hot {
@@ -316,6 +320,13 @@ impl HybridDevice {
                     "plane {i}: {} free + {used} in use ≠ {} blocks",
                     p.free.len(),
                     self.lay.bpp
+                ));
+            }
+            if p.in_mode[Mode::Slc as usize] > p.slc_target {
+                return Err(format!(
+                    "plane {i}: {} SLC blocks, above the region's {}",
+                    p.in_mode[Mode::Slc as usize],
+                    p.slc_target
                 ));
             }
             for &b in &p.free {

@@ -78,7 +78,8 @@ impl Plane {
         }
     }
 
-    /// Free blocks of the SLC region: its size less its blocks in use.
+    /// Free blocks of the SLC region: its size less its blocks in use (never above the size:
+    /// a hot write opens an SLC block only while this is positive).
     pub(super) fn slc_free(&self) -> u32 {
         self.slc_target
             .saturating_sub(self.in_mode[Mode::Slc as usize])
