@@ -65,6 +65,8 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
     let migration = 4 * (us(slc.read_us) + us(qlc.program_us)) + us(slc.erase_us);
     assert_eq!(done, t + migration + xfer + us(slc.program_us));
     assert_eq!(r.migration_wait_ns, migration);
+    assert_eq!(r.migration_busy_ns, migration);
+    assert_eq!((r.slc_target, r.slc_blocks), (6, 1));
     d.check().unwrap();
     // The migrated pages now read in QLC mode.
     let ppn = d.ftl().l2p_of(2).unwrap();

@@ -53,7 +53,7 @@ pub struct HybridReport {
     pub gc_wait_ns: u64,
     /// Plane time spent migrating (copies and SLC erases), ns.
     pub migration_busy_ns: u64,
-    /// Blocks in SLC mode now, and the SLC region's size.
+    /// Blocks in SLC mode now, and the SLC region's size (filled in by [`HybridDevice::report`]).
     pub slc_blocks: u32,
     pub slc_target: u32,
 }
@@ -118,10 +118,7 @@ impl HybridDevice {
             idle_migration: c.idle_migration,
             cursor: 0,
             rng: rng::stream(seed, "hybrid-victim"),
-            report: HybridReport {
-                slc_target: slc,
-                ..HybridReport::default()
-            },
+            report: HybridReport::default(),
             lay,
         })
     }
@@ -146,6 +143,7 @@ impl HybridDevice {
         let Some(step) = pl.step(&mut self.base.ftl, &self.lay, mode, &mut self.modes)? else {
             return Ok(None);
         };
+        let busy_before = self.base.res.gc_busy_ns;
         let r = &mut self.report;
         let done = match step {
             Step::Copy { from } => {
@@ -165,19 +163,12 @@ impl HybridDevice {
                 timed.then(|| self.base.res.gc_erase_in(plane, t, e))
             }
         };
-        let end = done.unwrap_or(t);
-        if mode == Mode::Slc && timed {
-            let start = t.max(end.saturating_sub(self.step_ns(step)));
-            self.report.migration_busy_ns += end - start;
+        if mode == Mode::Slc {
+            // The time lines account the step's plane time (transfers included, whatever the
+            // copy-back and blocking settings); migration is the SLC part of it.
+            self.report.migration_busy_ns += self.base.res.gc_busy_ns - busy_before;
         }
-        Ok(Some(end))
-    }
-
-    fn step_ns(&self, s: Step) -> u64 {
-        match s {
-            Step::Copy { from } => self.times[from as usize].read_ns + self.times[1].program_ns,
-            Step::Erase { mode } => self.times[mode as usize].erase_ns,
-        }
+        Ok(Some(done.unwrap_or(t)))
     }
 
     /// Reclaim on demand before a host write on `plane` at `t`: migrate while the SLC region is
