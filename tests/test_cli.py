@@ -36,6 +36,20 @@ def test_run_synthetic_writes_json(cli, tmp_path):
         assert LAT_KEYS <= set(r["latency_us"][op])
     assert r["gc_pages_copied"] > 0
     assert len(r["series"]["waf"]) == len(r["series"]["time_s"]) > 0
+    assert "hybrid" not in r  # only the hybrid SLC/QLC device reports one
+
+
+def test_run_hybrid_device_reports_modes_and_breakdown(cli, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "yoo-qlc", "-n", "3000", "--set", "geometry.blocks_per_plane=256", "--set",
+            "geometry.spare_factor=0.1", "--set", "cache.slc_blocks=8", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "host pages to SLC / QLC" in p.stdout
+    h = json.loads(out.read_text())["hybrid"]
+    # 4 KiB-or-smaller requests are below θ (64 KiB): every host page goes to SLC, and the
+    # 8-block region (trigger 5) forces migration.
+    assert h["slc_host_pages"] == 3000 and h["qlc_host_pages"] == 0
+    assert h["migrated_pages"] > 0 and h["migration_wait_ns"] > 0 and h["slc_target"] == 8
 
 
 def test_run_options_reach_the_core(cli, tmp_path):

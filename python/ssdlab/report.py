@@ -27,6 +27,15 @@ def result_tables(r: Result) -> list[Table]:
         rows.append(("simulated time", f"{r.sim_time_s:.3f} s"))
     if r.precondition_pages:
         rows.append(("preconditioning page writes", f"{r.precondition_pages:,}"))
+    h = r.hybrid
+    if h:
+        host = h["slc_host_pages"] + h["qlc_host_pages"]
+        rows.append(("host pages to SLC / QLC", f"{h['slc_host_pages']:,} / {h['qlc_host_pages']:,}"))
+        rows.append(("pages migrated / QLC GC copies", f"{h['migrated_pages']:,} / {h['qlc_gc_pages']:,}"))
+        rows.append(("SLC region (blocks in use / size)", f"{h['slc_blocks']:,} / {h['slc_target']:,}"))
+        if r.timing and host:
+            per = {k: h[f"{k}_ns"] / host / 1e3 for k in ("slc_write", "qlc_write", "migration_wait", "gc_wait")}
+            rows.append(("write µs per page: SLC / QLC / migration / GC", " / ".join(f"{v:,.1f}" for v in per.values())))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

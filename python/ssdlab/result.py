@@ -56,6 +56,9 @@ class Result:
     gc_busy_s: float
     latency_us: Latency
     precondition_pages: int
+    #: The hybrid SLC/QLC device's report (host pages per mode, migration, GC, write-time
+    #: breakdown in ns); None on other device models.
+    hybrid: dict[str, Any] | None = None
     wall_time_s: float = 0.0
     series: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
@@ -69,6 +72,8 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (series as lists)."""
         d = asdict(self)
+        if d["hybrid"] is None:
+            del d["hybrid"]
         d["series"] = {k: np.asarray(v).tolist() for k, v in self.series.items()}
         return d
 

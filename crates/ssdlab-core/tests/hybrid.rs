@@ -67,6 +67,13 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
     assert_eq!(r.migration_wait_ns, migration);
     assert_eq!(r.migration_busy_ns, migration);
     assert_eq!((r.slc_target, r.slc_blocks), (6, 1));
+    // The breakdown's parts add up to every page's latency: six SLC pages on an idle device
+    // (transfer + program each), the migration one write waited for, and the three QLC pages
+    // of one request queued on the plane (1, 2 and 3 × (transfer + program)).
+    let slc_page = xfer + us(slc.program_us);
+    assert_eq!(r.slc_write_ns, 6 * slc_page);
+    assert_eq!(r.qlc_write_ns, 6 * (xfer + us(qlc.program_us)));
+    assert_eq!(r.gc_wait_ns, 0);
     d.check().unwrap();
     // The migrated pages now read in QLC mode.
     let ppn = d.ftl().l2p_of(2).unwrap();
@@ -124,6 +131,7 @@ fn no_data_lost_across_migrations_and_mode_changes() {
         eprintln!("{sets:?}: {r:?}");
         if sets.is_empty() {
             assert!(r.migrated_pages > 0 && r.slc_erases > 0 && r.qlc_erases > 0);
+            assert!(r.migration_wait_ns > 0 && r.gc_wait_ns > 0, "{r:?}");
         }
         if sets.contains(&"cache.slc=none") || sets.contains(&"cache.slc_blocks=0") {
             assert_eq!(r.slc_host_pages, 0);

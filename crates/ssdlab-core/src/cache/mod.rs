@@ -43,19 +43,28 @@ pub struct HybridReport {
     pub qlc_gc_pages: u64,
     pub slc_erases: u64,
     pub qlc_erases: u64,
-    /// Host page writes' time in SLC programs (transfer + program, queueing included), ns.
-    pub slc_write_ns: u64,
-    /// … in QLC programs, ns.
-    pub qlc_write_ns: u64,
-    /// … waiting for migration the write needed, ns.
+    /// Host page writes' latency (ready to programmed), split into parts that add up: the
+    /// plane time of the migration steps a write waited for, …
     pub migration_wait_ns: u64,
-    /// … waiting for QLC GC the write needed, ns.
+    /// … of the QLC GC steps it waited for, …
     pub gc_wait_ns: u64,
+    /// … and the rest (queueing, transfer, program) of writes programmed in SLC, ns …
+    pub slc_write_ns: u64,
+    /// … and in QLC, ns.
+    pub qlc_write_ns: u64,
     /// Plane time spent migrating (copies and SLC erases), ns.
     pub migration_busy_ns: u64,
     /// Blocks in SLC mode now, and the SLC region's size (filled in by [`HybridDevice::report`]).
     pub slc_blocks: u32,
     pub slc_target: u32,
+}
+
+/// What reclaiming before a host write did: when its last step ended, and the plane time of
+/// its migration and GC steps.
+struct Reclaimed {
+    end: u64,
+    migration_ns: u64,
+    gc_ns: u64,
 }
 
 /// The hybrid SLC/QLC device.
@@ -172,9 +181,14 @@ impl HybridDevice {
     }
 
     /// Reclaim on demand before a host write on `plane` at `t`: migrate while the SLC region is
-    /// at its trigger, collect QLC while the free pool is. Returns when migration and GC end.
-    fn reclaim(&mut self, plane: u32, t: u64, timed: bool) -> Result<(u64, u64)> {
-        let (mut mig, mut gc) = (t, t);
+    /// at its trigger, collect QLC while the free pool is. Returns when the last step ends and
+    /// the plane time its migration and its GC steps took.
+    fn reclaim(&mut self, plane: u32, t: u64, timed: bool) -> Result<Reclaimed> {
+        let mut out = Reclaimed {
+            end: t,
+            migration_ns: 0,
+            gc_ns: 0,
+        };
         loop {
             let p = &self.planes[plane as usize];
             let pool_low = p.free.len() as u32 <= self.trigger;
@@ -184,7 +198,7 @@ impl HybridDevice {
             } else if slc_low {
                 Mode::Slc
             } else {
-                return Ok((mig, gc));
+                return Ok(out);
             };
             let pl = &mut self.planes[plane as usize];
             if !pl.begin(&mut self.base.ftl, &self.lay, plane, mode, &mut self.rng) {
@@ -193,23 +207,22 @@ impl HybridDevice {
                         "hybrid device, plane {plane}: no free block and no QLC victim with an invalid page"
                     )));
                 }
-                return Ok((mig, gc));
+                return Ok(out);
             }
             // Run the job to its erase.
             loop {
-                let from = mig.max(gc);
-                match self.step(plane, mode, from, timed)? {
-                    Some(end) => {
-                        let erased = self.planes[plane as usize].job[mode as usize].is_none();
-                        match mode {
-                            Mode::Slc => mig = end,
-                            Mode::Qlc => gc = end,
-                        }
-                        if erased {
-                            break;
-                        }
-                    }
-                    None => break,
+                let busy = self.base.res.gc_busy_ns;
+                let Some(end) = self.step(plane, mode, out.end, timed)? else {
+                    break;
+                };
+                out.end = end;
+                let took = self.base.res.gc_busy_ns - busy;
+                match mode {
+                    Mode::Slc => out.migration_ns += took,
+                    Mode::Qlc => out.gc_ns += took,
+                }
+                if self.planes[plane as usize].job[mode as usize].is_none() {
+                    break;
                 }
             }
         }
@@ -219,7 +232,7 @@ impl HybridDevice {
     fn write_page(&mut self, lpn: u32, req_pages: u64, ready: u64, timed: bool) -> Result<OpDone> {
         let plane = self.cursor;
         self.cursor = (self.cursor + 1) % self.lay.planes;
-        let (mig, gc) = self.reclaim(plane, ready, timed)?;
+        let rec = self.reclaim(plane, ready, timed)?;
         let p = &self.planes[plane as usize];
         // SLC takes the page if its open block has room, or if the region may open another
         // block (below its size, and the pool above the trigger QLC GC needs).
@@ -246,7 +259,7 @@ impl HybridDevice {
             },
         };
         ftl.external().write_host(lpn, blk)?;
-        let start = ready.max(mig).max(gc);
+        let start = ready.max(rec.end);
         let d = if timed {
             self.base
                 .res
@@ -255,21 +268,25 @@ impl HybridDevice {
             OpDone::at(ready)
         };
         let r = &mut self.report;
-        r.migration_wait_ns += mig - ready;
-        r.gc_wait_ns += gc.max(mig) - mig;
+        // The page's latency split so that the parts add up: the plane time of the migration
+        // and GC steps it waited for, the rest (queueing included) to its program's mode.
+        let rest = (d.done - ready).saturating_sub(rec.migration_ns + rec.gc_ns);
+        r.migration_wait_ns += rec.migration_ns;
+        r.gc_wait_ns += rec.gc_ns;
         match mode {
             Mode::Slc => {
                 r.slc_host_pages += 1;
-                r.slc_write_ns += d.done - start;
+                r.slc_write_ns += rest;
             }
             Mode::Qlc => {
                 r.qlc_host_pages += 1;
-                r.qlc_write_ns += d.done - start;
+                r.qlc_write_ns += rest;
             }
         }
+        let waited = rec.migration_ns + rec.gc_ns > 0;
         Ok(OpDone {
             done: d.done,
-            blocked_by_gc: d.blocked_by_gc || mig > ready || gc > ready,
+            blocked_by_gc: d.blocked_by_gc || waited,
         })
     }
 

@@ -306,6 +306,9 @@ impl Simulation {
             gc_busy_s: self.model.gc_busy_ns() as f64 / 1e9,
             latency_us: self.rec.latency.report(),
             precondition_pages: self.precondition_pages,
+            hybrid: self
+                .hybrid_report()
+                .and_then(|r| serde_json::to_value(r).ok()),
             series: self.rec.series.clone(),
         }
     }
