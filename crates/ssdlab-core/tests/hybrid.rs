@@ -92,6 +92,8 @@ fn no_data_lost_across_migrations_and_mode_changes() {
         vec!["gc.victim=cost-benefit", "cache.idle_migration=true"],
         vec!["cache.slc_blocks=0"],
         vec!["cache.slc_blocks=1"],
+        vec!["cache.slc=dwa"],
+        vec!["cache.slc=dwa", "cache.idle_migration=true"],
     ]
     .into_iter()
     .enumerate()
@@ -159,4 +161,37 @@ fn impossible_settings_are_refused_with_one_line() {
         let e = err(&sets);
         assert!(e.contains(want) && !e.contains('\n'), "{sets:?}: {e}");
     }
+}
+
+/// `dwa` (Micron 2014): on an empty drive the SLC region is nearly all blocks and every write
+/// goes to SLC; the region shrinks as the drive fills and is gone past `cache.dwa_off_fill`,
+/// after which writes go to QLC. A sequential fill from empty, with invariants checked.
+#[test]
+fn dwa_region_shrinks_as_the_drive_fills() {
+    let cfg = small(&["cache.slc=dwa"]);
+    let n = cfg.geometry.logical_pages() as u32;
+    let mut d = HybridDevice::new(&cfg, 3, true, true).unwrap();
+    let empty = d.report().slc_target;
+    // 64 blocks less the reserve (trigger 5 + 2).
+    assert_eq!(empty, 64 - 7);
+    let mut t = 0;
+    let mut seen = Vec::new();
+    let mut lpn = 0;
+    while lpn + 4 <= n {
+        t = d.write(lpn..lpn + 4, t).unwrap().done;
+        lpn += 4;
+        if lpn % (n / 10 / 4 * 4) == 0 {
+            let r = d.report();
+            seen.push((lpn as f64 / n as f64, r.slc_target, r.slc_host_pages, r.qlc_host_pages));
+            d.check().unwrap();
+        }
+    }
+    eprintln!("{seen:?}");
+    assert!(seen.windows(2).all(|w| w[1].1 <= w[0].1), "the region only shrinks: {seen:?}");
+    let early = seen.iter().find(|s| s.0 >= 0.2).unwrap();
+    assert!(early.1 > 0 && early.3 == 0, "early writes all go to SLC: {early:?}");
+    let last = seen.last().unwrap();
+    assert!(last.0 >= 0.9 && last.1 == 0, "off past the fill level: {last:?}");
+    let before = seen.iter().rev().find(|s| s.0 < 0.9).unwrap();
+    assert!(last.3 > before.3, "QLC takes the writes once the region is off: {seen:?}");
 }

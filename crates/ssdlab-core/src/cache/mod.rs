@@ -20,6 +20,7 @@
 
 mod model;
 mod region;
+pub mod slc;
 
 pub use region::Mode;
 
@@ -32,6 +33,7 @@ use crate::ftl::UnitLayout;
 use crate::nand::OpDone;
 use crate::rng::{self, SimRng};
 use region::{Layout, Plane, Step, NONE};
+use slc::{CacheState, SlcPolicy};
 
 /// What the hybrid device did during the measured run: where host pages went and where write
 /// time went (the seed's Figure 16 breakdown), in total nanoseconds over host page writes.
@@ -76,8 +78,16 @@ pub struct HybridDevice {
     modes: Vec<Mode>,
     /// Array times per mode (index: `Mode as usize`).
     times: [OpTimes; 2],
-    /// Requests of at most this many pages go to SLC.
+    /// Requests of at most this many pages go to SLC (the policy's).
     theta_pages: u64,
+    policy: Box<dyn SlcPolicy>,
+    /// Host page writes between two decisions of the policy (one SLC block per plane).
+    period: u64,
+    since_decision: u64,
+    /// Logical pages holding data.
+    mapped: u64,
+    /// The policy never changes the region's size (`none`, `static`).
+    fixed_region: bool,
     trigger: u32,
     idle_migration: bool,
     cursor: u32,
@@ -104,32 +114,55 @@ impl HybridDevice {
             ppb: g.pages_per_block,
             slc_ppb: g.pages_per_block / g.cell_mode.bits_per_cell(),
         };
-        let slc = match c.slc {
-            Some(SlcPolicyKind::Static) => c.slc_blocks,
-            Some(SlcPolicyKind::None) | None => 0,
-        };
-        let mut ps: Vec<Plane> = (0..planes).map(|p| Plane::new(p * bpp, bpp)).collect();
-        for (p, plane) in ps.iter_mut().enumerate() {
-            // The region spread evenly, the remainder on the first planes.
-            plane.slc_target = slc / planes + u32::from((p as u32) < slc % planes);
-        }
         let page = u64::from(g.page_size);
-        Ok(HybridDevice {
+        let theta = (u64::from(c.theta_kib) * 1024).div_ceil(page);
+        let period = u64::from(lay.slc_ppb) * u64::from(planes);
+        let mut d = HybridDevice {
             base,
-            planes: ps,
+            planes: (0..planes).map(|p| Plane::new(p * bpp, bpp)).collect(),
             modes: vec![Mode::Qlc; total as usize],
             times: [
                 OpTimes::new(&cfg.timing, CellMode::Slc, g.page_size),
                 OpTimes::new(&cfg.timing, g.cell_mode, g.page_size),
             ],
-            theta_pages: (u64::from(c.theta_kib) * 1024).div_ceil(page),
+            theta_pages: theta,
+            policy: slc::build(c, theta),
+            period,
+            since_decision: 0,
+            mapped: 0,
+            fixed_region: matches!(c.slc, Some(SlcPolicyKind::Static | SlcPolicyKind::None)),
             trigger: c.free_trigger,
             idle_migration: c.idle_migration,
             cursor: 0,
             rng: rng::stream(seed, "hybrid-victim"),
             report: HybridReport::default(),
             lay,
-        })
+        };
+        d.decide();
+        Ok(d)
+    }
+
+    /// Ask the policy for the SLC region's size and θ, and spread the region over the planes
+    /// (evenly, the remainder on the first planes). A region smaller than its blocks in use is
+    /// brought down by migration at the next writes.
+    fn decide(&mut self) {
+        let state = CacheState {
+            logical_pages: u64::from(self.base.ftl.logical_pages()),
+            mapped_pages: self.mapped,
+            blocks: u64::from(self.lay.planes) * u64::from(self.lay.bpp),
+            planes: self.lay.planes,
+            pages_per_block: self.lay.ppb,
+            slc_pages_per_block: self.lay.slc_ppb,
+            reserve_per_plane: self.trigger + 2,
+            slc_blocks: self.planes.iter().map(|p| p.in_mode[0]).sum(),
+        };
+        let d = self.policy.decide(&state);
+        self.theta_pages = d.theta_pages;
+        let n = self.lay.planes;
+        for (p, plane) in self.planes.iter_mut().enumerate() {
+            plane.slc_target = d.slc_blocks / n + u32::from((p as u32) < d.slc_blocks % n);
+        }
+        self.since_decision = 0;
     }
 
     /// The report, with the current SLC region.
@@ -230,6 +263,13 @@ impl HybridDevice {
 
     /// Program host page `lpn` of a request of `req_pages` pages at `ready`.
     fn write_page(&mut self, lpn: u32, req_pages: u64, ready: u64, timed: bool) -> Result<OpDone> {
+        if self.since_decision >= self.period {
+            self.decide();
+        }
+        self.since_decision += 1;
+        if self.base.ftl.l2p_of(lpn).is_none() {
+            self.mapped += 1;
+        }
         let plane = self.cursor;
         self.cursor = (self.cursor + 1) % self.lay.planes;
         let rec = self.reclaim(plane, ready, timed)?;
@@ -330,7 +370,7 @@ impl HybridDevice {
                     self.lay.bpp
                 ));
             }
-            if p.in_mode[Mode::Slc as usize] > p.slc_target {
+            if self.fixed_region && p.in_mode[Mode::Slc as usize] > p.slc_target {
                 return Err(format!(
                     "plane {i}: {} SLC blocks, above the region's {}",
                     p.in_mode[Mode::Slc as usize],

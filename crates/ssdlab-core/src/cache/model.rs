@@ -69,7 +69,9 @@ impl DeviceModel for HybridDevice {
 
     fn trim(&mut self, pages: Range<u32>) -> Result<()> {
         for lpn in pages {
-            self.base.ftl.trim(lpn);
+            if self.base.ftl.trim(lpn) {
+                self.mapped -= 1;
+            }
         }
         Ok(())
     }

@@ -33,6 +33,9 @@ pub enum SlcPolicyKind {
     /// (the seed's "static scheme", slide 6).
     #[default]
     Static,
+    /// Micron's dynamic write acceleration (2014): every write to SLC, the SLC region all free
+    /// space, shrinking as the drive fills, off past `cache.dwa_off_fill`.
+    Dwa,
 }
 
 crate::config::impl_registry!(SlcPolicyKind, "SLC-cache policy", "cache.slc", default);
@@ -69,6 +72,14 @@ pub struct CacheConfig {
     /// migrates only on its trigger.
     #[serde(default)]
     pub idle_migration: bool,
+    /// `dwa`: the fill level (mapped / logical pages) from which the SLC region is off. The
+    /// white paper's value is not available to us; 0.9 is an assumption (see `cache/slc/dwa.rs`).
+    #[serde(default = "default_dwa_off_fill")]
+    pub dwa_off_fill: f64,
+}
+
+fn default_dwa_off_fill() -> f64 {
+    0.9
 }
 
 fn default_slc_blocks() -> u32 {
@@ -89,6 +100,7 @@ impl Default for CacheConfig {
             theta_kib: default_theta_kib(),
             free_trigger: default_free_trigger(),
             idle_migration: false,
+            dwa_off_fill: default_dwa_off_fill(),
         }
     }
 }

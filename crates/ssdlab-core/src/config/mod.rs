@@ -274,6 +274,12 @@ impl DeviceConfig {
                 ),
             ));
         }
+        if !(c.dwa_off_fill > 0.0 && c.dwa_off_fill <= 1.0) {
+            return Err((
+                "cache.dwa_off_fill".into(),
+                format!("expected a fill level in (0, 1], got {}", c.dwa_off_fill),
+            ));
+        }
         let planes = u64::from(g.planes());
         let slc = match c.slc {
             Some(SlcPolicyKind::Static) => u64::from(c.slc_blocks),
