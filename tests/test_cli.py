@@ -193,3 +193,22 @@ def test_run_with_multi_frontier_placement(cli, tmp_path):
         wafs[placement] = json.loads(out.read_text())["waf"]
     assert wafs["hot-cold"] < wafs["single"], wafs
     assert wafs["oracle"] < wafs["single"], wafs
+
+
+def test_experiment_fill_curve_json_and_bad_options(cli, tmp_path):
+    out = tmp_path / "f.json"
+    small = ["--set", "geometry.blocks_per_plane=256", "--set", "geometry.spare_factor=0.2", "--set", "cache.slc_blocks=32"]
+    p = cli("experiment", "fill", *small, "--request-kib", "64", "--points", "200", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "SLC cache at the start" in p.stdout
+    r = json.loads(out.read_text())
+    assert abs(r["cache_gb"] - 32 * 256 * 16384 / 1e9) < 1e-9
+    pts = r["points"]
+    assert len(pts) == 200 and set(pts[0]) == {"written_gb", "mb_s"}
+    # The SLC plateau, then the cliff inside the configured cache (26 of 32 blocks full at the
+    # trigger) and a plateau far below it.
+    cliff = next(q for q in pts if q["mb_s"] < pts[0]["mb_s"] / 2)
+    assert r["cache_gb"] * 26 / 32 <= cliff["written_gb"] <= r["cache_gb"] + r["capacity_gb"] / 200
+    assert pts[len(pts) // 2]["mb_s"] < pts[0]["mb_s"] / 5
+    assert_one_line_error(cli("experiment", "fill", "--slc", "bogus"), "cache.slc", "dwa")
+    assert_one_line_error(cli("experiment", "fill", "--request-kib", "0"), "--request-kib")

@@ -180,6 +180,14 @@ pub fn rl_states(cfg: &DeviceConfig) -> usize {
     crate::gc::RlFeatures::new(&cfg.gc.rl).states()
 }
 
+/// `ssdlab experiment fill`: the drive-review write curve (JSON
+/// [`crate::experiments::fill::FillSetup`] in, [`crate::experiments::fill::FillResult`] out).
+pub fn fill_experiment(setup_json: &str) -> Result<String> {
+    let setup: crate::experiments::fill::FillSetup = serde_json::from_str(setup_json)
+        .map_err(|e| SsdError::config("experiment fill", e.to_string()))?;
+    to_json(&crate::experiments::fill::run(&setup)?)
+}
+
 /// `ssdlab experiment rlgc`: every run of the RL-assisted GC comparison (JSON
 /// [`crate::experiments::rlgc::RlgcSetup`] in, [`crate::experiments::rlgc::RlgcComparison`] out).
 pub fn rlgc_experiment(setup_json: &str) -> Result<String> {

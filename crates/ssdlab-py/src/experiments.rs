@@ -1,5 +1,5 @@
 //! The experiments' bindings, one call per comparison with the GIL released: thin wrappers of
-//! `ssdlab_core::api::{ttflash_experiment, rlgc_experiment}`.
+//! `ssdlab_core::api::{ttflash_experiment, rlgc_experiment, fill_experiment}`.
 
 use pyo3::prelude::*;
 use ssdlab_core::api;
@@ -33,5 +33,13 @@ pub fn ttflash_experiment_json(
 #[pyfunction]
 pub fn rlgc_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
     py.detach(|| api::rlgc_experiment(setup_json))
+        .map_err(to_py)
+}
+
+/// `fill_experiment_json`: the drive-review write curve (`ssdlab_core::experiments::fill`) from
+/// a JSON setup, the GIL released. Returns `points` (`{written_gb, mb_s}`), `cache_gb`, ….
+#[pyfunction]
+pub fn fill_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
+    py.detach(|| api::fill_experiment(setup_json))
         .map_err(to_py)
 }

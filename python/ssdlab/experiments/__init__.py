@@ -10,3 +10,4 @@ experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce a paper's com
 from ssdlab.experiments import offline as _offline  # noqa: E402,F401  (registers "offline")
 from ssdlab.experiments import ttflash as _ttflash  # noqa: E402,F401  (registers "ttflash")
 from ssdlab.experiments import rlgc as _rlgc  # noqa: E402,F401  (registers "rlgc")
+from ssdlab.experiments import fill as _fill  # noqa: E402,F401  (registers "fill")

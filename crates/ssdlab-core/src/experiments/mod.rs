@@ -1,6 +1,7 @@
 //! Each paper's comparison, one module per paper: it runs the configurations and returns a typed
 //! result (and its JSON); the Python package only formats it.
 
+pub mod fill;
 pub mod offline;
 pub mod rlgc;
 pub mod ttflash;
@@ -30,6 +31,9 @@ pub enum Experiment {
     /// Near-optimal offline cleaning: Shafaei & Desnoyers: online policies, exhaustive and
     /// pruned DFS, MCTS and placements on one workload (or Table I's toys).
     Offline,
+    /// The drive-review write curve: one sequential write of the whole empty drive, throughput
+    /// against data written (the SLC-cache cliff on a hybrid SLC/QLC device).
+    Fill,
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");

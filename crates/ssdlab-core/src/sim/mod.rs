@@ -69,7 +69,7 @@ struct Recorder {
 }
 
 /// The device-model registry: the model a configuration asks for.
-fn build_model(
+pub(crate) fn build_model(
     cfg: &DeviceConfig,
     opts: &SimOptions,
     oracle: Option<OracleHints>,
