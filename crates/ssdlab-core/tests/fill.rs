@@ -95,3 +95,43 @@ fn bad_options_are_one_line_errors() {
     s.queue_depth = 0;
     assert!(run(&s).unwrap_err().to_string().contains("--queue-depth"));
 }
+
+/// The client-QLC preset (870 QVO-shaped: a static plus a capped dynamic SLC part, writes
+/// straight to QLC once the cache is full), scaled to 512 blocks per plane: the cache is
+/// static + dynamic, the cliff sits at it (less the trigger's 6 blocks per plane), and after it
+/// the drive writes at the QLC rate of its 8 planes.
+#[test]
+fn client_qlc_cache_is_static_plus_dynamic_and_then_qlc_speed() {
+    let r = run(&FillSetup {
+        device: "client-qlc-1tb".into(),
+        origin: String::new(),
+        overrides: [
+            "geometry.blocks_per_plane=512",
+            "cache.slc_blocks=90",
+            "cache.dwa_max_dynamic_blocks=540",
+        ]
+        .map(String::from)
+        .to_vec(),
+        request_kib: 128,
+        queue_depth: 32,
+        points: 200,
+        seed: 1,
+    })
+    .unwrap();
+    let block = 256.0 * 16384.0 / 1e9;
+    assert!((r.cache_gb - 630.0 * block).abs() < 1e-9, "{}", r.cache_gb);
+    let first = r.points[0].mb_s;
+    let cliff = r.points.iter().find(|p| p.mb_s < first / 2.0).unwrap();
+    let width = r.capacity_gb / 200.0;
+    let low = r.cache_gb - 8.0 * 6.0 * block;
+    assert!(
+        cliff.written_gb >= low && cliff.written_gb <= r.cache_gb + width,
+        "cliff at {} GB, cache {} GB",
+        cliff.written_gb,
+        r.cache_gb
+    );
+    let xfer = 16384.0 / 800.0;
+    let qlc = 8.0 * 16384.0 / (xfer + 1860.0);
+    let mid = r.points[r.points.len() / 2].mb_s;
+    assert!((mid - qlc).abs() / qlc < 0.03, "after the cache {mid} vs {qlc} MB/s");
+}

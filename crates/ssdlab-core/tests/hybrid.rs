@@ -164,11 +164,13 @@ fn impossible_settings_are_refused_with_one_line() {
 }
 
 /// `dwa` (Micron 2014): on an empty drive the SLC region is nearly all blocks and every write
-/// goes to SLC; the region shrinks as the drive fills and is gone past `cache.dwa_off_fill`,
-/// after which writes go to QLC. A sequential fill from empty, with invariants checked.
+/// goes to SLC; a full region sends writes straight to QLC; the region shrinks as the drive
+/// fills and is gone past `cache.dwa_off_fill`. A sequential fill from empty, with invariants
+/// checked.
 #[test]
 fn dwa_region_shrinks_as_the_drive_fills() {
-    let cfg = small(&["cache.slc=dwa"]);
+    // No static part: the region is all dynamic.
+    let cfg = small(&["cache.slc=dwa", "cache.slc_blocks=0"]);
     let n = cfg.geometry.logical_pages() as u32;
     let mut d = HybridDevice::new(&cfg, 3, true, true).unwrap();
     let empty = d.report().slc_target;
@@ -182,16 +184,41 @@ fn dwa_region_shrinks_as_the_drive_fills() {
         lpn += 4;
         if lpn % (n / 10 / 4 * 4) == 0 {
             let r = d.report();
-            seen.push((lpn as f64 / n as f64, r.slc_target, r.slc_host_pages, r.qlc_host_pages));
+            seen.push((
+                lpn as f64 / n as f64,
+                r.slc_target,
+                r.slc_host_pages,
+                r.qlc_host_pages,
+                r.migration_wait_ns,
+            ));
             d.check().unwrap();
         }
     }
     eprintln!("{seen:?}");
-    assert!(seen.windows(2).all(|w| w[1].1 <= w[0].1), "the region only shrinks: {seen:?}");
-    let early = seen.iter().find(|s| s.0 >= 0.2).unwrap();
-    assert!(early.1 > 0 && early.3 == 0, "early writes all go to SLC: {early:?}");
+    assert!(
+        seen.windows(2).all(|w| w[1].1 <= w[0].1),
+        "the region only shrinks: {seen:?}"
+    );
+    // The first tenth fits the SLC region (57 blocks × 4 pages); once the region is full,
+    // writes go straight to QLC (dwa does not migrate before a host write).
+    let early = seen[0];
+    assert!(
+        early.1 > 0 && early.3 == 0,
+        "early writes all go to SLC: {early:?}"
+    );
+    let overflow = seen.iter().find(|s| s.3 > 0).unwrap();
+    assert!(
+        overflow.0 < 0.5 && overflow.4 == 0,
+        "a full region writes to QLC without migrating first: {seen:?}"
+    );
     let last = seen.last().unwrap();
-    assert!(last.0 >= 0.9 && last.1 == 0, "off past the fill level: {last:?}");
+    assert!(
+        last.0 >= 0.9 && last.1 == 0,
+        "off past the fill level: {last:?}"
+    );
     let before = seen.iter().rev().find(|s| s.0 < 0.9).unwrap();
-    assert!(last.3 > before.3, "QLC takes the writes once the region is off: {seen:?}");
+    assert!(
+        last.3 > before.3,
+        "QLC takes the writes once the region is off: {seen:?}"
+    );
 }

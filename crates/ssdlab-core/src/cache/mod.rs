@@ -88,6 +88,9 @@ pub struct HybridDevice {
     mapped: u64,
     /// The policy never changes the region's size (`none`, `static`).
     fixed_region: bool,
+    /// Migrate on the trigger before a host write (the seed's simulator), or write straight to
+    /// QLC when the region is full and migrate only in idle time or under space pressure.
+    foreground_migration: bool,
     trigger: u32,
     idle_migration: bool,
     cursor: u32,
@@ -130,6 +133,7 @@ impl HybridDevice {
             period,
             since_decision: 0,
             mapped: 0,
+            foreground_migration: true,
             fixed_region: matches!(c.slc, Some(SlcPolicyKind::Static | SlcPolicyKind::None)),
             trigger: c.free_trigger,
             idle_migration: c.idle_migration,
@@ -158,6 +162,7 @@ impl HybridDevice {
         };
         let d = self.policy.decide(&state);
         self.theta_pages = d.theta_pages;
+        self.foreground_migration = d.foreground_migration;
         let n = self.lay.planes;
         for (p, plane) in self.planes.iter_mut().enumerate() {
             plane.slc_target = d.slc_blocks / n + u32::from((p as u32) < d.slc_blocks % n);
@@ -225,7 +230,8 @@ impl HybridDevice {
         loop {
             let p = &self.planes[plane as usize];
             let pool_low = p.free.len() as u32 <= self.trigger;
-            let slc_low = p.slc_target > 0 && p.slc_free() <= self.trigger;
+            let slc_low =
+                self.foreground_migration && p.slc_target > 0 && p.slc_free() <= self.trigger;
             let mode = if pool_low {
                 Mode::Qlc
             } else if slc_low {
@@ -234,13 +240,27 @@ impl HybridDevice {
                 return Ok(out);
             };
             let pl = &mut self.planes[plane as usize];
+            let mut mode = mode;
             if !pl.begin(&mut self.base.ftl, &self.lay, plane, mode, &mut self.rng) {
-                if mode == Mode::Qlc && pl.free.is_empty() {
-                    return Err(SsdError::DeviceFull(format!(
-                        "hybrid device, plane {plane}: no free block and no QLC victim with an invalid page"
-                    )));
+                // A pool at its trigger with no QLC victim worth collecting: migrating an SLC
+                // block frees one (whatever the policy says about foreground migration).
+                let migrate = mode == Mode::Qlc
+                    && pl.begin(
+                        &mut self.base.ftl,
+                        &self.lay,
+                        plane,
+                        Mode::Slc,
+                        &mut self.rng,
+                    );
+                if !migrate {
+                    if mode == Mode::Qlc && pl.free.is_empty() {
+                        return Err(SsdError::DeviceFull(format!(
+                            "hybrid device, plane {plane}: no free block and no QLC victim with an invalid page"
+                        )));
+                    }
+                    return Ok(out);
                 }
-                return Ok(out);
+                mode = Mode::Slc;
             }
             // Run the job to its erase.
             loop {
@@ -278,8 +298,15 @@ impl HybridDevice {
         // block (below its size, and the pool above the trigger QLC GC needs).
         let open = p.open[Mode::Slc as usize];
         let has_room = open != NONE && self.base.ftl.written_pages(open) < self.lay.slc_ppb;
+        // Without foreground migration (the policy's choice) a region at its trigger takes no
+        // new block: the write goes straight to QLC, as drives do once their cache is full.
+        let room_left = if self.foreground_migration {
+            p.slc_free() > 0
+        } else {
+            p.slc_free() > self.trigger
+        };
         let hot = req_pages <= self.theta_pages
-            && (has_room || (p.slc_free() > 0 && p.free.len() as u32 > self.trigger));
+            && (has_room || (room_left && p.free.len() as u32 > self.trigger));
         let pl = &mut self.planes[plane as usize];
         let ftl = &mut self.base.ftl;
         let slc = if hot {

@@ -33,8 +33,8 @@ pub enum SlcPolicyKind {
     /// (the seed's "static scheme", slide 6).
     #[default]
     Static,
-    /// Micron's dynamic write acceleration (2014): every write to SLC, the SLC region all free
-    /// space, shrinking as the drive fills, off past `cache.dwa_off_fill`.
+    /// Micron's dynamic write acceleration (2014): every write to SLC, the region a static part
+    /// plus the free space, shrinking as the drive fills; a full region writes straight to QLC.
     Dwa,
 }
 
@@ -76,6 +76,10 @@ pub struct CacheConfig {
     /// white paper's value is not available to us; 0.9 is an assumption (see `cache/slc/dwa.rs`).
     #[serde(default = "default_dwa_off_fill")]
     pub dwa_off_fill: f64,
+    /// `dwa`: the most blocks its dynamic part may have (0: all the free space). Its static
+    /// part is `slc_blocks`.
+    #[serde(default)]
+    pub dwa_max_dynamic_blocks: u32,
 }
 
 fn default_dwa_off_fill() -> f64 {
@@ -101,6 +105,7 @@ impl Default for CacheConfig {
             free_trigger: default_free_trigger(),
             idle_migration: false,
             dwa_off_fill: default_dwa_off_fill(),
+            dwa_max_dynamic_blocks: 0,
         }
     }
 }

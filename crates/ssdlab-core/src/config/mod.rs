@@ -281,8 +281,9 @@ impl DeviceConfig {
             ));
         }
         let planes = u64::from(g.planes());
+        // The static region, or dwa's static part, must fit beside the logical capacity.
         let slc = match c.slc {
-            Some(SlcPolicyKind::Static) => u64::from(c.slc_blocks),
+            Some(SlcPolicyKind::Static | SlcPolicyKind::Dwa) => u64::from(c.slc_blocks),
             _ => 0,
         };
         // Worst case: the SLC region full of invalid pages while QLC holds every logical page,

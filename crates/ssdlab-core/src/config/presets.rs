@@ -2,6 +2,10 @@
 
 /// (name, TOML text) of every shipped preset.
 pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "client-qlc-1tb",
+        include_str!("../../presets/client-qlc-1tb.toml"),
+    ),
     ("kang-128gb", include_str!("../../presets/kang-128gb.toml")),
     ("kang-512gb", include_str!("../../presets/kang-512gb.toml")),
     (

@@ -14,6 +14,7 @@ impl SlcPolicy for Fixed {
         Decision {
             slc_blocks: self.slc_blocks,
             theta_pages: self.theta_pages,
+            foreground_migration: true,
         }
     }
 }

@@ -37,12 +37,15 @@ impl CacheState {
     }
 }
 
-/// A policy's decision: the SLC region's size (whole device, blocks) and θ (pages: a write
-/// request of at most θ pages goes to SLC).
+/// A policy's decision: the SLC region's size (whole device, blocks), θ (pages: a write
+/// request of at most θ pages goes to SLC), and whether a full region migrates before the next
+/// SLC write (the seed's simulator) or sends writes straight to QLC (drives with a dynamic
+/// cache), migrating in idle time or when the free pool needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
     pub slc_blocks: u32,
     pub theta_pages: u64,
+    pub foreground_migration: bool,
 }
 
 /// An SLC-cache policy.
@@ -60,6 +63,8 @@ pub fn build(cfg: &CacheConfig, theta_pages: u64) -> Box<dyn SlcPolicy> {
         }),
         SlcPolicyKind::Dwa => Box::new(dwa::Dwa {
             off_fill: cfg.dwa_off_fill,
+            static_blocks: cfg.slc_blocks,
+            max_dynamic_blocks: cfg.dwa_max_dynamic_blocks,
         }),
     }
 }

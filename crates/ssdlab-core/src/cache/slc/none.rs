@@ -10,6 +10,7 @@ impl SlcPolicy for NoCache {
         Decision {
             slc_blocks: 0,
             theta_pages: 0,
+            foreground_migration: true,
         }
     }
 }
