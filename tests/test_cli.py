@@ -212,3 +212,26 @@ def test_experiment_fill_curve_json_and_bad_options(cli, tmp_path):
     assert pts[len(pts) // 2]["mb_s"] < pts[0]["mb_s"] / 5
     assert_one_line_error(cli("experiment", "fill", "--slc", "bogus"), "cache.slc", "dwa")
     assert_one_line_error(cli("experiment", "fill", "--request-kib", "0"), "--request-kib")
+
+
+def test_experiment_slc_json_keys_and_bad_options(cli, tmp_path):
+    out = tmp_path / "s.json"
+    small = ["--set", "geometry.blocks_per_plane=256", "--set", "geometry.pages_per_block=64",
+             "--set", "geometry.spare_factor=0.2", "--set", "cache.slc_blocks=8"]
+    p = cli("experiment", "slc", *small, "-w", "ycsb-a", "--data-gb", "0.05", "-u", "0.3", "-u", "0.8",
+            "--sensitivity", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "utilisation 30%" in p.stdout and "rl sensitivity" in p.stdout
+    r = json.loads(out.read_text())
+    assert set(r["utilisations"]) == {"0.3", "0.8"}
+    for runs in r["utilisations"].values():
+        assert set(runs["policies"]) == {"none", "static", "dwa", "ust", "rl"}
+        for x in runs["policies"].values():
+            assert set(x["latency_us"]["write"]) == {"p50", "p99", "p99_99"}
+            assert set(x["breakdown_us"]) == {"slc", "qlc", "migration", "gc"}
+            assert x["write_mb_s"] > 0 and x["waf"] >= 1
+    assert len(r["sensitivity"]) == 5
+    assert_one_line_error(cli("experiment", "slc", "-w", "bogus"), "--workload", "ycsb-a")
+    assert_one_line_error(cli("experiment", "slc", "-u", "1.5"), "--utilisation")
+    assert_one_line_error(cli("experiment", "slc", "-p", "bogus"), "bogus")
+    assert_one_line_error(cli("experiment", "slc", "--set", "cache.rl.gamma=1"), "cache.rl.gamma")

@@ -43,6 +43,7 @@ fn main() -> ssdlab_core::Result<()> {
             precondition: Some(Precondition {
                 sequential: true,
                 random_passes: passes,
+                fill_fraction: 1.0,
             }),
             ..SimOptions::default()
         };

@@ -188,6 +188,22 @@ pub fn fill_experiment(setup_json: &str) -> Result<String> {
     to_json(&crate::experiments::fill::run(&setup)?)
 }
 
+/// `ssdlab experiment slc`: the SLC-cache policies by utilisation (JSON
+/// [`crate::experiments::slc::SlcSetup`] in, [`crate::experiments::slc::SlcResult`] out).
+pub fn slc_experiment(setup_json: &str) -> Result<String> {
+    let setup: crate::experiments::slc::SlcSetup = serde_json::from_str(setup_json)
+        .map_err(|e| SsdError::config("experiment slc", e.to_string()))?;
+    to_json(&crate::experiments::slc::compare(&setup)?)
+}
+
+/// `ssdlab experiment slc --tune-ust`: `ust`'s table tuned offline on the stand-ins (JSON
+/// [`crate::experiments::slc::SlcSetup`] in, [`crate::experiments::slc::UstTuning`] out).
+pub fn tune_ust(setup_json: &str) -> Result<String> {
+    let setup: crate::experiments::slc::SlcSetup = serde_json::from_str(setup_json)
+        .map_err(|e| SsdError::config("experiment slc", e.to_string()))?;
+    to_json(&crate::experiments::slc::tune_ust(&setup)?)
+}
+
 /// `ssdlab experiment rlgc`: every run of the RL-assisted GC comparison (JSON
 /// [`crate::experiments::rlgc::RlgcSetup`] in, [`crate::experiments::rlgc::RlgcComparison`] out).
 pub fn rlgc_experiment(setup_json: &str) -> Result<String> {

@@ -94,6 +94,9 @@ fn no_data_lost_across_migrations_and_mode_changes() {
         vec!["cache.slc_blocks=1"],
         vec!["cache.slc=dwa"],
         vec!["cache.slc=dwa", "cache.idle_migration=true"],
+        vec!["cache.slc=ust"],
+        vec!["cache.slc=rl", "cache.rl.epsilon=0.5"],
+        vec!["cache.slc=rl", "cache.idle_migration=true"],
     ]
     .into_iter()
     .enumerate()

@@ -47,6 +47,7 @@ fn preconditioned(seed: u64, replay: Replay) -> SimOptions {
         precondition: Some(Precondition {
             sequential: true,
             random_passes: 1.0,
+            fill_fraction: 1.0,
         }),
         ..SimOptions::default()
     }

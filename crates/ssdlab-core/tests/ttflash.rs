@@ -80,6 +80,7 @@ fn opts(check: bool) -> SimOptions {
         precondition: Some(Precondition {
             sequential: true,
             random_passes: 1.0,
+            fill_fraction: 1.0,
         }),
         check_every: if check { 5000 } else { 0 },
         ..SimOptions::default()

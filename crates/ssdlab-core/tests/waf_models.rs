@@ -43,6 +43,7 @@ fn measured_waf(victim: &str, sf: f64, pages_per_block: u32, passes: f64) -> (f6
         precondition: Some(Precondition {
             sequential: true,
             random_passes: 3.0,
+            fill_fraction: 1.0,
         }),
         ..SimOptions::default()
     };

@@ -1,5 +1,5 @@
 //! The experiments' bindings, one call per comparison with the GIL released: thin wrappers of
-//! `ssdlab_core::api::{ttflash_experiment, rlgc_experiment, fill_experiment}`.
+//! `ssdlab_core::api::{ttflash_experiment, rlgc_experiment, fill_experiment, slc_experiment, tune_ust}`.
 
 use pyo3::prelude::*;
 use ssdlab_core::api;
@@ -42,4 +42,19 @@ pub fn rlgc_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String
 pub fn fill_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
     py.detach(|| api::fill_experiment(setup_json))
         .map_err(to_py)
+}
+
+/// `slc_experiment_json`: the SLC-cache policies by utilisation (`ssdlab_core::experiments::slc`)
+/// from a JSON setup, the GIL released. Returns `utilisations.<u>.policies.<name>.{write_mb_s,
+/// waf, latency_us, breakdown_us, …}`, `sensitivity`, `pretraining`.
+#[pyfunction]
+pub fn slc_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
+    py.detach(|| api::slc_experiment(setup_json)).map_err(to_py)
+}
+
+/// `tune_ust_json`: `ust`'s table tuned offline on the stand-ins, the GIL released. Returns
+/// `table` (rows `{up_to, slc_fraction, theta_kib}`) and every `candidates` measured.
+#[pyfunction]
+pub fn tune_ust_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
+    py.detach(|| api::tune_ust(setup_json)).map_err(to_py)
 }

@@ -11,3 +11,4 @@ from ssdlab.experiments import offline as _offline  # noqa: E402,F401  (register
 from ssdlab.experiments import ttflash as _ttflash  # noqa: E402,F401  (registers "ttflash")
 from ssdlab.experiments import rlgc as _rlgc  # noqa: E402,F401  (registers "rlgc")
 from ssdlab.experiments import fill as _fill  # noqa: E402,F401  (registers "fill")
+from ssdlab.experiments import slc as _slc  # noqa: E402,F401  (registers "slc")

@@ -23,6 +23,7 @@ mod region;
 pub mod slc;
 
 pub use region::Mode;
+pub use slc::{SlcObservation, RL_ACTIONS, RL_STATES, SIZE_LEVELS, THETA_LEVELS_KIB};
 
 use serde::Serialize;
 
@@ -33,7 +34,7 @@ use crate::ftl::UnitLayout;
 use crate::nand::OpDone;
 use crate::rng::{self, SimRng};
 use region::{Layout, Plane, Step, NONE};
-use slc::{CacheState, SlcPolicy};
+use slc::{CacheState, Decision, PeriodStats, SlcPolicy};
 
 /// What the hybrid device did during the measured run: where host pages went and where write
 /// time went (the seed's Figure 16 breakdown), in total nanoseconds over host page writes.
@@ -61,6 +62,18 @@ pub struct HybridReport {
     pub slc_target: u32,
 }
 
+/// The SLC region's size and θ from one decision on (the seed's Figure 15 series).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DecisionPoint {
+    /// Host pages written in the measured run when the decision was taken.
+    pub host_pages: u64,
+    /// Space utilisation then (mapped / logical pages).
+    pub utilisation: f64,
+    /// The region's size, blocks, and θ, KiB (`u64::MAX` pages shown as 0: every write).
+    pub slc_blocks: u32,
+    pub theta_kib: u64,
+}
+
 /// What reclaiming before a host write did: when its last step ended, and the plane time of
 /// its migration and GC steps.
 struct Reclaimed {
@@ -80,9 +93,10 @@ pub struct HybridDevice {
     times: [OpTimes; 2],
     /// Requests of at most this many pages go to SLC (the policy's).
     theta_pages: u64,
+    page_bytes: u32,
     policy: Box<dyn SlcPolicy>,
     /// Host page writes between two decisions of the policy (one SLC block per plane).
-    period: u64,
+    period_pages: u64,
     since_decision: u64,
     /// Logical pages holding data.
     mapped: u64,
@@ -96,6 +110,11 @@ pub struct HybridDevice {
     cursor: u32,
     rng: SimRng,
     report: HybridReport,
+    /// The current decision period's figures, and every decision of the measured run.
+    period: PeriodStats,
+    decisions: Vec<DecisionPoint>,
+    /// Writes are the precondition's (timing off, not measured).
+    preconditioning: bool,
 }
 
 impl HybridDevice {
@@ -119,7 +138,8 @@ impl HybridDevice {
         };
         let page = u64::from(g.page_size);
         let theta = (u64::from(c.theta_kib) * 1024).div_ceil(page);
-        let period = u64::from(lay.slc_ppb) * u64::from(planes);
+        let period =
+            u64::from(lay.slc_ppb) * u64::from(planes) * u64::from(c.decision_period_blocks);
         let mut d = HybridDevice {
             base,
             planes: (0..planes).map(|p| Plane::new(p * bpp, bpp)).collect(),
@@ -129,8 +149,9 @@ impl HybridDevice {
                 OpTimes::new(&cfg.timing, g.cell_mode, g.page_size),
             ],
             theta_pages: theta,
-            policy: slc::build(c, theta),
-            period,
+            page_bytes: g.page_size,
+            policy: slc::build(c, theta, seed)?,
+            period_pages: period,
             since_decision: 0,
             mapped: 0,
             foreground_migration: true,
@@ -140,27 +161,47 @@ impl HybridDevice {
             cursor: 0,
             rng: rng::stream(seed, "hybrid-victim"),
             report: HybridReport::default(),
+            period: PeriodStats::default(),
+            decisions: Vec::new(),
+            preconditioning: false,
             lay,
         };
         d.decide();
         Ok(d)
     }
 
-    /// Ask the policy for the SLC region's size and θ, and spread the region over the planes
-    /// (evenly, the remainder on the first planes). A region smaller than its blocks in use is
-    /// brought down by migration at the next writes.
+    /// Ask the policy for the SLC region's size and θ, and apply its decision.
     fn decide(&mut self) {
-        let state = CacheState {
+        let state = self.cache_state();
+        let d = self.policy.decide(&state);
+        self.apply(d);
+        self.period = PeriodStats::default();
+    }
+
+    /// What a policy sees now (the period so far).
+    fn cache_state(&self) -> CacheState {
+        CacheState {
             logical_pages: u64::from(self.base.ftl.logical_pages()),
             mapped_pages: self.mapped,
             blocks: u64::from(self.lay.planes) * u64::from(self.lay.bpp),
             planes: self.lay.planes,
             pages_per_block: self.lay.ppb,
             slc_pages_per_block: self.lay.slc_ppb,
+            page_bytes: self.page_bytes,
             reserve_per_plane: self.trigger + 2,
             slc_blocks: self.planes.iter().map(|p| p.in_mode[0]).sum(),
-        };
-        let d = self.policy.decide(&state);
+            slc_target: self.planes.iter().map(|p| p.slc_target).sum(),
+            theta_pages: self.theta_pages,
+            qlc_program_ns: self.times[Mode::Qlc as usize].program_ns,
+            period: self.period,
+            timed: self.base.timed && !self.preconditioning,
+        }
+    }
+
+    /// Take decision `d`: θ, migration mode, and the region spread over the planes (evenly, the
+    /// remainder on the first planes). A region smaller than its blocks in use is brought down
+    /// by migration at the next writes.
+    fn apply(&mut self, d: Decision) {
         self.theta_pages = d.theta_pages;
         self.foreground_migration = d.foreground_migration;
         let n = self.lay.planes;
@@ -168,6 +209,59 @@ impl HybridDevice {
             plane.slc_target = d.slc_blocks / n + u32::from((p as u32) < d.slc_blocks % n);
         }
         self.since_decision = 0;
+        let page_kib = u64::from(self.page_bytes) / 1024;
+        self.decisions.push(DecisionPoint {
+            host_pages: self.report.slc_host_pages + self.report.qlc_host_pages,
+            utilisation: self.mapped as f64 / f64::from(self.base.ftl.logical_pages().max(1)),
+            slc_blocks: d.slc_blocks,
+            theta_kib: d.theta_pages.checked_mul(page_kib).unwrap_or(0),
+        });
+    }
+
+    /// The policy's decisions during the measured run (one per decision period).
+    pub fn decisions(&self) -> &[DecisionPoint] {
+        &self.decisions
+    }
+
+    /// Start the `rl` policy from `table` (pre-training).
+    pub fn set_q_table(&mut self, table: crate::rl::QTable) -> Result<()> {
+        self.policy.set_q_table(table)
+    }
+
+    /// The `rl` policy's Q-table.
+    pub fn q_table(&self) -> Option<&crate::rl::QTable> {
+        self.policy.q_table()
+    }
+
+    /// Whether an outside agent decides (`cache.slc = "external"`).
+    pub fn is_external(&mut self) -> bool {
+        self.policy.external().is_some()
+    }
+
+    /// `external` policy: the decision the outside agent owes, if one is due.
+    pub fn slc_pending(&mut self) -> Option<SlcObservation> {
+        self.policy.external().and_then(|e| e.pending())
+    }
+
+    /// `external` policy: apply the agent's `action` (0–8) to the pending decision.
+    pub fn slc_act(&mut self, action: usize) -> Result<()> {
+        if action >= slc::RL_ACTIONS {
+            return Err(SsdError::config(
+                "action",
+                format!("expected 0 to {}, got {action}", slc::RL_ACTIONS - 1),
+            ));
+        }
+        let Some(ext) = self.policy.external() else {
+            return Err(SsdError::Invalid(
+                "SLC decision stepping needs cache.slc = \"external\"".into(),
+            ));
+        };
+        if let Some(d) = ext.act(action) {
+            let since = self.since_decision;
+            self.apply(d);
+            self.since_decision = since;
+        }
+        Ok(())
     }
 
     /// The report, with the current SLC region.
@@ -227,41 +321,47 @@ impl HybridDevice {
             migration_ns: 0,
             gc_ns: 0,
         };
+        let mut migrated = false;
         loop {
             let p = &self.planes[plane as usize];
             let pool_low = p.free.len() as u32 <= self.trigger;
             let slc_low =
                 self.foreground_migration && p.slc_target > 0 && p.slc_free() <= self.trigger;
+            let cost = [Mode::Slc, Mode::Qlc].map(|m| {
+                let t = &self.times[m as usize];
+                (
+                    t.read_ns + self.times[Mode::Qlc as usize].program_ns,
+                    t.erase_ns,
+                )
+            });
+            let pl = &mut self.planes[plane as usize];
             let mode = if pool_low {
-                Mode::Qlc
-            } else if slc_low {
+                match pl.begin_for_space(&mut self.base.ftl, &self.lay, plane, &mut self.rng, cost) {
+                    Some(m) => m,
+                    None if pl.free.is_empty() => {
+                        return Err(SsdError::DeviceFull(format!(
+                            "hybrid device, plane {plane}: no free block and no victim that frees space"
+                        )))
+                    }
+                    None => return Ok(out),
+                }
+            } else if slc_low && !(migrated && pl.in_mode[Mode::Slc as usize] > pl.slc_target) {
+                // A region above its size (the policy shrank it) comes down by one block per
+                // host write, not all at once before one write.
+                if !pl.begin(
+                    &mut self.base.ftl,
+                    &self.lay,
+                    plane,
+                    Mode::Slc,
+                    &mut self.rng,
+                ) {
+                    return Ok(out);
+                }
+                migrated = true;
                 Mode::Slc
             } else {
                 return Ok(out);
             };
-            let pl = &mut self.planes[plane as usize];
-            let mut mode = mode;
-            if !pl.begin(&mut self.base.ftl, &self.lay, plane, mode, &mut self.rng) {
-                // A pool at its trigger with no QLC victim worth collecting: migrating an SLC
-                // block frees one (whatever the policy says about foreground migration).
-                let migrate = mode == Mode::Qlc
-                    && pl.begin(
-                        &mut self.base.ftl,
-                        &self.lay,
-                        plane,
-                        Mode::Slc,
-                        &mut self.rng,
-                    );
-                if !migrate {
-                    if mode == Mode::Qlc && pl.free.is_empty() {
-                        return Err(SsdError::DeviceFull(format!(
-                            "hybrid device, plane {plane}: no free block and no QLC victim with an invalid page"
-                        )));
-                    }
-                    return Ok(out);
-                }
-                mode = Mode::Slc;
-            }
             // Run the job to its erase.
             loop {
                 let busy = self.base.res.gc_busy_ns;
@@ -283,12 +383,17 @@ impl HybridDevice {
 
     /// Program host page `lpn` of a request of `req_pages` pages at `ready`.
     fn write_page(&mut self, lpn: u32, req_pages: u64, ready: u64, timed: bool) -> Result<OpDone> {
-        if self.since_decision >= self.period {
+        if self.since_decision >= self.period_pages {
             self.decide();
         }
         self.since_decision += 1;
-        if self.base.ftl.l2p_of(lpn).is_none() {
-            self.mapped += 1;
+        match self.base.ftl.l2p_of(lpn) {
+            None => self.mapped += 1,
+            Some(old) => {
+                if self.mode_of_ppn(old) == Mode::Slc {
+                    self.period.slc_hits += 1;
+                }
+            }
         }
         let plane = self.cursor;
         self.cursor = (self.cursor + 1) % self.lay.planes;
@@ -350,6 +455,10 @@ impl HybridDevice {
                 r.qlc_write_ns += rest;
             }
         }
+        let pd = &mut self.period;
+        pd.host_pages += 1;
+        pd.slc_pages += u64::from(mode == Mode::Slc);
+        pd.cost_ns += self.times[mode as usize].program_ns + rec.migration_ns + rec.gc_ns;
         let waited = rec.migration_ns + rec.gc_ns > 0;
         Ok(OpDone {
             done: d.done,

@@ -16,7 +16,8 @@ use crate::rng;
 impl DeviceModel for HybridDevice {
     /// Sequential fill as large (cold) writes, then random single-page (hot) writes, timing off.
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
-        let n = self.base.ftl.logical_pages();
+        let n = p.pages(self.base.ftl.logical_pages());
+        self.preconditioning = true;
         let mut written = 0u64;
         if p.sequential {
             for lpn in 0..n {
@@ -32,6 +33,8 @@ impl DeviceModel for HybridDevice {
         }
         self.base.ftl.reset_counters();
         self.report = HybridReport::default();
+        self.decisions.clear();
+        self.preconditioning = false;
         Ok(written + random)
     }
 
@@ -61,6 +64,8 @@ impl DeviceModel for HybridDevice {
         let mut out = OpDone::at(ready);
         let n = u64::from(pages.end - pages.start);
         let timed = self.base.timed;
+        self.period.requests += 1;
+        self.period.request_pages += n;
         for lpn in pages {
             out.join(self.write_page(lpn, n, ready, timed)?);
         }

@@ -146,6 +146,59 @@ impl Plane {
         }
     }
 
+    /// Under free-pool pressure, start whichever reclaim frees a block for less plane time: QLC
+    /// GC of the QLC victim, or migration of the SLC victim (`cost[mode]`: plane time of one copy
+    /// out of a block of that mode and of its erase). A job in progress is continued. Returns the
+    /// mode begun, None when neither region has a victim that frees space.
+    ///
+    /// Ours: the seed triggers each region on its own free blocks (slide 12). With a region
+    /// sized from the free space (`dwa`, `rl`) the pool can run low while the SLC blocks hold
+    /// mostly overwritten data; collecting QLC then copies nearly a whole block to free a page.
+    /// A victim with v valid pages frees 1 − v / ppb blocks net (its valid pages fill QLC).
+    pub(super) fn begin_for_space(
+        &mut self,
+        ftl: &mut Ftl,
+        lay: &Layout,
+        plane: u32,
+        rng: &mut SimRng,
+        cost: [(u64, u64); 2],
+    ) -> Option<Mode> {
+        for mode in [Mode::Qlc, Mode::Slc] {
+            if self.job[mode as usize].is_some() {
+                return Some(mode);
+            }
+        }
+        let mut ext = ftl.external();
+        let q = ext.select_unit(lay.group(plane, Mode::Qlc), rng, lay.ppb - 1);
+        let s = ext.select_unit(lay.group(plane, Mode::Slc), rng, lay.slc_ppb);
+        let take = match (q, s) {
+            (None, None) => return None,
+            (Some(_), None) => Mode::Qlc,
+            (None, Some(_)) => Mode::Slc,
+            (Some(q), Some(s)) => {
+                let (vq, vs) = (u128::from(ext.unit_valid(q)), u128::from(ext.unit_valid(s)));
+                let ppb = u128::from(lay.ppb);
+                let c = |m: Mode, v: u128| {
+                    let (copy, erase) = cost[m as usize];
+                    v * u128::from(copy) + u128::from(erase)
+                };
+                // cost_q / (1 − vq/ppb) ≤ cost_s / (1 − vs/ppb), without division.
+                if c(Mode::Qlc, vq) * (ppb - vs) <= c(Mode::Slc, vs) * (ppb - vq) {
+                    ext.return_unit(s);
+                    Mode::Qlc
+                } else {
+                    ext.return_unit(q);
+                    Mode::Slc
+                }
+            }
+        };
+        let unit = if take == Mode::Qlc { q } else { s };
+        let blk = unit.expect("chosen above") - take as u32 * lay.planes * lay.bpp;
+        ftl.counters.gc_victims += 1;
+        self.job[take as usize] = Some((blk, 0));
+        Some(take)
+    }
+
     /// One step of the job of `mode` (after `begin`): copy its next valid page into QLC, or
     /// erase it when none is left. None when no job runs.
     pub(super) fn step(

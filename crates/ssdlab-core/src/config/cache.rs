@@ -36,6 +36,14 @@ pub enum SlcPolicyKind {
     /// Micron's dynamic write acceleration (2014): every write to SLC, the region a static part
     /// plus the free space, shrinking as the drive fills; a full region writes straight to QLC.
     Dwa,
+    /// Utilisation-aware self-tuning (2016): region size and θ from a table of space
+    /// utilisation tuned offline (`cache.ust_table`).
+    Ust,
+    /// The seed's Q-learning agent (slides 8-11): changes the region's size and θ every decision
+    /// period to cut the write cost (`[cache.rl]`).
+    Rl,
+    /// An outside agent chooses (the Gymnasium environment `ssdlab/SlcCache-v0`).
+    External,
 }
 
 crate::config::impl_registry!(SlcPolicyKind, "SLC-cache policy", "cache.slc", default);
@@ -80,6 +88,104 @@ pub struct CacheConfig {
     /// part is `slc_blocks`.
     #[serde(default)]
     pub dwa_max_dynamic_blocks: u32,
+    /// `ust`: the region (a fraction of the space the data leaves) and θ by space utilisation,
+    /// rows by increasing `up_to`; the first row whose `up_to` is at least the utilisation
+    /// applies (the last one above it). Default: tuned offline (see [`default_ust_table`]).
+    #[serde(default = "default_ust_table")]
+    pub ust_table: Vec<UstRow>,
+    /// The policy decides every this many SLC blocks per plane of host page writes (the seed
+    /// gives no period; one SLC block per plane is the finest step at which the region's use
+    /// changes).
+    #[serde(default = "one_u32")]
+    pub decision_period_blocks: u32,
+    /// `rl`: the Q-learning agent's parameters.
+    #[serde(default)]
+    pub rl: SlcRlConfig,
+}
+
+/// One row of `cache.ust_table`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UstRow {
+    /// The row applies up to this space utilisation (mapped / logical pages).
+    pub up_to: f64,
+    /// SLC region as a fraction of the blocks the mapped data leaves free.
+    pub slc_fraction: f64,
+    /// θ, KiB (4294967295: every write).
+    pub theta_kib: u32,
+}
+
+/// The default `ust` table: per utilisation, the static setting (size level and θ among the
+/// dynamic policies' levels) with the best mean write throughput over the seeded PC-like and
+/// YCSB-A-like stand-ins on `yoo-qlc`, found by `ssdlab experiment slc --tune-ust` (see
+/// docs/slc.md for the run and its figures).
+pub fn default_ust_table() -> Vec<UstRow> {
+    let row = |up_to, slc_fraction, theta_kib| UstRow {
+        up_to,
+        slc_fraction,
+        theta_kib,
+    };
+    // `ssdlab experiment slc --tune-ust` (12 GB per stand-in run, utilisations 0.3/0.5/0.7/0.9,
+    // seed 0), 2026-11-23: the largest size level wins at every utilisation; θ 16 KiB at 90 %.
+    vec![
+        row(0.4, 0.75, 64),
+        row(0.6, 0.75, 64),
+        row(0.8, 0.75, 64),
+        row(1.0, 0.75, 16),
+    ]
+}
+
+/// `[cache.rl]`: the `rl` policy's Q-learning (see `cache/slc/rl.rs` for why each default).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcRlConfig {
+    /// Step size α and discount γ (open in the seed; ours 0.1 and 0.9).
+    #[serde(default = "rl_alpha")]
+    pub alpha: f64,
+    #[serde(default = "rl_gamma")]
+    pub gamma: f64,
+    /// ε of the ε-greedy choice (slide 8: 0.07).
+    #[serde(default = "rl_epsilon")]
+    pub epsilon: f64,
+    /// Size and θ levels at the start (indices into the levels; 2 and 2: 1/16 of the free space
+    /// and 64 KiB).
+    #[serde(default = "two")]
+    pub start_size_level: usize,
+    #[serde(default = "two")]
+    pub start_theta_level: usize,
+    /// A saved Q-table (JSON, `rl::QTable`, 1,296 x 9) to start from (pre-training, slide 17).
+    #[serde(default)]
+    pub q_table: Option<String>,
+}
+
+fn rl_alpha() -> f64 {
+    0.1
+}
+fn rl_gamma() -> f64 {
+    0.9
+}
+fn rl_epsilon() -> f64 {
+    0.07
+}
+fn two() -> usize {
+    2
+}
+
+impl Default for SlcRlConfig {
+    fn default() -> Self {
+        SlcRlConfig {
+            alpha: rl_alpha(),
+            gamma: rl_gamma(),
+            epsilon: rl_epsilon(),
+            start_size_level: two(),
+            start_theta_level: two(),
+            q_table: None,
+        }
+    }
+}
+
+fn one_u32() -> u32 {
+    1
 }
 
 fn default_dwa_off_fill() -> f64 {
@@ -106,6 +212,9 @@ impl Default for CacheConfig {
             idle_migration: false,
             dwa_off_fill: default_dwa_off_fill(),
             dwa_max_dynamic_blocks: 0,
+            decision_period_blocks: 1,
+            ust_table: default_ust_table(),
+            rl: SlcRlConfig::default(),
         }
     }
 }
@@ -113,5 +222,75 @@ impl Default for CacheConfig {
 impl CacheConfig {
     pub fn is_default(&self) -> bool {
         *self == CacheConfig::default()
+    }
+
+    /// The `ust` table and the `rl` parameters: (field, what was expected) on error.
+    pub(super) fn check_policies(&self) -> std::result::Result<(), (String, String)> {
+        let bad = |f: &str, m: String| Err((f.to_string(), m));
+        let rows = &self.ust_table;
+        if rows.is_empty() {
+            return bad(
+                "cache.ust_table",
+                "expected at least one row {up_to, slc_fraction, theta_kib}".into(),
+            );
+        }
+        for (i, r) in rows.iter().enumerate() {
+            let f = format!("cache.ust_table[{i}]");
+            if !(r.up_to > 0.0 && r.up_to <= 1.0) {
+                return bad(
+                    &f,
+                    format!("up_to: expected a utilisation in (0, 1], got {}", r.up_to),
+                );
+            }
+            if !(0.0..=1.0).contains(&r.slc_fraction) {
+                return bad(
+                    &f,
+                    format!(
+                        "slc_fraction: expected a fraction in [0, 1], got {}",
+                        r.slc_fraction
+                    ),
+                );
+            }
+            if r.theta_kib == 0 {
+                return bad(&f, "theta_kib: expected at least 1 KiB".into());
+            }
+            if i > 0 && r.up_to <= rows[i - 1].up_to {
+                return bad(&f, "up_to: expected to increase from row to row".into());
+            }
+        }
+        if self.decision_period_blocks == 0 {
+            return bad(
+                "cache.decision_period_blocks",
+                "expected at least 1 SLC block per plane".into(),
+            );
+        }
+        let rl = &self.rl;
+        if !(rl.alpha > 0.0 && rl.alpha <= 1.0) {
+            return bad(
+                "cache.rl.alpha",
+                format!("expected a step size in (0, 1], got {}", rl.alpha),
+            );
+        }
+        if !(0.0..1.0).contains(&rl.gamma) {
+            return bad(
+                "cache.rl.gamma",
+                format!("expected a discount in [0, 1), got {}", rl.gamma),
+            );
+        }
+        if !(0.0..=1.0).contains(&rl.epsilon) {
+            return bad(
+                "cache.rl.epsilon",
+                format!("expected a probability in [0, 1], got {}", rl.epsilon),
+            );
+        }
+        for (f, v) in [
+            ("cache.rl.start_size_level", rl.start_size_level),
+            ("cache.rl.start_theta_level", rl.start_theta_level),
+        ] {
+            if v >= 6 {
+                return bad(f, format!("expected a level 0 to 5, got {v}"));
+            }
+        }
+        Ok(())
     }
 }

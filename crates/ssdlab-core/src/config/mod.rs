@@ -12,7 +12,7 @@ mod scheduler;
 mod timing;
 mod victim;
 
-pub use cache::{CacheConfig, SlcPolicyKind};
+pub use cache::{CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
@@ -274,6 +274,7 @@ impl DeviceConfig {
                 ),
             ));
         }
+        c.check_policies()?;
         if !(c.dwa_off_fill > 0.0 && c.dwa_off_fill <= 1.0) {
             return Err((
                 "cache.dwa_off_fill".into(),

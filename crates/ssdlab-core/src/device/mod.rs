@@ -30,9 +30,10 @@ use crate::ftl::Ftl;
 use crate::gc::{GcContext, GcScheduler, RequestInfo};
 use crate::nand::OpDone;
 
-/// Fill the device before measuring: every logical page written once in order, then
-/// `random_passes × logical pages` uniformly random page writes, timing off. Statistics cover
-/// only what follows.
+/// Fill the device before measuring: every logical page of the first `fill_fraction` of the
+/// logical space written once in order, then `random_passes × those pages` uniformly random
+/// page writes among them, timing off. Statistics cover only what follows. `fill_fraction`
+/// below 1 sets the space utilisation a run starts from (the SLC-cache experiment's axis).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Precondition {
@@ -40,6 +41,19 @@ pub struct Precondition {
     pub sequential: bool,
     #[serde(default = "two")]
     pub random_passes: f64,
+    #[serde(default = "one")]
+    pub fill_fraction: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Precondition {
+    /// The logical pages the fill covers (at least one).
+    pub fn pages(&self, logical_pages: u32) -> u32 {
+        ((f64::from(logical_pages) * self.fill_fraction).round() as u32).clamp(1, logical_pages)
+    }
 }
 
 fn yes() -> bool {
@@ -54,6 +68,7 @@ impl Default for Precondition {
         Precondition {
             sequential: true,
             random_passes: 2.0,
+            fill_fraction: 1.0,
         }
     }
 }

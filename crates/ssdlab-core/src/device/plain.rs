@@ -206,7 +206,7 @@ impl DeviceModel for PlainDevice {
 fn precondition(ftl: &mut Ftl, p: &Precondition, seed: u64) -> Result<u64> {
     let mut rng = rng::stream(seed, "precondition");
     let mut gc_rng = rng::stream(seed, "precondition-gc");
-    let n = ftl.logical_pages();
+    let n = p.pages(ftl.logical_pages());
     let mut written = 0u64;
     if p.sequential {
         for lpn in 0..n {

@@ -4,6 +4,7 @@
 pub mod fill;
 pub mod offline;
 pub mod rlgc;
+pub mod slc;
 pub mod ttflash;
 
 /// The experiments, one per paper (`ssdlab experiment NAME`).
@@ -34,6 +35,10 @@ pub enum Experiment {
     /// The drive-review write curve: one sequential write of the whole empty drive, throughput
     /// against data written (the SLC-cache cliff on a hybrid SLC/QLC device).
     Fill,
+    /// The SLC-cache policies (Yoo & Shin, HotStorage 2020): none, static, dwa, ust and rl by
+    /// space utilisation — write throughput, WAF, the write-latency breakdown, SLC size/θ over
+    /// time, rl's sensitivity and pre-training.
+    Slc,
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");

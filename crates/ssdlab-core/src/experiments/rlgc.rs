@@ -177,6 +177,7 @@ impl RlgcSetup {
             precondition: Some(Precondition {
                 sequential: true,
                 random_passes: self.precondition_passes,
+                fill_fraction: 1.0,
             }),
             ..SimOptions::default()
         };

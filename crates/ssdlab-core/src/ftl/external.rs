@@ -150,6 +150,25 @@ impl ExternalBlocks<'_> {
         Some(u)
     }
 
+    /// Put back a unit [`Self::select_unit`] took (not cleaned after all): a candidate again,
+    /// with its valid count and age as they are.
+    pub fn return_unit(&mut self, unit: u32) {
+        let units = self.ftl.units.as_mut().expect("allocation handed over");
+        let u = unit as usize;
+        debug_assert!(!units.indexed[u], "unit {unit} is a candidate already");
+        units.indexed[u] = true;
+        units.index.insert(unit, units.valid[u]);
+    }
+
+    /// Valid pages of a unit.
+    pub fn unit_valid(&self, unit: u32) -> u32 {
+        self.ftl
+            .units
+            .as_ref()
+            .expect("allocation handed over")
+            .valid[unit as usize]
+    }
+
     /// Program the next page of `blk` with host data of `lpn` (its old copy invalidated).
     pub fn write_host(&mut self, lpn: u32, blk: u32) -> Result<u32> {
         let old = self.ftl.l2p[lpn as usize];

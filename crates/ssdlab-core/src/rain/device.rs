@@ -216,7 +216,7 @@ impl RainDevice {
     /// Preconditioning with parity (timing off): as `precondition::run`, through `program_page`.
     pub(super) fn precondition_pages(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         let mut prng = rng::stream(seed, "precondition");
-        let n = self.base.ftl.logical_pages();
+        let n = p.pages(self.base.ftl.logical_pages());
         let mut written = 0u64;
         if p.sequential {
             for lpn in 0..n {

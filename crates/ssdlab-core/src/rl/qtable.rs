@@ -146,6 +146,15 @@ impl QLearner {
         }
     }
 
+    /// Q-learning's off-policy form (Watkins 1989; the form Yoo & Shin, HotStorage 2020, slide 8
+    /// write): Q(s,a) ← Q(s,a) + α[r + γ·max_a′ Q(s′,a′) − Q(s,a)].
+    pub fn update_max(&mut self, s: usize, a: usize, r: f64, s2: usize) {
+        let best = self.table.get(s2, self.table.best(s2));
+        let q = self.table.get(s, a);
+        self.table
+            .set(s, a, q + self.alpha * (r + self.gamma * best - q));
+    }
+
     /// Algorithm 1 line 9: Q(s,a) ← (1−α)Q(s,a) + α[r + γQ(s′,a′)].
     pub fn update(&mut self, s: usize, a: usize, r: f64, s2: usize, a2: usize) {
         let target = r + self.gamma * self.table.get(s2, a2);
@@ -171,6 +180,9 @@ mod tests {
         l.update(1, 0, -0.5, 0, 1);
         assert!((l.table.get(1, 0) - 0.1212).abs() < 1e-12);
         assert_eq!(l.table.best(0), 1);
+        // Max form: Q(1,1) = 0 + 0.3·(−1 + 0.8·max(1.13, 0, 0) − 0) = −0.0288
+        l.update_max(1, 1, -1.0, 0);
+        assert!((l.table.get(1, 1) + 0.0288).abs() < 1e-12);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! GC scheduler (see [`crate::gc::ExternalScheduler`] for the protocol).
 
 use super::Simulation;
+use crate::cache::{HybridDevice, SlcObservation};
 use crate::error::{Result, SsdError};
 use crate::gc::{ExternalScheduler, Observation};
 
@@ -48,5 +49,42 @@ impl Simulation {
             Some(ext) => ext.apply(copies, ctx),
             None => Ok(()),
         })
+    }
+
+    fn hybrid_mut(&mut self) -> Result<&mut HybridDevice> {
+        self.model
+            .as_any_mut()
+            .downcast_mut::<HybridDevice>()
+            .ok_or_else(|| {
+                SsdError::Invalid(
+                    "SLC decision stepping needs a hybrid device with cache.slc = \"external\""
+                        .into(),
+                )
+            })
+    }
+
+    /// Serve requests until the `external` SLC-cache policy owes a decision (checked at request
+    /// boundaries); `None` when the workload is over.
+    pub fn advance_to_slc_decision(&mut self) -> Result<Option<SlcObservation>> {
+        loop {
+            let h = self.hybrid_mut()?;
+            if !h.is_external() {
+                return Err(SsdError::Invalid(
+                    "SLC decision stepping needs cache.slc = \"external\"".into(),
+                ));
+            }
+            if let Some(o) = h.slc_pending() {
+                return Ok(Some(o));
+            }
+            if self.advance(1)? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Apply the agent's action (0–8: size and θ each one level down, kept or up) to the pending
+    /// SLC decision.
+    pub fn apply_slc_action(&mut self, action: usize) -> Result<()> {
+        self.hybrid_mut()?.slc_act(action)
     }
 }

@@ -188,12 +188,34 @@ impl Simulation {
         self.model.scheduler().map_or("none", |s| s.name())
     }
 
-    /// The scheduler's learned Q-table (`rlgc`, `rlgc-aggressive`), if it has one.
+    /// The learned Q-table of the GC scheduler (`rlgc`, `rlgc-aggressive`) or of the SLC-cache
+    /// policy (`cache.slc = "rl"`), if the run has one.
     pub fn q_table(&self) -> Option<&crate::rl::QTable> {
+        if let Some(h) = self.model.as_any().downcast_ref::<HybridDevice>() {
+            return h.q_table();
+        }
         let s = self.model.scheduler()?;
         s.as_any()
             .downcast_ref::<crate::gc::RlGc>()
             .map(|r| r.q_table())
+    }
+
+    /// Start the `rl` SLC-cache policy from `table` (pre-training; after preconditioning).
+    pub fn set_slc_q_table(&mut self, table: crate::rl::QTable) -> Result<()> {
+        match self.model.as_any_mut().downcast_mut::<HybridDevice>() {
+            Some(h) => h.set_q_table(table),
+            None => Err(crate::SsdError::Invalid(
+                "a Q-table for the SLC cache needs a hybrid device (cache.slc = \"rl\")".into(),
+            )),
+        }
+    }
+
+    /// The SLC-cache policy's decisions in the measured run (hybrid devices; empty otherwise).
+    pub fn slc_decisions(&self) -> &[crate::cache::DecisionPoint] {
+        self.model
+            .as_any()
+            .downcast_ref::<HybridDevice>()
+            .map_or(&[], |h| h.decisions())
     }
 
     /// Save the scheduler's Q-table as JSON (see `rl::QTable`); an error if it has none.
@@ -201,7 +223,8 @@ impl Simulation {
         match self.q_table() {
             Some(t) => t.save(path),
             None => Err(crate::SsdError::Invalid(format!(
-                "scheduler '{}' has no Q-table to save",
+                "neither the GC scheduler '{}' nor an SLC-cache policy of this run has a Q-table \
+                 to save (rlgc, rlgc-aggressive or cache.slc = \"rl\" have)",
                 self.scheduler_name()
             ))),
         }

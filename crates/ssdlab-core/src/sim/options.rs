@@ -100,6 +100,12 @@ impl SimOptions {
                     format!("expected a non-negative number, got {}", p.random_passes),
                 );
             }
+            if !(p.fill_fraction > 0.0 && p.fill_fraction <= 1.0) {
+                return bad(
+                    "precondition.fill_fraction",
+                    format!("expected a fraction in (0, 1], got {}", p.fill_fraction),
+                );
+            }
         }
         if !(self.sample_interval_us.is_finite() && self.sample_interval_us > 0.0) {
             return bad(
