@@ -23,8 +23,9 @@
 //! ```
 //!
 //! `experiments` runs each paper's comparison on top of `sim`; `offline` (offline cleaning) is
-//! beside `sim`; `api` is the coarse facade for front ends. [`LAYERS`] lists the layers, top to
-//! bottom; a module uses only lower layers (checked by `tests/layering.rs`).
+//! beside `sim`; `detect` (the host's iostat view and the C4.5 GC detector) is beside `stats`;
+//! `api` is the coarse facade for front ends. [`LAYERS`] lists the layers, top to bottom; a
+//! module uses only lower layers (checked by `tests/layering.rs`).
 //!
 //! Data flows one way. `nand` knows nothing of `ftl`; `ftl` nothing of `trace`, `gc` or `sim`;
 //! the engine nothing of which device model it runs.
@@ -38,6 +39,7 @@
 pub mod api;
 pub mod cache;
 pub mod config;
+pub mod detect;
 pub mod device;
 pub mod error;
 pub mod experiments;
@@ -65,7 +67,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["rain", "cache"],
     &["device"],
     &["gc"],
-    &["ftl", "nand", "stats"],
+    &["ftl", "nand", "stats", "detect"],
     &["rl", "trace", "victim"],
     &["config"],
     &["rng", "error"],
