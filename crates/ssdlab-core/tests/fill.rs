@@ -133,5 +133,8 @@ fn client_qlc_cache_is_static_plus_dynamic_and_then_qlc_speed() {
     let xfer = 16384.0 / 800.0;
     let qlc = 8.0 * 16384.0 / (xfer + 1860.0);
     let mid = r.points[r.points.len() / 2].mb_s;
-    assert!((mid - qlc).abs() / qlc < 0.03, "after the cache {mid} vs {qlc} MB/s");
+    assert!(
+        (mid - qlc).abs() / qlc < 0.03,
+        "after the cache {mid} vs {qlc} MB/s"
+    );
 }

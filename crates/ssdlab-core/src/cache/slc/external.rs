@@ -1,7 +1,7 @@
 //! `external`: an outside agent (the Gymnasium environment `ssdlab/SlcCache-v0`) chooses the
 //! SLC region's size and θ. At the end of every decision period the device records what it
 //! observed and keeps the current setting; the simulation stops at the next request boundary
-//! ([`crate::sim::Simulation::advance_to_slc_decision`]) and the agent's action — one of the
+//! (`Simulation::advance_to_slc_decision`, in the engine above this layer) and the agent's action — one of the
 //! same nine level changes `rl` takes ([`super::rl::ACTIONS`]) — applies from there on.
 
 use super::rl::{apply_action, RlState};
