@@ -87,7 +87,12 @@ impl CacheState {
 
     /// θ level `level` ([`THETA_LEVELS_KIB`]) in pages (`u64::MAX`: every write).
     pub fn level_theta(&self, level: usize) -> u64 {
-        match THETA_LEVELS_KIB[level.min(THETA_LEVELS_KIB.len() - 1)] {
+        self.theta_pages_of(THETA_LEVELS_KIB[level.min(THETA_LEVELS_KIB.len() - 1)])
+    }
+
+    /// θ of `kib` KiB in pages (`u32::MAX` KiB: every write, `u64::MAX` pages).
+    pub fn theta_pages_of(&self, kib: u32) -> u64 {
+        match kib {
             u32::MAX => u64::MAX,
             kib => (u64::from(kib) * 1024).div_ceil(u64::from(self.page_bytes.max(1))),
         }

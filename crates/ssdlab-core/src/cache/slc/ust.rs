@@ -35,13 +35,9 @@ impl SlcPolicy for Ust {
             .find(|r| u <= r.up_to)
             .copied()
             .unwrap_or(last);
-        let theta = match row.theta_kib {
-            u32::MAX => u64::MAX,
-            kib => (u64::from(kib) * 1024).div_ceil(u64::from(s.page_bytes.max(1))),
-        };
         Decision {
             slc_blocks: (s.free_for_slc() as f64 * row.slc_fraction).floor() as u32,
-            theta_pages: theta,
+            theta_pages: s.theta_pages_of(row.theta_kib),
             foreground_migration: true,
         }
     }
