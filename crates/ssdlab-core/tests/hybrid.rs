@@ -50,16 +50,16 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
         d.read(100..101, t2).unwrap().done,
         t2 + us(qlc.read_us) + xfer
     );
-    // Fill the first SLC block (4 pages: lpns 0..4) and open the second (lpn 4); the region's
-    // free blocks are then 6 − 2 = 4 ≤ the trigger (5), so the next hot write first migrates
-    // the full block: 4 copies (SLC read + QLC program, copy-back) and an SLC erase.
+    // Fill the first SLC block (4 pages: lpns 0..4); it closes with its last page, so the
+    // region's free blocks are 6 − 1 = 5 ≤ the trigger (5) and the next hot write first
+    // migrates the full block: 4 copies (SLC read + QLC program, copy-back) and an SLC erase.
     let mut t = 40_000_000;
-    for lpn in 1..5 {
+    for lpn in 1..4 {
         t = d.write(lpn..lpn + 1, t).unwrap().done + 1_000_000;
     }
     let r = d.report();
-    assert_eq!((r.slc_host_pages, r.migrated_pages), (5, 0));
-    let done = d.write(5..6, t).unwrap().done;
+    assert_eq!((r.slc_host_pages, r.migrated_pages), (4, 0));
+    let done = d.write(4..5, t).unwrap().done;
     let r = d.report();
     assert_eq!((r.migrated_pages, r.slc_erases), (4, 1));
     let migration = 4 * (us(slc.read_us) + us(qlc.program_us)) + us(slc.erase_us);
@@ -67,11 +67,11 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
     assert_eq!(r.migration_wait_ns, migration);
     assert_eq!(r.migration_busy_ns, migration);
     assert_eq!((r.slc_target, r.slc_blocks), (6, 1));
-    // The breakdown's parts add up to every page's latency: six SLC pages on an idle device
+    // The breakdown's parts add up to every page's latency: five SLC pages on an idle device
     // (transfer + program each), the migration one write waited for, and the three QLC pages
     // of one request queued on the plane (1, 2 and 3 × (transfer + program)).
     let slc_page = xfer + us(slc.program_us);
-    assert_eq!(r.slc_write_ns, 6 * slc_page);
+    assert_eq!(r.slc_write_ns, 5 * slc_page);
     assert_eq!(r.qlc_write_ns, 6 * (xfer + us(qlc.program_us)));
     assert_eq!(r.gc_wait_ns, 0);
     d.check().unwrap();

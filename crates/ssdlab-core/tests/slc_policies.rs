@@ -257,3 +257,91 @@ fn experiment_slc_bad_setups_are_one_line_errors() {
         assert!(e.contains(want) && !e.contains('\n'), "{extra}: {e}");
     }
 }
+
+#[test]
+fn a_shrunk_region_comes_down_one_block_per_write_and_the_series_has_one_point_per_period() {
+    use ssdlab_core::cache::HybridDevice;
+    use ssdlab_core::device::DeviceModel;
+    let cfg = small(&["cache.slc=external"]);
+    let mut d = HybridDevice::new(&cfg, 1, true, true).unwrap();
+    let slc = |d: &HybridDevice| d.report().slc_blocks;
+    // Grow to the top level with θ = every write (actions 8 = size up and θ up), writing hot pages.
+    let (mut t, mut lpn, mut acted) = (0u64, 0u32, 0usize);
+    let n = cfg.geometry.logical_pages() as u32 / 2;
+    while acted < 6 {
+        t = d.write(lpn..lpn + 1, t).unwrap().done;
+        lpn = (lpn + 1) % n;
+        if d.slc_pending().is_some() {
+            d.slc_act(8).unwrap();
+            acted += 1;
+        }
+    }
+    // Fill the region.
+    for _ in 0..3_000 {
+        t = d.write(lpn..lpn + 1, t).unwrap().done;
+        lpn = (lpn + 1) % n;
+        if d.slc_pending().is_some() {
+            d.slc_act(0).unwrap();
+            acted += 1;
+        }
+    }
+    let before = slc(&d);
+    assert!(before > 20, "{before} SLC blocks");
+    // Shrink to size 0 at the next decision point (five times "size down").
+    let mut downs = 0;
+    while downs < 5 {
+        t = d.write(lpn..lpn + 1, t).unwrap().done;
+        lpn = (lpn + 1) % n;
+        if d.slc_pending().is_some() {
+            d.slc_act(1).unwrap();
+            acted += 1;
+            downs += 1;
+        }
+    }
+    assert_eq!(d.report().slc_target, 0);
+    // From here every host write migrates at most one SLC block until the region is gone.
+    let mut prev = slc(&d);
+    let mut writes = 0;
+    while slc(&d) > 0 {
+        t = d.write(lpn..lpn + 1, t).unwrap().done;
+        lpn = (lpn + 1) % n;
+        if d.slc_pending().is_some() {
+            d.slc_act(0).unwrap();
+            acted += 1;
+        }
+        let now = slc(&d);
+        assert!(
+            prev - now.min(prev) <= 1,
+            "{prev} -> {now} SLC blocks in one write"
+        );
+        prev = now;
+        writes += 1;
+        assert!(
+            writes < 100_000,
+            "the region never came down ({now} SLC blocks left)"
+        );
+    }
+    assert!(writes >= 2, "came down over {writes} writes");
+    d.check().unwrap();
+    // One series point per decision (the device's first, at construction, is the first one
+    // the agent answers), holding the agent's setting.
+    assert_eq!(d.decisions().len(), acted);
+    assert_eq!(d.decisions().last().unwrap().slc_blocks, 0);
+}
+
+#[test]
+fn dwa_under_pool_pressure_migrates_overwritten_slc_blocks_instead_of_collecting_full_qlc_ones() {
+    // dwa's region takes the whole free space; with hot overwrites the free pool runs low while
+    // SLC blocks hold mostly stale data. Collecting QLC blocks first copied nearly whole blocks
+    // to free a page (WAF ~100 on yoo-qlc); reclaiming what frees a block cheapest keeps it low.
+    let mut s = sim(
+        small(&["cache.slc=dwa", "cache.slc_blocks=0"]),
+        0.5,
+        20_000,
+        4,
+    );
+    let r = s.run().unwrap();
+    let h = s.hybrid_report().unwrap();
+    assert!(h.slc_host_pages > 0 && h.migrated_pages > 0, "{h:?}");
+    assert!(r.waf < 2.5, "WAF {}", r.waf);
+}

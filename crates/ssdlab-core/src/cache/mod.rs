@@ -175,7 +175,10 @@ impl HybridDevice {
         let state = self.cache_state();
         let d = self.policy.decide(&state);
         self.apply(d);
+        self.since_decision = 0;
         self.period = PeriodStats::default();
+        let point = self.decision_point(d);
+        self.decisions.push(point);
     }
 
     /// What a policy sees now (the period so far).
@@ -208,14 +211,17 @@ impl HybridDevice {
         for (p, plane) in self.planes.iter_mut().enumerate() {
             plane.slc_target = d.slc_blocks / n + u32::from((p as u32) < d.slc_blocks % n);
         }
-        self.since_decision = 0;
+    }
+
+    /// The series point of decision `d`, taken now.
+    fn decision_point(&self, d: Decision) -> DecisionPoint {
         let page_kib = u64::from(self.page_bytes) / 1024;
-        self.decisions.push(DecisionPoint {
+        DecisionPoint {
             host_pages: self.report.slc_host_pages + self.report.qlc_host_pages,
             utilisation: self.mapped as f64 / f64::from(self.base.ftl.logical_pages().max(1)),
             slc_blocks: d.slc_blocks,
             theta_kib: d.theta_pages.checked_mul(page_kib).unwrap_or(0),
-        });
+        }
     }
 
     /// The policy's decisions during the measured run (one per decision period).
@@ -257,9 +263,14 @@ impl HybridDevice {
             ));
         };
         if let Some(d) = ext.act(action) {
-            let since = self.since_decision;
+            // The agent's setting replaces the one kept at the decision point (one point per
+            // period in the series).
             self.apply(d);
-            self.since_decision = since;
+            let point = self.decision_point(d);
+            match self.decisions.last_mut() {
+                Some(last) => *last = point,
+                None => self.decisions.push(point),
+            }
         }
         Ok(())
     }
@@ -325,8 +336,10 @@ impl HybridDevice {
         loop {
             let p = &self.planes[plane as usize];
             let pool_low = p.free.len() as u32 <= self.trigger;
-            let slc_low =
-                self.foreground_migration && p.slc_target > 0 && p.slc_free() <= self.trigger;
+            // The region is at its trigger, or above its size (a policy shrank it, to 0 too).
+            let over = p.in_mode[Mode::Slc as usize] > p.slc_target;
+            let slc_low = self.foreground_migration
+                && (over || (p.slc_target > 0 && p.slc_free() <= self.trigger));
             let cost = [Mode::Slc, Mode::Qlc].map(|m| {
                 let t = &self.times[m as usize];
                 (
@@ -345,7 +358,7 @@ impl HybridDevice {
                     }
                     None => return Ok(out),
                 }
-            } else if slc_low && !(migrated && pl.in_mode[Mode::Slc as usize] > pl.slc_target) {
+            } else if slc_low && !(migrated && over) {
                 // A region above its size (the policy shrank it) comes down by one block per
                 // host write, not all at once before one write.
                 if !pl.begin(
@@ -431,6 +444,7 @@ impl HybridDevice {
             },
         };
         ftl.external().write_host(lpn, blk)?;
+        pl.close_if_full(ftl, &self.lay, mode);
         let start = ready.max(rec.end);
         let d = if timed {
             self.base

@@ -111,6 +111,17 @@ impl Plane {
         Some(b)
     }
 
+    /// Close the open block of `mode` once its last page is written, so it is a reclaim
+    /// candidate at once (not only when the next page of that mode needs room: a region a
+    /// policy shrank may take no more pages, and its last block must still be migratable).
+    pub(super) fn close_if_full(&mut self, ftl: &mut Ftl, lay: &Layout, mode: Mode) {
+        let cur = self.open[mode as usize];
+        if cur != NONE && ftl.written_pages(cur) >= lay.capacity(mode) {
+            ftl.external().close_unit(lay.unit(cur, mode));
+            self.open[mode as usize] = NONE;
+        }
+    }
+
     /// Start reclaiming a victim of `mode` if none is in progress; false when there is no
     /// candidate with an invalid page.
     pub(super) fn begin(
@@ -225,6 +236,7 @@ impl Plane {
                 ))
             })?;
             ftl.external().copy(from, to)?;
+            self.close_if_full(ftl, lay, Mode::Qlc);
             self.job[m] = Some((blk, from - base + 1));
             return Ok(Some(Step::Copy { from: mode }));
         }

@@ -103,6 +103,19 @@ pub struct CacheConfig {
     pub rl: SlcRlConfig,
 }
 
+/// SLC region sizes the dynamic policies choose from, as fractions of the space the data leaves
+/// (`cache::slc::CacheState::free_for_slc`): a fraction rather than a block count so one table
+/// or Q-table fits every utilisation and device. The seed gives neither its sizes nor their unit
+/// (slide 7's table is a lost figure); ours are none, then 1/16 doubling to 1/2, then 3/4 (the
+/// PC-like stand-in's best static setting was the largest level tried when the top was 1/2).
+/// The `yoo-qlc` static preset's 48 blocks sit between levels 0 and 1 at 50 % utilisation.
+pub const SIZE_LEVELS: [f64; 6] = [0.0, 1.0 / 16.0, 1.0 / 8.0, 1.0 / 4.0, 1.0 / 2.0, 3.0 / 4.0];
+
+/// Hot/cold thresholds θ the dynamic policies choose from, KiB (`u32::MAX`: every write goes to
+/// SLC). Slide 7 compares 64 and 16 KiB; below one 16 KiB page a page-mapped device cannot tell
+/// sizes apart, so the levels start there and double, with "all writes" last.
+pub const THETA_LEVELS_KIB: [u32; 6] = [16, 32, 64, 128, 512, u32::MAX];
+
 /// One row of `cache.ust_table`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -287,7 +300,7 @@ impl CacheConfig {
             ("cache.rl.start_size_level", rl.start_size_level),
             ("cache.rl.start_theta_level", rl.start_theta_level),
         ] {
-            if v >= 6 {
+            if v >= SIZE_LEVELS.len().min(THETA_LEVELS_KIB.len()) {
                 return bad(f, format!("expected a level 0 to 5, got {v}"));
             }
         }

@@ -12,7 +12,7 @@ mod scheduler;
 mod timing;
 mod victim;
 
-pub use cache::{CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow};
+pub use cache::{CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};

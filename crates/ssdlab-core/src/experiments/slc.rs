@@ -272,6 +272,15 @@ impl SlcSetup {
         Ok(())
     }
 
+    /// What config errors name the device by.
+    fn origin(&self) -> &str {
+        if self.origin.is_empty() {
+            "--device"
+        } else {
+            &self.origin
+        }
+    }
+
     fn workload(&self, u: f64, stand_in: Option<StandIn>) -> WorkloadSpec {
         match (stand_in.or(self.stand_in), &self.workload) {
             (Some(s), _) => WorkloadSpec::Synthetic(s.spec(self.data_gb, u)),
@@ -300,12 +309,7 @@ impl SlcSetup {
         let mut overrides = self.overrides.clone();
         overrides.push(format!("cache.slc=\"{}\"", <&'static str>::from(policy)));
         overrides.extend(extra.iter().map(|s| s.to_string()));
-        let origin = if self.origin.is_empty() {
-            "--device"
-        } else {
-            self.origin.as_str()
-        };
-        let cfg = DeviceConfig::load(&self.device, origin, &overrides)?;
+        let cfg = DeviceConfig::load(&self.device, self.origin(), &overrides)?;
         let opts = SimOptions {
             seed: self.seed,
             replay: Replay::ClosedLoop {
@@ -394,8 +398,8 @@ fn key(u: f64) -> String {
 /// Run the comparison.
 pub fn compare(setup: &SlcSetup) -> Result<SlcResult> {
     setup.validate()?;
+    let device = DeviceConfig::load(&setup.device, setup.origin(), &setup.overrides)?.name;
     let mut utilisations = BTreeMap::new();
-    let mut device = String::new();
     for &u in &setup.utilisations {
         let mut policies = BTreeMap::new();
         for &p in &setup.policies {
@@ -411,9 +415,6 @@ pub fn compare(setup: &SlcSetup) -> Result<SlcResult> {
             }
         }
         utilisations.insert(key(u), UtilisationRuns { policies });
-    }
-    if device.is_empty() {
-        device = DeviceConfig::load(&setup.device, "--device", &setup.overrides)?.name;
     }
     // Sensitivity and pre-training at the middle utilisation.
     let mid = setup.utilisations[setup.utilisations.len() / 2];

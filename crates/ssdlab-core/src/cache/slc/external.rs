@@ -6,6 +6,7 @@
 
 use super::rl::{apply_action, RlState};
 use super::{CacheState, Decision, SlcPolicy};
+use crate::config::SlcRlConfig;
 
 /// What the agent sees at a decision point.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,11 +31,11 @@ pub struct ExternalSlc {
 }
 
 impl ExternalSlc {
-    pub(crate) fn new() -> Self {
-        // Start where `rl` starts (`cache.rl` start levels' defaults).
+    /// Starts at the levels `rl` starts at (`cache.rl.start_size_level`, `start_theta_level`).
+    pub(crate) fn new(cfg: &SlcRlConfig) -> Self {
         ExternalSlc {
-            size: 2,
-            theta: 2,
+            size: cfg.start_size_level,
+            theta: cfg.start_theta_level,
             pending: None,
         }
     }

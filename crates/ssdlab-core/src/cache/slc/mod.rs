@@ -18,6 +18,7 @@ pub use external::{ExternalSlc, SlcObservation};
 pub use rl::{RlState, ACTIONS, RL_ACTIONS, RL_BINS, RL_STATES};
 
 use crate::config::{CacheConfig, SlcPolicyKind};
+pub use crate::config::{SIZE_LEVELS, THETA_LEVELS_KIB};
 use crate::error::Result;
 use crate::rl::QTable;
 
@@ -113,18 +114,6 @@ impl CacheState {
     }
 }
 
-/// SLC region sizes the dynamic policies choose from, as fractions of the space the data leaves
-/// ([`CacheState::free_for_slc`]): a fraction rather than a block count so one table or Q-table
-/// fits every utilisation and device. The seed gives neither its sizes nor their unit (slide 7's
-/// table is a lost figure); six levels from none to half the free space, doubling, are ours —
-/// the static preset's 48 blocks of `yoo-qlc` sit between levels 1 and 2 at 50 % utilisation.
-pub const SIZE_LEVELS: [f64; 6] = [0.0, 1.0 / 16.0, 1.0 / 8.0, 1.0 / 4.0, 1.0 / 2.0, 3.0 / 4.0];
-
-/// Hot/cold thresholds θ the dynamic policies choose from, KiB (`u32::MAX`: every write goes to
-/// SLC). Slide 7 compares 64 and 16 KiB; below one 16 KiB page a page-mapped device cannot tell
-/// sizes apart, so the levels start there and double, with "all writes" last.
-pub const THETA_LEVELS_KIB: [u32; 6] = [16, 32, 64, 128, 512, u32::MAX];
-
 /// A policy's decision: the SLC region's size (whole device, blocks), θ (pages: a write
 /// request of at most θ pages goes to SLC), and whether a full region migrates before the next
 /// SLC write (the seed's simulator) or sends writes straight to QLC (drives with a dynamic
@@ -175,6 +164,6 @@ pub fn build(cfg: &CacheConfig, theta_pages: u64, seed: u64) -> Result<Box<dyn S
         }),
         SlcPolicyKind::Ust => Box::new(ust::Ust::new(&cfg.ust_table)),
         SlcPolicyKind::Rl => Box::new(rl::RlSlc::new(&cfg.rl, seed)?),
-        SlcPolicyKind::External => Box::new(external::ExternalSlc::new()),
+        SlcPolicyKind::External => Box::new(external::ExternalSlc::new(&cfg.rl)),
     })
 }
