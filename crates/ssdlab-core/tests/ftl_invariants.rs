@@ -1,6 +1,7 @@
 //! FTL invariants after many seeded random runs (property tests): every live LBA maps to exactly
 //! one valid page and back; valid counts equal the bitmaps; no page is programmed twice without
 //! an erase (the FTL's double-program detector is on); free + open + full + victim blocks = total.
+//! Runs cover mapping units below the page size (`ftl.mapping_unit_bytes`) too.
 
 mod support;
 
@@ -22,8 +23,9 @@ fn device(
     planes: u32,
     sf: f64,
     placement: &str,
+    units_per_page: u32,
 ) -> DeviceConfig {
-    let sets = vec![
+    let mut sets = vec![
         format!("geometry.planes_per_die={planes}"),
         format!("geometry.blocks_per_plane={blocks}"),
         format!("geometry.pages_per_block={pages}"),
@@ -31,6 +33,9 @@ fn device(
         format!("gc.victim=\"{policy}\""),
         format!("ftl.placement=\"{placement}\""),
     ];
+    if units_per_page > 1 {
+        sets.push(format!("ftl.mapping_unit_bytes={}", 4096 / units_per_page));
+    }
     DeviceConfig::from_preset("tiny", &sets).expect("valid geometry")
 }
 
@@ -70,10 +75,11 @@ proptest! {
         sf in 0.2f64..0.4,
         placement in 0usize..PLACEMENTS.len(),
         timing in any::<bool>(),
+        units_per_page in prop::sample::select(vec![1u32, 1, 4]),
     ) {
-        let cfg = device(POLICIES[policy], blocks, pages, planes, sf, PLACEMENTS[placement]);
-        let logical = cfg.geometry.logical_pages();
-        let page = u64::from(cfg.geometry.page_size);
+        let cfg = device(POLICIES[policy], blocks, pages, planes, sf, PLACEMENTS[placement], units_per_page);
+        let logical = cfg.logical_units();
+        let page = u64::from(cfg.unit_bytes());
         let reqs = random_requests(seed, 3_000, logical, page);
         let opts = SimOptions { seed, timing, check_every: 97, replay: Replay::OpenLoop { time_scale: 1.0 }, ..SimOptions::default() };
         let mut sim = Simulation::new(cfg, opts, Box::new(VecSource::new(reqs))).unwrap();
@@ -89,7 +95,7 @@ proptest! {
 #[test]
 fn gc_steps_keep_invariants_at_every_step() {
     // Drive the FTL directly and check after every single GC unit step.
-    let cfg = device("greedy", 32, 8, 1, 0.25, "single");
+    let cfg = device("greedy", 32, 8, 1, 0.25, "single", 1);
     let mut ftl = Ftl::new(&cfg).unwrap();
     ftl.enable_program_checks();
     let mut rng = stream(3, "gc");
@@ -114,7 +120,7 @@ fn gc_steps_keep_invariants_at_every_step() {
 
 #[test]
 fn trim_invalidates_and_reduces_gc_work() {
-    let cfg = device("greedy", 48, 16, 1, 0.2, "single");
+    let cfg = device("greedy", 48, 16, 1, 0.2, "single", 1);
     let logical = cfg.geometry.logical_pages();
     let page = u64::from(cfg.geometry.page_size);
     // Fill, trim half, overwrite the other half repeatedly.

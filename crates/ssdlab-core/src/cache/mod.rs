@@ -17,6 +17,12 @@
 //!
 //! Victims in either region follow `gc.victim` through the FTL's shared victim index (units
 //! are (block, mode) pairs, grouped by (mode, plane)).
+//!
+//! With a mapping unit below the page size (`ftl.mapping_unit_bytes`; the seed's 4 KiB units
+//! on 16 KiB pages) "pages" below are mapping units: θ, the region's blocks and the reward
+//! count units, a flash page is programmed when its last unit is written (SLC and QLC alike)
+//! and a host unit that does not fill its page is acknowledged once placed, after the reclaim
+//! it waited for (the write buffer of `device::PlainDevice`).
 
 mod model;
 mod region;
@@ -91,8 +97,9 @@ pub struct HybridDevice {
     modes: Vec<Mode>,
     /// Array times per mode (index: `Mode as usize`).
     times: [OpTimes; 2],
-    /// Requests of at most this many pages go to SLC (the policy's).
+    /// Requests of at most this many pages (units) go to SLC (the policy's).
     theta_pages: u64,
+    /// Bytes of a mapping unit (the page size unless `ftl.mapping_unit_bytes`).
     page_bytes: u32,
     policy: Box<dyn SlcPolicy>,
     /// Host page writes between two decisions of the policy (one SLC block per plane).
@@ -130,14 +137,16 @@ impl HybridDevice {
             units_per_group: bpp,
             unit_of_block: (0..total).map(|b| Mode::Qlc as u32 * total + b).collect(),
         });
+        let k = cfg.units_per_page();
         let lay = Layout {
             planes,
             bpp,
-            ppb: g.pages_per_block,
-            slc_ppb: g.pages_per_block / g.cell_mode.bits_per_cell(),
+            ppb: g.pages_per_block * k,
+            slc_ppb: g.pages_per_block / g.cell_mode.bits_per_cell() * k,
+            units_per_page: k,
         };
-        let page = u64::from(g.page_size);
-        let theta = (u64::from(c.theta_kib) * 1024).div_ceil(page);
+        let unit = u64::from(cfg.unit_bytes());
+        let theta = (u64::from(c.theta_kib) * 1024).div_ceil(unit);
         let period =
             u64::from(lay.slc_ppb) * u64::from(planes) * u64::from(c.decision_period_blocks);
         let mut d = HybridDevice {
@@ -149,7 +158,7 @@ impl HybridDevice {
                 OpTimes::new(&cfg.timing, g.cell_mode, g.page_size),
             ],
             theta_pages: theta,
-            page_bytes: g.page_size,
+            page_bytes: cfg.unit_bytes(),
             policy: slc::build(c, theta, seed)?,
             period_pages: period,
             since_decision: 0,
@@ -195,7 +204,8 @@ impl HybridDevice {
             slc_blocks: self.planes.iter().map(|p| p.in_mode[0]).sum(),
             slc_target: self.planes.iter().map(|p| p.slc_target).sum(),
             theta_pages: self.theta_pages,
-            qlc_program_ns: self.times[Mode::Qlc as usize].program_ns,
+            qlc_program_ns: self.times[Mode::Qlc as usize].program_ns
+                / u64::from(self.lay.units_per_page),
             period: self.period,
             timed: self.base.timed && !self.preconditioning,
         }
@@ -215,12 +225,12 @@ impl HybridDevice {
 
     /// The series point of decision `d`, taken now.
     fn decision_point(&self, d: Decision) -> DecisionPoint {
-        let page_kib = u64::from(self.page_bytes) / 1024;
+        let unit = u64::from(self.page_bytes);
         DecisionPoint {
             host_pages: self.report.slc_host_pages + self.report.qlc_host_pages,
             utilisation: self.mapped as f64 / f64::from(self.base.ftl.logical_pages().max(1)),
             slc_blocks: d.slc_blocks,
-            theta_kib: d.theta_pages.checked_mul(page_kib).unwrap_or(0),
+            theta_kib: d.theta_pages.checked_mul(unit).map_or(0, |b| b / 1024),
         }
     }
 
@@ -298,13 +308,21 @@ impl HybridDevice {
         let busy_before = self.base.res.gc_busy_ns;
         let r = &mut self.report;
         let done = match step {
-            Step::Copy { from } => {
+            Step::Copy {
+                from,
+                read,
+                program,
+            } => {
                 match from {
                     Mode::Slc => r.migrated_pages += 1,
                     Mode::Qlc => r.qlc_gc_pages += 1,
                 }
                 let (rd, pg) = (self.times[from as usize].read_ns, self.times[1].program_ns);
-                timed.then(|| self.base.res.gc_copy_in(plane, t, rd, pg))
+                timed.then(|| {
+                    self.base
+                        .res
+                        .gc_move(plane, t, read.then_some(rd), program.then_some(pg))
+                })
             }
             Step::Erase { mode } => {
                 match mode {
@@ -443,13 +461,17 @@ impl HybridDevice {
                 }
             },
         };
-        ftl.external().write_host(lpn, blk)?;
+        let ppn = ftl.external().write_host(lpn, blk)?;
         pl.close_if_full(ftl, &self.lay, mode);
+        let programs = ftl.completes_page(ppn);
         let start = ready.max(rec.end);
-        let d = if timed {
+        let d = if timed && programs {
             self.base
                 .res
                 .write_in(plane, start, self.times[mode as usize].program_ns)
+        } else if timed {
+            // Into the write buffer: acknowledged once placed (after the reclaim it waited for).
+            OpDone::at(start)
         } else {
             OpDone::at(ready)
         };
@@ -472,7 +494,12 @@ impl HybridDevice {
         let pd = &mut self.period;
         pd.host_pages += 1;
         pd.slc_pages += u64::from(mode == Mode::Slc);
-        pd.cost_ns += self.times[mode as usize].program_ns + rec.migration_ns + rec.gc_ns;
+        let program = if programs {
+            self.times[mode as usize].program_ns
+        } else {
+            0
+        };
+        pd.cost_ns += program + rec.migration_ns + rec.gc_ns;
         let waited = rec.migration_ns + rec.gc_ns > 0;
         Ok(OpDone {
             done: d.done,

@@ -22,8 +22,14 @@ pub enum Mode {
 /// What one reclaim step did (the caller times it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Step {
-    /// A page copied from a block in `from` mode into QLC.
-    Copy { from: Mode },
+    /// A page (mapping unit) copied from a block in `from` mode into QLC; `read`: the source
+    /// flash page had to be read (units of one page come out of one read), `program`: the copy
+    /// filled its QLC page, which is programmed now (both always with one unit per page).
+    Copy {
+        from: Mode,
+        read: bool,
+        program: bool,
+    },
     /// A block in `mode` erased back to the free pool.
     Erase { mode: Mode },
 }
@@ -49,6 +55,8 @@ pub(super) struct Layout {
     pub(super) ppb: u32,
     /// Pages of a block in SLC mode (ppb / bits per cell of the native mode).
     pub(super) slc_ppb: u32,
+    /// Mapping units per flash page: `ppb` and `slc_ppb` count units.
+    pub(super) units_per_page: u32,
 }
 
 impl Layout {
@@ -235,10 +243,17 @@ impl Plane {
                     }
                 ))
             })?;
-            ftl.external().copy(from, to)?;
+            let to_ppn = ftl.external().copy(from, to)?;
             self.close_if_full(ftl, lay, Mode::Qlc);
             self.job[m] = Some((blk, from - base + 1));
-            return Ok(Some(Step::Copy { from: mode }));
+            let k = lay.units_per_page;
+            // The previous copy of this job (at cursor − 1) read the page if it is the same.
+            let read = cursor == 0 || (from - base) / k != (cursor - 1) / k;
+            return Ok(Some(Step::Copy {
+                from: mode,
+                read,
+                program: ftl.completes_page(to_ppn),
+            }));
         }
         ftl.external().erase(blk);
         self.job[m] = None;

@@ -161,6 +161,7 @@ impl DeviceConfig {
         self.ftl.check().map_err(err)?;
         let g = &self.geometry;
         g.check_shape().map_err(err)?;
+        self.check_mapping_unit().map_err(err)?;
         if self.gc.threshold_blocks >= g.blocks_per_plane {
             return Err(err((
                 "gc.threshold_blocks".into(),
@@ -304,6 +305,63 @@ impl DeviceConfig {
                      needed, {} available); expected at most {room} (or more spare)",
                     slc, need, g.blocks_per_plane
                 ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bytes of one mapping unit (the page size unless `ftl.mapping_unit_bytes` is set).
+    pub fn unit_bytes(&self) -> u32 {
+        self.ftl
+            .mapping_unit_bytes
+            .unwrap_or(self.geometry.page_size)
+    }
+
+    /// Mapping units per flash page (1 unless `ftl.mapping_unit_bytes` is below the page size).
+    pub fn units_per_page(&self) -> u32 {
+        (self.geometry.page_size / self.unit_bytes().max(1)).max(1)
+    }
+
+    /// Logical units exported to the host (the FTL's logical "pages": the engine maps byte
+    /// offsets to units).
+    pub fn logical_units(&self) -> u64 {
+        self.geometry.logical_pages() * u64::from(self.units_per_page())
+    }
+
+    /// `ftl.mapping_unit_bytes`: a power of two from 512 bytes to the page size, the device's
+    /// units numbered in 32 bits, and a device model that maps units (not RAIN, whose parity
+    /// stripes are whole pages).
+    fn check_mapping_unit(&self) -> std::result::Result<(), (String, String)> {
+        let Some(u) = self.ftl.mapping_unit_bytes else {
+            return Ok(());
+        };
+        let page = self.geometry.page_size;
+        let field = || "ftl.mapping_unit_bytes".to_string();
+        if !(u >= 512 && u.is_power_of_two() && u <= page) {
+            return Err((
+                field(),
+                format!(
+                    "expected a power of two from 512 bytes up to geometry.page_size ({page}), got {u}"
+                ),
+            ));
+        }
+        let units = self
+            .geometry
+            .physical_pages()
+            .saturating_mul(u64::from(page / u));
+        if units >= geometry::MAX_PHYSICAL_PAGES {
+            return Err((
+                field(),
+                format!(
+                    "{units} units of {u} bytes, but the FTL numbers them in 32 bits (fewer than 2^32 - 1); expected a larger unit or a smaller device"
+                ),
+            ));
+        }
+        if u < page && (self.rain.rain || self.rain.gtf) {
+            return Err((
+                field(),
+                "the RAIN device (rain.rain, rain.gtf) protects whole pages with parity; it maps whole pages only"
+                    .into(),
             ));
         }
         Ok(())

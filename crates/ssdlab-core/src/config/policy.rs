@@ -87,6 +87,14 @@ pub struct FtlConfig {
     /// Extent size of `eti`, in pages.
     #[serde(default = "default_extent")]
     pub eti_extent_pages: u32,
+    /// The mapping unit, bytes: a power of two from 512 up to the page size (absent: the page
+    /// size, one unit per page). Below the page size a flash page holds several units, as in
+    /// real FTLs and MQSim's sector-level mapping (the SLC-cache seed maps 4 KiB units on
+    /// 16 KiB pages): the FTL maps, invalidates and GC-copies units; a page is programmed when
+    /// its last unit is written (the units before wait in the write buffer, see
+    /// `device::PlainDevice`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping_unit_bytes: Option<u32>,
 }
 
 fn default_allocation() -> Allocation {
@@ -109,6 +117,7 @@ impl Default for FtlConfig {
             placement: default_placement(),
             temperature_streams: default_temperature_streams(),
             eti_extent_pages: default_extent(),
+            mapping_unit_bytes: None,
         }
     }
 }

@@ -1,6 +1,14 @@
 //! The plain page-mapped SSD: host pages are placed by the FTL's allocation and placement
 //! policies, GC runs per plane as the configured scheduler decides (forced GC when a plane is out
 //! of space, whatever the scheduler), and every operation is timed on the NAND time lines.
+//!
+//! Mapping units below the page size (`ftl.mapping_unit_bytes`): host units fill a frontier's
+//! flash page in the controller's write buffer and the page is programmed (transfer + program)
+//! with its last unit. Ours, where the issue and MQSim leave it open: a unit that does not fill
+//! its page is acknowledged as soon as the FTL has placed it — the buffer is taken as power-loss
+//! protected, as in drives that map sub-page units — and the write that fills the page waits
+//! for the program, behind whatever (GC included) holds the plane. A read of a unit still in the buffer costs
+//! no flash time; units of one request in one flash page share one page read.
 
 use std::any::Any;
 use std::ops::Range;
@@ -80,8 +88,8 @@ impl PlainDevice {
         timed: bool,
     ) -> Result<OpDone> {
         let plane = self.parts(timed).1.host_plane(lpn, ready)?;
-        self.ftl.write_host_hinted(lpn, plane, hint)?;
-        let d = if timed {
+        let ppn = self.ftl.write_host_hinted(lpn, plane, hint)?;
+        let d = if timed && self.ftl.completes_page(ppn) {
             self.res.write(plane, ready)
         } else {
             OpDone::at(ready)
@@ -137,9 +145,19 @@ impl DeviceModel for PlainDevice {
 
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
         let mut out = OpDone::at(ready);
+        let k = self.ftl.units_per_page();
+        let mut last_page = u32::MAX;
         for lpn in pages {
             if let Some(ppn) = self.ftl.read(lpn) {
                 if self.timed {
+                    if k > 1 {
+                        // One page read for the request's units in one flash page; none for
+                        // units still in the write buffer.
+                        if ppn / k == last_page || self.ftl.is_buffered(ppn) {
+                            continue;
+                        }
+                        last_page = ppn / k;
+                    }
                     out.join(self.res.read(self.ftl.plane_of_ppn(ppn), ready));
                 }
             }

@@ -96,9 +96,11 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
     };
     let mut model = build_model(&cfg, &opts, None)?;
     let g = &cfg.geometry;
+    // Requests in mapping units (pages unless `ftl.mapping_unit_bytes`).
+    let unit = u64::from(cfg.unit_bytes());
     let page = u64::from(g.page_size);
-    let n = g.logical_pages();
-    let req = (u64::from(setup.request_kib) * 1024).div_ceil(page).max(1);
+    let n = cfg.logical_units();
+    let req = (u64::from(setup.request_kib) * 1024).div_ceil(unit).max(1);
     let at_start = model
         .as_any()
         .downcast_ref::<HybridDevice>()
@@ -127,10 +129,10 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         latest = latest.max(done);
         lpn = end;
         if lpn - last_lpn >= per_point || lpn == n {
-            let bytes = (lpn - last_lpn) * page;
+            let bytes = (lpn - last_lpn) * unit;
             let dt = latest.saturating_sub(last_t).max(1);
             points.push(FillPoint {
-                written_gb: (lpn * page) as f64 / 1e9,
+                written_gb: (lpn * unit) as f64 / 1e9,
                 mb_s: bytes as f64 / dt as f64 * 1e3,
             });
             (last_t, last_lpn) = (latest, lpn);
@@ -144,11 +146,11 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
             .cache
             .slc
             .map_or("-".into(), |p| <&'static str>::from(p).to_string()),
-        capacity_gb: (n * page) as f64 / 1e9,
+        capacity_gb: (n * unit) as f64 / 1e9,
         cache_gb,
         request_kib: setup.request_kib,
         queue_depth: setup.queue_depth,
-        mean_mb_s: (n * page) as f64 / latest.max(1) as f64 * 1e3,
+        mean_mb_s: (n * unit) as f64 / latest.max(1) as f64 * 1e3,
         waf: (c.host_pages_written + c.gc_pages_copied) as f64 / host as f64,
         hybrid: model
             .as_any()

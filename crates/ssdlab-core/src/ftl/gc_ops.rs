@@ -15,8 +15,16 @@ pub struct GcJob {
 /// One unit of GC work, as executed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcStep {
-    /// A valid page moved from `from` to `to` (same plane).
-    Copy { from: u32, to: u32 },
+    /// A valid page (unit) moved from `from` to `to` (same plane). `read`: the victim's flash
+    /// page had to be read (not when an earlier copy of this job read it: units of one page
+    /// come out of one read); `program`: `to` filled its flash page, which is programmed now.
+    /// Both always hold with one unit per page.
+    Copy {
+        from: u32,
+        to: u32,
+        read: bool,
+        program: bool,
+    },
     /// The victim was erased and returned to the free pool; the job is over.
     Erase { block: u32 },
     /// Nothing to collect on this plane (no closed block).
@@ -103,7 +111,15 @@ impl Ftl {
                     victim: job.victim,
                     cursor: from - base + 1,
                 });
-                return Ok(GcStep::Copy { from, to });
+                let k = self.units_per_page();
+                // The previous copy of this job (at cursor − 1) read the page if it is the same.
+                let read = job.cursor == 0 || (from - base) / k != (job.cursor - 1) / k;
+                return Ok(GcStep::Copy {
+                    from,
+                    to,
+                    read,
+                    program: self.completes_page(to),
+                });
             }
         }
         self.erase_block(job.victim, true);

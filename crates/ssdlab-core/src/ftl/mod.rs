@@ -4,6 +4,12 @@
 //!
 //! Memory per physical page: 4 B of P2L + 4 B of L2P per logical page (< 4 B per physical page)
 //! + 1 bit of valid bitmap; per block ~24 B of metadata.
+//!
+//! With a mapping unit below the page size (`ftl.mapping_unit_bytes`) the FTL's "pages" are
+//! mapping units: a block holds `pages_per_block × units_per_page` of them, the logical space
+//! as many times more, and everything here (maps, valid counts, victims, GC copies) counts
+//! units. Which unit writes program a flash page and which GC copies read one is for the
+//! device model to time ([`Ftl::completes_page`], [`Ftl::is_buffered`], [`GcStep::Copy`]).
 
 mod external;
 mod gc_ops;
@@ -65,6 +71,8 @@ pub struct Ftl {
     pub(crate) planes: u32,
     pub(crate) blocks_per_plane: u32,
     pub(crate) pages_per_block: u32,
+    /// Mapping units per flash page (1: units are pages).
+    units_per_page: u32,
     logical_pages: u32,
     gc_threshold: u32,
     allocation: Allocation,
@@ -106,7 +114,10 @@ impl Ftl {
         let g = &cfg.geometry;
         let planes = g.planes();
         let total_blocks = g.total_blocks() as usize;
-        let phys = g.physical_pages() as usize;
+        let k = cfg.units_per_page();
+        let phys = (g.physical_pages() * u64::from(k)) as usize;
+        let logical = cfg.logical_units();
+        let ppb = g.pages_per_block * k;
         let policy = cfg.gc.victim;
         let streams = cfg.ftl.streams();
         let mut free = Vec::with_capacity(planes as usize);
@@ -118,13 +129,14 @@ impl Ftl {
         Ok(Ftl {
             planes,
             blocks_per_plane: g.blocks_per_plane,
-            pages_per_block: g.pages_per_block,
-            logical_pages: g.logical_pages() as u32,
+            pages_per_block: ppb,
+            units_per_page: k,
+            logical_pages: logical as u32,
             gc_threshold: cfg.gc.threshold_blocks,
             allocation: cfg.ftl.allocation,
             placement: cfg.ftl.placement,
-            place: PlacementState::new(&cfg.ftl, g.logical_pages()),
-            l2p: vec![UNMAPPED; g.logical_pages() as usize],
+            place: PlacementState::new(&cfg.ftl, logical),
+            l2p: vec![UNMAPPED; logical as usize],
             p2l: vec![UNMAPPED; phys],
             valid_bits: vec![0; phys.div_ceil(64)],
             valid: vec![0; total_blocks],
@@ -135,7 +147,7 @@ impl Ftl {
             free,
             frontier: vec![UNMAPPED; planes as usize * streams],
             streams,
-            victims: VictimIndex::new(policy, planes, g.blocks_per_plane, g.pages_per_block),
+            victims: VictimIndex::new(policy, planes, g.blocks_per_plane, ppb),
             jobs: vec![None; planes as usize],
             stripe_order: stripe_order(
                 g.channels,
@@ -247,6 +259,30 @@ impl Ftl {
 
     pub fn logical_pages(&self) -> u32 {
         self.logical_pages
+    }
+    /// Mapping units per flash page (1 unless `ftl.mapping_unit_bytes` is below the page size).
+    #[inline]
+    pub fn units_per_page(&self) -> u32 {
+        self.units_per_page
+    }
+    /// Does unit `ppn`, just programmed, fill its flash page (so the page is programmed now)?
+    /// Always with one unit per page.
+    #[inline]
+    pub fn completes_page(&self, ppn: u32) -> bool {
+        self.units_per_page == 1 || (ppn + 1) % self.units_per_page == 0
+    }
+    /// Is unit `ppn` still in the write buffer: written into a flash page whose last unit is not
+    /// (so the page is not programmed yet, and a read is served from the buffer)? Never with
+    /// one unit per page.
+    #[inline]
+    pub fn is_buffered(&self, ppn: u32) -> bool {
+        let k = self.units_per_page;
+        if k == 1 {
+            return false;
+        }
+        let blk = ppn / self.pages_per_block;
+        let next = self.next_page[blk as usize];
+        next % k != 0 && (ppn % self.pages_per_block) / k == next / k
     }
     pub fn planes(&self) -> u32 {
         self.planes

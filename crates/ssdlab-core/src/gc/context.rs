@@ -35,7 +35,9 @@ impl GcContext<'_> {
     pub fn step(&mut self, plane: u32, not_before: u64) -> Result<(GcStep, u64)> {
         let step = self.ftl.gc_step(plane, self.rng)?;
         let done = match (&mut self.res, step) {
-            (Some(r), GcStep::Copy { .. }) => r.gc_copy(plane, not_before),
+            (Some(r), GcStep::Copy { read, program, .. }) => {
+                copy(r, plane, not_before, read, program)
+            }
             (Some(r), GcStep::Erase { .. }) => r.gc_erase(plane, not_before),
             _ => not_before,
         };
@@ -83,13 +85,30 @@ impl GcContext<'_> {
         self.ftl.gc_while(plane, self.rng, more, |step| {
             if let Some(r) = res.as_deref_mut() {
                 done = match step {
-                    GcStep::Copy { .. } => r.gc_copy(plane, not_before),
+                    GcStep::Copy { read, program, .. } => copy(r, plane, not_before, read, program),
                     GcStep::Erase { .. } => r.gc_erase(plane, not_before),
                     GcStep::Idle => done,
                 };
             }
         })?;
         Ok(done)
+    }
+}
+
+/// Time one GC copy step: a whole-page copy, or with mapping units below the page size only
+/// the victim-page read and destination-page program the step needs.
+#[inline]
+fn copy(r: &mut Resources, plane: u32, not_before: u64, read: bool, program: bool) -> u64 {
+    if read && program {
+        r.gc_copy(plane, not_before)
+    } else {
+        let t = r.times();
+        r.gc_move(
+            plane,
+            not_before,
+            read.then_some(t.read_ns),
+            program.then_some(t.program_ns),
+        )
     }
 }
 

@@ -225,16 +225,33 @@ impl Resources {
         read_ns: u64,
         program_ns: u64,
     ) -> u64 {
-        if self.nogc {
+        self.gc_move(plane, not_before, Some(read_ns), Some(program_ns))
+    }
+
+    /// One GC copy of a mapping unit smaller than a page: the victim's page read (and, without
+    /// copy-back, transferred out) only if `read` is given — units of one page come out of one
+    /// read —, and the destination page transferred in and programmed only if `program` is
+    /// given — when the copy fills it. Nothing on flash: done at `not_before`. Both given: a
+    /// whole-page copy, [`Resources::gc_copy_in`].
+    pub fn gc_move(
+        &mut self,
+        plane: u32,
+        not_before: u64,
+        read: Option<u64>,
+        program: Option<u64>,
+    ) -> u64 {
+        if self.nogc || (read.is_none() && program.is_none()) {
             return not_before;
         }
         let start = self.gc_start(plane, not_before);
         let xfer = self.times.transfer_ns;
+        let (read_ns, program_ns) = (read.unwrap_or(0), program.unwrap_or(0));
         let (start, done) = if self.channel_blocking {
             let dur = if self.copyback {
                 read_ns + program_ns
             } else {
-                read_ns + 2 * xfer + program_ns
+                let transfers = u64::from(read.is_some()) + u64::from(program.is_some());
+                read_ns + transfers * xfer + program_ns
             };
             let ch = self.plane_channel[plane as usize] as usize;
             let s = self.channels[ch].reserve(start, dur);
@@ -243,9 +260,14 @@ impl Resources {
             (start, start + read_ns + program_ns)
         } else {
             let ch = self.plane_channel[plane as usize] as usize;
-            let out = self.channels[ch].reserve(start + read_ns, xfer);
-            let back = self.channels[ch].reserve(out + xfer, xfer);
-            (start, back + xfer + program_ns)
+            let mut t = start + read_ns;
+            if read.is_some() {
+                t = self.channels[ch].reserve(t, xfer) + xfer;
+            }
+            if program.is_some() {
+                t = self.channels[ch].reserve(t, xfer) + xfer + program_ns;
+            }
+            (start, t)
         };
         self.gc_finish(plane, start, done);
         done

@@ -91,11 +91,8 @@ impl Simulation {
     ) -> Result<Self> {
         opts.validate()?;
         let (source, oracle) = if cfg.ftl.placement == Placement::Oracle {
-            let (s, o) = OracleHints::build(
-                source,
-                u64::from(cfg.geometry.page_size),
-                cfg.geometry.logical_pages(),
-            )?;
+            let (s, o) =
+                OracleHints::build(source, u64::from(cfg.unit_bytes()), cfg.logical_units())?;
             (s, Some(o))
         } else {
             (source, None)
@@ -105,8 +102,9 @@ impl Simulation {
             model,
             source,
             lookahead: None,
-            page_size: u64::from(cfg.geometry.page_size),
-            logical_pages: cfg.geometry.logical_pages(),
+            // The engine addresses mapping units (pages unless `ftl.mapping_unit_bytes`).
+            page_size: u64::from(cfg.unit_bytes()),
+            logical_pages: cfg.logical_units(),
             clock: Clock::default(),
             rec: Recorder::default(),
             precondition_pages: 0,

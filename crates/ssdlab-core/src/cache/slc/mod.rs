@@ -41,6 +41,9 @@ pub struct PeriodStats {
 
 /// What a policy sees at a decision point (whole device).
 #[derive(Debug, Clone, Copy)]
+///
+/// "Pages" here are mapping units when `ftl.mapping_unit_bytes` is below the page size (the
+/// seed's 4 KiB units on 16 KiB pages): the FTL's and the policies' unit of data.
 pub struct CacheState {
     pub logical_pages: u64,
     /// Logical pages holding data (written and not trimmed).
@@ -57,7 +60,8 @@ pub struct CacheState {
     pub slc_blocks: u32,
     pub slc_target: u32,
     pub theta_pages: u64,
-    /// Program time of one page in QLC mode, ns (the reward's unit).
+    /// Program time of one page in QLC mode per mapping unit it holds, ns (the reward's unit:
+    /// what writing one unit costs QLC-only).
     pub qlc_program_ns: u64,
     /// The period that just ended.
     pub period: PeriodStats,
