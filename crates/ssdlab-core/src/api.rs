@@ -180,6 +180,20 @@ pub fn rl_states(cfg: &DeviceConfig) -> usize {
     crate::gc::RlFeatures::new(&cfg.gc.rl).states()
 }
 
+/// The SLC-cache agents' (`cache.slc = "rl"`, `"external"`) table shape and levels, for outside
+/// agents (the Gymnasium environment `ssdlab/SlcCache-v0`) so they never copy them: states,
+/// the actions as (size, θ) level steps (0 = keep both), the size levels (fractions of the
+/// space the data leaves) and the θ levels (KiB, 4294967295: every write).
+pub fn slc_agent() -> serde_json::Value {
+    use crate::cache::slc::{ACTIONS, RL_STATES, SIZE_LEVELS, THETA_LEVELS_KIB};
+    serde_json::json!({
+        "states": RL_STATES,
+        "actions": ACTIONS,
+        "size_levels": SIZE_LEVELS,
+        "theta_levels_kib": THETA_LEVELS_KIB,
+    })
+}
+
 /// `ssdlab experiment fill`: the drive-review write curve (JSON
 /// [`crate::experiments::fill::FillSetup`] in, [`crate::experiments::fill::FillResult`] out).
 pub fn fill_experiment(setup_json: &str) -> Result<String> {

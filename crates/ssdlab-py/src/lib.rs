@@ -6,6 +6,7 @@ mod errors;
 mod experiments;
 mod offline;
 mod simulator;
+mod slc_decision;
 
 use pyo3::prelude::*;
 use ssdlab_core::{api, config};
@@ -40,6 +41,7 @@ fn device_json(device: &str, origin: &str, overrides: Vec<String>) -> PyResult<S
         "logical_bytes": g.logical_bytes(),
         "toml": cfg.to_toml(),
         "rl_states": api::rl_states(&cfg),
+        "slc_agent": api::slc_agent(),
     });
     Ok(derived.to_string())
 }
@@ -80,6 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<simulator::Simulator>()?;
     m.add_class::<decision::DecisionSimulator>()?;
+    m.add_class::<slc_decision::SlcDecisionSimulator>()?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(device_json, m)?)?;
