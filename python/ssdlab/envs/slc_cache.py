@@ -23,8 +23,8 @@ STAND_INS = ("pc", "ycsb-a")
 #: Default workload: the PC-like stand-in, the one with hot data for the cache to catch (slide
 #: 14: "PC trace includes a larger number of hot data").
 DEFAULT_STAND_IN = "pc"
-#: Data a stand-in writes, GB. 1 GB of the PC-like stand-in is about 400 decision points (one
-#: per SLC block per plane of host page writes, 4 MiB on ``yoo-qlc``): enough for the start
+#: Data a stand-in writes, GB. 1 GB of the PC-like stand-in is about 240 decision points (one
+#: per SLC block per plane of host writes, 4 MiB on ``yoo-qlc``): enough for the start
 #: region (1/8 of the free space at 50 %) to fill and migrate, so size actions matter, and an
 #: episode runs in well under a second, so ``check_env`` and the tests stay fast.
 DEFAULT_DATA_GB = 1.0

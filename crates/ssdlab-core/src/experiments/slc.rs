@@ -324,6 +324,8 @@ impl SlcSetup {
         };
         let g = &cfg.geometry;
         let page = u64::from(g.page_size);
+        // Host "pages" are mapping units (`ftl.mapping_unit_bytes`).
+        let unit = u64::from(cfg.unit_bytes());
         // The workload addresses the filled part only.
         let footprint = match stand_in.or(self.stand_in) {
             Some(_) => g.logical_bytes(),
@@ -344,7 +346,7 @@ impl SlcSetup {
         let step = decisions.len().div_ceil(self.series_points.max(1)).max(1);
         let run = PolicyRun {
             write_mb_s: if r.sim_time_s > 0.0 {
-                (r.host_pages_written * page) as f64 / r.sim_time_s / 1e6
+                (r.host_pages_written * unit) as f64 / r.sim_time_s / 1e6
             } else {
                 0.0
             },
