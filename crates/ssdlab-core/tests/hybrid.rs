@@ -9,9 +9,11 @@ use ssdlab_core::device::DeviceModel;
 use ssdlab_core::rng::stream;
 
 /// 1 plane, 64 blocks × 16 pages of 16 KiB (4 pages in SLC mode), 30 % spare, an SLC region of
-/// 6 blocks, trigger 5, θ = 32 KiB (2 pages).
+/// 6 blocks, trigger 5, θ = 32 KiB (2 pages), pages mapped whole (the preset's 4 KiB units are
+/// `tests/mapping_unit.rs`'s).
 fn small(extra: &[&str]) -> DeviceConfig {
     let mut sets: Vec<String> = [
+        "ftl.mapping_unit_bytes=16384",
         "geometry.blocks_per_plane=64",
         "geometry.pages_per_block=16",
         "geometry.spare_factor=0.3",

@@ -16,6 +16,8 @@ fn small(extra: &[&str]) -> DeviceConfig {
         "geometry.blocks_per_plane=256",
         "geometry.pages_per_block=64",
         "geometry.spare_factor=0.2",
+        // Pages mapped whole: the expectations below count pages (units: tests/mapping_unit.rs).
+        "ftl.mapping_unit_bytes=16384",
     ]
     .map(String::from)
     .to_vec();

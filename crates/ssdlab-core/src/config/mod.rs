@@ -161,7 +161,6 @@ impl DeviceConfig {
         self.ftl.check().map_err(err)?;
         let g = &self.geometry;
         g.check_shape().map_err(err)?;
-        self.check_mapping_unit().map_err(err)?;
         if self.gc.threshold_blocks >= g.blocks_per_plane {
             return Err(err((
                 "gc.threshold_blocks".into(),
@@ -178,6 +177,7 @@ impl DeviceConfig {
         self.gc.partial.check().map_err(err)?;
         self.rain.check(g.channels).map_err(err)?;
         self.check_model().map_err(err)?;
+        self.check_mapping_unit().map_err(err)?;
         Ok(())
     }
 
