@@ -208,7 +208,7 @@ def test_python_q_learning_lands_near_native_rl():
     Q(s,a) ← Q(s,a) + α(r + γ max Q(s′,·) − Q(s,a)), ε-greedy over the other actions, ties keep)
     against the native ``rl`` on 4 GB of the PC-like stand-in at 50 %. Loose by nature: the
     native agent decides at the exact period end and the env at the next request boundary, and
-    their random streams differ. Measured (4 KiB units): Python 9.17 MB/s, WAF 1.622; native rl
+    their random streams differ. Measured (4 KiB units): Python 9.17 MB/s, WAF 1.621; native rl
     11.24 MB/s, WAF 1.425; none 8.71 MB/s (the Python agent over agent seeds 0–3: 9.2–23.0 MB/s,
     WAF 1.21–1.62)."""
     env = make(data_gb=4.0)

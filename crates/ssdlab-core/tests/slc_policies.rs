@@ -261,7 +261,7 @@ fn experiment_slc_bad_setups_are_one_line_errors() {
 }
 
 #[test]
-fn a_shrunk_region_comes_down_one_block_per_write_and_the_series_has_one_point_per_period() {
+fn a_shrunk_region_comes_down_one_block_per_request_and_the_series_has_one_point_per_period() {
     use ssdlab_core::cache::HybridDevice;
     use ssdlab_core::device::DeviceModel;
     let cfg = small(&["cache.slc=external"]);
@@ -301,12 +301,13 @@ fn a_shrunk_region_comes_down_one_block_per_write_and_the_series_has_one_point_p
         }
     }
     assert_eq!(d.report().slc_target, 0);
-    // From here every host write migrates at most one SLC block until the region is gone.
+    // From here every host request (8 pages: cold) migrates at most one SLC block until the
+    // region is gone — not one per page, which made a request wait for many migrations.
     let mut prev = slc(&d);
     let mut writes = 0;
     while slc(&d) > 0 {
-        t = d.write(lpn..lpn + 1, t).unwrap().done;
-        lpn = (lpn + 1) % n;
+        t = d.write(lpn..lpn + 8, t).unwrap().done;
+        lpn = (lpn + 8) % (n - 8);
         if d.slc_pending().is_some() {
             d.slc_act(0).unwrap();
             acted += 1;
@@ -314,7 +315,7 @@ fn a_shrunk_region_comes_down_one_block_per_write_and_the_series_has_one_point_p
         let now = slc(&d);
         assert!(
             prev - now.min(prev) <= 1,
-            "{prev} -> {now} SLC blocks in one write"
+            "{prev} -> {now} SLC blocks in one request"
         );
         prev = now;
         writes += 1;

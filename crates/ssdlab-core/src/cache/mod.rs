@@ -122,6 +122,8 @@ pub struct HybridDevice {
     decisions: Vec<DecisionPoint>,
     /// Writes are the precondition's (timing off, not measured).
     preconditioning: bool,
+    /// The request being written has already migrated a block of an over-size region.
+    shrunk_this_request: bool,
 }
 
 impl HybridDevice {
@@ -173,6 +175,7 @@ impl HybridDevice {
             period: PeriodStats::default(),
             decisions: Vec::new(),
             preconditioning: false,
+            shrunk_this_request: false,
             lay,
         };
         d.decide();
@@ -350,7 +353,6 @@ impl HybridDevice {
             migration_ns: 0,
             gc_ns: 0,
         };
-        let mut migrated = false;
         loop {
             let p = &self.planes[plane as usize];
             let pool_low = p.free.len() as u32 <= self.trigger;
@@ -376,9 +378,12 @@ impl HybridDevice {
                     }
                     None => return Ok(out),
                 }
-            } else if slc_low && !(migrated && over) {
+            } else if slc_low && !(self.shrunk_this_request && over) {
                 // A region above its size (the policy shrank it) comes down by one block per
-                // host write, not all at once before one write.
+                // host request, not all at once before one write. Ours (the seed does not say
+                // how a region shrinks): one block per page write made a 256 KiB request wait
+                // for 16 migrations (64 with 4 KiB units, ~30 s on yoo-qlc) whenever `rl`
+                // shrank the region — a tail of tens of seconds no drive shows.
                 if !pl.begin(
                     &mut self.base.ftl,
                     &self.lay,
@@ -388,7 +393,7 @@ impl HybridDevice {
                 ) {
                     return Ok(out);
                 }
-                migrated = true;
+                self.shrunk_this_request |= over;
                 Mode::Slc
             } else {
                 return Ok(out);

@@ -21,6 +21,7 @@ impl DeviceModel for HybridDevice {
         let mut written = 0u64;
         if p.sequential {
             for lpn in 0..n {
+                self.shrunk_this_request = false;
                 self.write_page(lpn, u64::MAX, 0, false)?;
             }
             written += u64::from(n);
@@ -29,6 +30,7 @@ impl DeviceModel for HybridDevice {
         let random = (p.random_passes * f64::from(n)).round() as u64;
         for _ in 0..random {
             let lpn = prng.gen_range(0..n);
+            self.shrunk_this_request = false;
             self.write_page(lpn, 1, 0, false)?;
         }
         self.base.ftl.reset_counters();
@@ -76,6 +78,7 @@ impl DeviceModel for HybridDevice {
         let timed = self.base.timed;
         self.period.requests += 1;
         self.period.request_pages += n;
+        self.shrunk_this_request = false;
         for lpn in pages {
             out.join(self.write_page(lpn, n, ready, timed)?);
         }

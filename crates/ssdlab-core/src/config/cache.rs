@@ -139,12 +139,13 @@ pub fn default_ust_table() -> Vec<UstRow> {
         theta_kib,
     };
     // `ssdlab experiment slc --tune-ust` (12 GB per stand-in run, utilisations 0.3/0.5/0.7/0.9,
-    // seed 0), 2026-11-23: the largest size level wins at every utilisation; θ 16 KiB at 90 %.
+    // seed 0), 2026-11-23, with the preset's 4 KiB mapping unit: the largest size level and θ
+    // 64 KiB win at every utilisation (with whole-page mapping θ 16 KiB had won at 90 %).
     vec![
         row(0.4, 0.75, 64),
         row(0.6, 0.75, 64),
         row(0.8, 0.75, 64),
-        row(1.0, 0.75, 16),
+        row(1.0, 0.75, 64),
     ]
 }
 
@@ -160,7 +161,7 @@ pub struct SlcRlConfig {
     /// ε of the ε-greedy choice (slide 8: 0.07).
     #[serde(default = "rl_epsilon")]
     pub epsilon: f64,
-    /// Size and θ levels at the start (indices into the levels; 2 and 2: 1/16 of the free space
+    /// Size and θ levels at the start (indices into the levels; 2 and 2: 1/8 of the free space
     /// and 64 KiB).
     #[serde(default = "two")]
     pub start_size_level: usize,
