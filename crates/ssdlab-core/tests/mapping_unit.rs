@@ -2,7 +2,7 @@
 //! exactly as a device whose pages are that small (untimed equivalence), a page is programmed
 //! with its last unit and read once for all its units (exact timing), GC reads a victim page
 //! once and programs a destination page when it fills, the hybrid device does the same in SLC
-//! mode, and impossible settings are refused.
+//! mode, and impossible settings are refused. (Random hybrid runs with units: `tests/hybrid.rs`.)
 
 use rand::Rng;
 use ssdlab_core::cache::HybridDevice;
@@ -213,67 +213,6 @@ fn hybrid_programs_an_slc_page_with_its_last_unit() {
     d.write(100..109, 20_000_000).unwrap();
     assert_eq!(d.report().qlc_host_pages, 9);
     d.check().unwrap();
-}
-
-/// Seeded random writes, overwrites and trims of 1–6 units on hybrid devices with 4 KiB units:
-/// the device's and the FTL's invariants hold and every unit's mapping matches a shadow.
-#[test]
-fn hybrid_with_units_loses_no_data() {
-    for (k, sets) in [
-        vec![],
-        vec!["cache.slc=dwa", "cache.idle_migration=true"],
-        vec!["cache.slc=rl", "cache.rl.epsilon=0.5"],
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let mut all = vec![
-            "geometry.blocks_per_plane=64",
-            "geometry.pages_per_block=16",
-            "geometry.spare_factor=0.3",
-            "cache.slc_blocks=6",
-            "cache.theta_kib=32",
-            "ftl.mapping_unit_bytes=4096",
-        ];
-        all.extend(sets.iter().copied());
-        let cfg = DeviceConfig::from_preset(
-            "yoo-qlc",
-            &all.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        )
-        .unwrap();
-        let mut d = HybridDevice::new(&cfg, k as u64, true, true).unwrap();
-        let n = d.ftl().logical_pages();
-        let mut shadow = vec![false; n as usize];
-        let mut rng = stream(k as u64, "hybrid-unit-test");
-        let mut t = 0u64;
-        for i in 0..40_000u32 {
-            let len = rng.gen_range(1..=6u32);
-            let lpn = rng.gen_range(0..n - len);
-            let prev = t;
-            t += rng.gen_range(0..2_000_000u64);
-            d.background(prev, t).unwrap();
-            if rng.gen_range(0..10) == 0 {
-                d.trim(lpn..lpn + len).unwrap();
-                shadow[lpn as usize..(lpn + len) as usize].fill(false);
-            } else {
-                d.write(lpn..lpn + len, t).unwrap();
-                shadow[lpn as usize..(lpn + len) as usize].fill(true);
-            }
-            if i % 4_000 == 0 {
-                d.check().unwrap_or_else(|e| panic!("{sets:?} op {i}: {e}"));
-            }
-        }
-        d.check().unwrap();
-        for lpn in 0..n {
-            assert_eq!(
-                d.ftl().l2p_of(lpn).is_some(),
-                shadow[lpn as usize],
-                "{sets:?}: unit {lpn}"
-            );
-        }
-        let r = d.report();
-        assert!(r.migrated_pages > 0 && r.qlc_erases > 0, "{sets:?}: {r:?}");
-    }
 }
 
 #[test]
