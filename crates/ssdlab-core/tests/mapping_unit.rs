@@ -257,3 +257,39 @@ fn impossible_mapping_units_are_refused_with_one_line() {
     let cfg = DeviceConfig::from_preset("tiny", &["ftl.mapping_unit_bytes=4096".into()]).unwrap();
     assert_eq!(cfg.units_per_page(), 1);
 }
+
+/// A GC copy of a unit costs only what it needs on an idle plane: the victim page's read (and,
+/// without copy-back, its transfer out) when it reads, the destination page's transfer in and
+/// program when it fills the page, nothing when neither; both is the whole-page copy.
+#[test]
+fn a_unit_copy_costs_the_read_and_program_it_needs() {
+    use ssdlab_core::nand::Resources;
+    for copyback in [false, true] {
+        let cfg = tiny(&[&format!("timing.copyback={copyback}")]);
+        let t = cfg.op_times();
+        let x = if copyback { 0 } else { t.transfer_ns };
+        let t0 = 1_000_000;
+        for (read, program, want) in [
+            (true, false, t.read_ns + x),
+            (false, true, x + t.program_ns),
+            (true, true, t.read_ns + 2 * x + t.program_ns),
+            (false, false, 0),
+        ] {
+            let mut r = Resources::new(&cfg);
+            let done = r.gc_move(
+                0,
+                t0,
+                read.then_some(t.read_ns),
+                program.then_some(t.program_ns),
+            );
+            assert_eq!(
+                done,
+                t0 + want,
+                "copyback {copyback}, read {read}, program {program}"
+            );
+            if read && program {
+                assert_eq!(Resources::new(&cfg).gc_copy(0, t0), done);
+            }
+        }
+    }
+}

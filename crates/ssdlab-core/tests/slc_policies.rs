@@ -348,3 +348,25 @@ fn dwa_under_pool_pressure_migrates_overwritten_slc_blocks_instead_of_collecting
     assert!(h.slc_host_pages > 0 && h.migrated_pages > 0, "{h:?}");
     assert!(r.waf < 2.5, "WAF {}", r.waf);
 }
+
+/// `experiment slc` counts write MB/s in host bytes: large cold writes on QLC run at the same
+/// rate whether the device maps 4 KiB units or whole 16 KiB pages (it once multiplied units by
+/// the page size, reporting 4× the rate with units).
+#[test]
+fn write_rate_counts_host_bytes_whatever_the_mapping_unit() {
+    let rate = |unit: u32| {
+        let setup = format!(
+            r#"{{"device":"yoo-qlc","overrides":["ftl.mapping_unit_bytes={unit}"],"stand_in":"ycsb-a","data_gb":0.2,"utilisations":[0.5],"policies":["none"],"seed":1}}"#
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&ssdlab_core::api::slc_experiment(&setup).unwrap()).unwrap();
+        v["utilisations"]["0.5"]["policies"]["none"]["write_mb_s"]
+            .as_f64()
+            .unwrap()
+    };
+    let (units, pages) = (rate(4096), rate(16384));
+    assert!(
+        (units / pages - 1.0).abs() < 0.1,
+        "4 KiB units {units:.2} MB/s, whole pages {pages:.2} MB/s"
+    );
+}

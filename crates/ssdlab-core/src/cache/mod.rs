@@ -145,7 +145,6 @@ impl HybridDevice {
             bpp,
             ppb: g.pages_per_block * k,
             slc_ppb: g.pages_per_block / g.cell_mode.bits_per_cell() * k,
-            units_per_page: k,
         };
         let unit = u64::from(cfg.unit_bytes());
         let theta = (u64::from(c.theta_kib) * 1024).div_ceil(unit);
@@ -208,7 +207,7 @@ impl HybridDevice {
             slc_target: self.planes.iter().map(|p| p.slc_target).sum(),
             theta_pages: self.theta_pages,
             qlc_program_ns: self.times[Mode::Qlc as usize].program_ns
-                / u64::from(self.lay.units_per_page),
+                / u64::from(self.base.ftl.units_per_page()),
             period: self.period,
             timed: self.base.timed && !self.preconditioning,
         }

@@ -50,18 +50,12 @@ impl DeviceModel for HybridDevice {
 
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
         let mut out = OpDone::at(ready);
-        let k = self.base.ftl.units_per_page();
         let mut last_page = u32::MAX;
         for lpn in pages {
             if let Some(ppn) = self.base.ftl.read(lpn) {
                 if self.base.timed {
-                    if k > 1 {
-                        // One page read for the request's units in one flash page; none for
-                        // units still in the write buffer.
-                        if ppn / k == last_page || self.base.ftl.is_buffered(ppn) {
-                            continue;
-                        }
-                        last_page = ppn / k;
+                    if !self.base.ftl.read_needs_page(ppn, &mut last_page) {
+                        continue;
                     }
                     let rd = self.times[self.mode_of_ppn(ppn) as usize].read_ns;
                     let plane = self.base.ftl.plane_of_ppn(ppn);

@@ -53,10 +53,9 @@ pub(super) struct Layout {
     pub(super) planes: u32,
     pub(super) bpp: u32,
     pub(super) ppb: u32,
-    /// Pages of a block in SLC mode (ppb / bits per cell of the native mode).
+    /// Pages of a block in SLC mode (ppb / bits per cell of the native mode). With mapping
+    /// units below the page size, `ppb` and `slc_ppb` count units.
     pub(super) slc_ppb: u32,
-    /// Mapping units per flash page: `ppb` and `slc_ppb` count units.
-    pub(super) units_per_page: u32,
 }
 
 impl Layout {
@@ -246,12 +245,9 @@ impl Plane {
             let to_ppn = ftl.external().copy(from, to)?;
             self.close_if_full(ftl, lay, Mode::Qlc);
             self.job[m] = Some((blk, from - base + 1));
-            let k = lay.units_per_page;
-            // The previous copy of this job (at cursor − 1) read the page if it is the same.
-            let read = cursor == 0 || (from - base) / k != (cursor - 1) / k;
             return Ok(Some(Step::Copy {
                 from: mode,
-                read,
+                read: ftl.copy_reads_page(from - base, cursor),
                 program: ftl.completes_page(to_ppn),
             }));
         }

@@ -145,18 +145,12 @@ impl DeviceModel for PlainDevice {
 
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
         let mut out = OpDone::at(ready);
-        let k = self.ftl.units_per_page();
         let mut last_page = u32::MAX;
         for lpn in pages {
             if let Some(ppn) = self.ftl.read(lpn) {
                 if self.timed {
-                    if k > 1 {
-                        // One page read for the request's units in one flash page; none for
-                        // units still in the write buffer.
-                        if ppn / k == last_page || self.ftl.is_buffered(ppn) {
-                            continue;
-                        }
-                        last_page = ppn / k;
+                    if !self.ftl.read_needs_page(ppn, &mut last_page) {
+                        continue;
                     }
                     out.join(self.res.read(self.ftl.plane_of_ppn(ppn), ready));
                 }

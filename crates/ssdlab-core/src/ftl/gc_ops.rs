@@ -111,13 +111,10 @@ impl Ftl {
                     victim: job.victim,
                     cursor: from - base + 1,
                 });
-                let k = self.units_per_page();
-                // The previous copy of this job (at cursor − 1) read the page if it is the same.
-                let read = job.cursor == 0 || (from - base) / k != (job.cursor - 1) / k;
                 return Ok(GcStep::Copy {
                     from,
                     to,
-                    read,
+                    read: self.copy_reads_page(from - base, job.cursor),
                     program: self.completes_page(to),
                 });
             }

@@ -271,6 +271,29 @@ impl Ftl {
     pub fn completes_page(&self, ppn: u32) -> bool {
         self.units_per_page == 1 || (ppn + 1) % self.units_per_page == 0
     }
+    /// Does a host read of unit `ppn` need a flash page read? Not when it sits in the write
+    /// buffer, nor when the previous unit of the same request was in the same page
+    /// (`last_page`, updated here; start each request with `u32::MAX`).
+    #[inline]
+    pub fn read_needs_page(&self, ppn: u32, last_page: &mut u32) -> bool {
+        let k = self.units_per_page;
+        if k == 1 {
+            return true;
+        }
+        if ppn / k == *last_page || self.is_buffered(ppn) {
+            return false;
+        }
+        *last_page = ppn / k;
+        true
+    }
+    /// Does a GC copy of the unit at `offset` in its victim need the victim's page read, when
+    /// the job's previous copy was at `cursor − 1` (`cursor` 0: none yet)? Units of one page
+    /// come out of one read. Always with one unit per page.
+    #[inline]
+    pub fn copy_reads_page(&self, offset: u32, cursor: u32) -> bool {
+        let k = self.units_per_page;
+        cursor == 0 || offset / k != (cursor - 1) / k
+    }
     /// Is unit `ppn` still in the write buffer: written into a flash page whose last unit is not
     /// (so the page is not programmed yet, and a read is served from the buffer)? Never with
     /// one unit per page.

@@ -95,21 +95,17 @@ impl GcContext<'_> {
     }
 }
 
-/// Time one GC copy step: a whole-page copy, or with mapping units below the page size only
-/// the victim-page read and destination-page program the step needs.
+/// Time one GC copy step: the victim-page read and destination-page program it needs (both
+/// with one unit per page: a whole-page copy).
 #[inline]
 fn copy(r: &mut Resources, plane: u32, not_before: u64, read: bool, program: bool) -> u64 {
-    if read && program {
-        r.gc_copy(plane, not_before)
-    } else {
-        let t = r.times();
-        r.gc_move(
-            plane,
-            not_before,
-            read.then_some(t.read_ns),
-            program.then_some(t.program_ns),
-        )
-    }
+    let t = r.times();
+    r.gc_move(
+        plane,
+        not_before,
+        read.then_some(t.read_ns),
+        program.then_some(t.program_ns),
+    )
 }
 
 /// A GC scheduler: decides when GC unit steps run. One file per scheduler, one variant of
