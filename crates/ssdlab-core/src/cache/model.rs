@@ -108,6 +108,10 @@ impl DeviceModel for HybridDevice {
         self.base.res.gc_busy_ns
     }
 
+    fn resources_mut(&mut self) -> &mut crate::nand::Resources {
+        &mut self.base.res
+    }
+
     fn scheduler(&self) -> Option<&dyn GcScheduler> {
         None
     }

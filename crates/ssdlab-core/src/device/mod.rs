@@ -114,6 +114,9 @@ pub trait DeviceModel: Send {
     /// Busy time of the NAND time lines spent on GC so far (ns).
     fn gc_busy_ns(&self) -> u64;
 
+    /// The NAND time lines (the host view records GC steps through them).
+    fn resources_mut(&mut self) -> &mut crate::nand::Resources;
+
     /// The GC scheduler, if the model runs one.
     fn scheduler(&self) -> Option<&dyn GcScheduler>;
 

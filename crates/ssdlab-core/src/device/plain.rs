@@ -192,6 +192,10 @@ impl DeviceModel for PlainDevice {
         self.res.gc_busy_ns
     }
 
+    fn resources_mut(&mut self) -> &mut crate::nand::Resources {
+        &mut self.res
+    }
+
     fn scheduler(&self) -> Option<&dyn GcScheduler> {
         Some(self.scheduler.as_ref())
     }

@@ -61,6 +61,9 @@ pub struct Resources {
     nogc: bool,
     /// Channel-blocking GC: end of the latest GC step holding each channel.
     chan_gc_until: Vec<u64>,
+    /// Every GC step's plane-busy interval `[start, done)` since the last
+    /// [`Resources::take_gc_log`], when recording is on (the host view's GC label).
+    gc_log: Option<Vec<(u64, u64)>>,
 }
 
 impl Resources {
@@ -84,6 +87,20 @@ impl Resources {
             channel_blocking: cfg.rain.gc_blocking == GcBlocking::Channel,
             nogc: cfg.rain.nogc,
             chan_gc_until: vec![0; g.channels as usize],
+            gc_log: None,
+        }
+    }
+
+    /// Start (or stop) recording each GC step's busy interval.
+    pub fn record_gc_steps(&mut self, on: bool) {
+        self.gc_log = on.then(Vec::new);
+    }
+
+    /// The GC steps' busy intervals `[start, done)` recorded since the last call, appended to
+    /// `out` (in reservation order, not sorted: planes interleave).
+    pub fn take_gc_log(&mut self, out: &mut Vec<(u64, u64)>) {
+        if let Some(log) = &mut self.gc_log {
+            out.append(log);
         }
     }
 
@@ -323,6 +340,9 @@ impl Resources {
     fn gc_finish(&mut self, plane: u32, start: u64, done: u64) {
         let p = plane as usize;
         self.gc_busy_ns += done - start;
+        if let Some(log) = &mut self.gc_log {
+            log.push((start, done));
+        }
         self.occupy(plane, done);
         if start > self.plane_gc_until[p] {
             self.plane_gc_from[p] = start;

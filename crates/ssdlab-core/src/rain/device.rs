@@ -192,6 +192,10 @@ impl DeviceModel for RainDevice {
         self.base.gc_busy_ns()
     }
 
+    fn resources_mut(&mut self) -> &mut crate::nand::Resources {
+        &mut self.base.res
+    }
+
     fn scheduler(&self) -> Option<&dyn GcScheduler> {
         self.base.scheduler()
     }

@@ -4,12 +4,14 @@
 //! value; it owns its device model, workload and statistics.
 
 mod decision;
+mod host;
 mod options;
 mod replay;
 mod sampling;
 
 pub use crate::device::Precondition;
 pub use crate::rain::TtflashReport;
+pub use host::{IostatRow, DEVICE_NAME};
 pub use options::{Replay, SimOptions};
 
 use std::cmp::Reverse;
@@ -44,6 +46,10 @@ pub struct Simulation {
     rec: Recorder,
     precondition_pages: u64,
     finished: bool,
+    /// The host's diskstats view (`SimOptions::iostat_interval_us`), and a scratch list of the
+    /// GC steps the device recorded since the last look.
+    host: Option<host::HostView>,
+    gc_steps: Vec<(u64, u64)>,
 }
 
 /// Arrival and completion times of the replay.
@@ -109,11 +115,17 @@ impl Simulation {
             rec: Recorder::default(),
             precondition_pages: 0,
             finished: false,
+            host: None,
+            gc_steps: Vec::new(),
             cfg,
             opts,
         };
         if let Some(p) = sim.opts.precondition {
             sim.precondition_pages = sim.model.precondition(&p, sim.opts.seed)?;
+        }
+        if let Some(us) = sim.opts.iostat_interval_us {
+            sim.host = Some(host::HostView::new(us)?);
+            sim.model.resources_mut().record_gc_steps(true);
         }
         Ok(sim)
     }
@@ -235,7 +247,7 @@ impl Simulation {
         let mut served = 0;
         while served < budget && !self.finished {
             if self.rec.counts.total >= limit {
-                self.finish();
+                self.finish()?;
                 break;
             }
             // One request of lookahead: fetch (and range-check) the next request before serving
@@ -246,7 +258,7 @@ impl Simulation {
                 None => self.fetch()?,
             };
             match current {
-                None => self.finish(),
+                None => self.finish()?,
                 Some((req, first, pages)) => {
                     let next = self.fetch();
                     if let Ok(Some((_, next_first, _))) = &next {
@@ -290,11 +302,22 @@ impl Simulation {
         Ok(self.result())
     }
 
-    fn finish(&mut self) {
+    fn finish(&mut self) -> Result<()> {
         if !self.finished {
             self.finished = true;
             self.sample_now(true);
+            if let Some(h) = &mut self.host {
+                self.model.resources_mut().take_gc_log(&mut self.gc_steps);
+                h.finish(self.clock.last_completion, &mut self.gc_steps)?;
+            }
         }
+        Ok(())
+    }
+
+    /// The host view's intervals so far (`SimOptions::iostat_interval_us`; empty when off):
+    /// an interval appears once no request can still complete inside it.
+    pub fn iostat_rows(&self) -> &[IostatRow] {
+        self.host.as_ref().map_or(&[], |h| h.rows())
     }
 
     /// The results so far.

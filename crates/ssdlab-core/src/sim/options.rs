@@ -48,6 +48,11 @@ pub struct SimOptions {
     /// Verify the FTL invariants every this many requests (0 = never; tests).
     #[serde(default)]
     pub check_every: u64,
+    /// Keep the host's `/proc/diskstats` counters and derive the `iostat -x` fields every this
+    /// many simulated µs, labelled with the GC ground truth (`sim::IostatRow`; timed runs; a
+    /// whole number of 10 ms). `None`: off.
+    #[serde(default)]
+    pub iostat_interval_us: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -74,6 +79,7 @@ impl Default for SimOptions {
             sample_every_pages: 0,
             max_requests: None,
             check_every: 0,
+            iostat_interval_us: None,
         }
     }
 }
@@ -106,6 +112,12 @@ impl SimOptions {
                     format!("expected a fraction in (0, 1], got {}", p.fill_fraction),
                 );
             }
+        }
+        if self.iostat_interval_us.is_some() && !self.timing {
+            return bad(
+                "iostat_interval_us",
+                "the host view needs simulated time; it cannot be kept with timing off".into(),
+            );
         }
         if !(self.sample_interval_us.is_finite() && self.sample_interval_us > 0.0) {
             return bad(

@@ -110,10 +110,17 @@ impl Simulation {
         }
         let arrival = self.arrival_of(&req);
         self.model.background(self.clock.last_arrival, arrival)?;
+        if let Some(h) = &mut self.host {
+            self.model.resources_mut().take_gc_log(&mut self.gc_steps);
+            h.advance_to(arrival, &mut self.gc_steps)?;
+        }
         let ready = arrival + self.cfg.timing.controller_overhead_ns;
         let d = self.serve_pages(req.op, first, pages, ready)?;
         let completion = d.done;
         self.rec.latency.record(req.op, completion - arrival);
+        if let Some(h) = &mut self.host {
+            h.add(req.op, req.size_bytes, arrival, completion);
+        }
         self.count(req.op);
         if d.blocked_by_gc {
             self.rec.blocked += 1;
