@@ -24,6 +24,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options
+from ssdlab.table import check_writable, write_table
 from ssdlab.workload import preset, preset_names, synthetic, total_requests, trace
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.")
@@ -110,6 +111,8 @@ def run(
     seed: int = typer.Option(1, "--seed"),
     max_requests: Optional[int] = typer.Option(None, "--max-requests"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write all results (and time series) as JSON."),
+    iostat_path: Optional[Path] = typer.Option(None, "--iostat", help="Write the host's iostat -x view, one row per interval with the GC label, as .csv or .parquet."),
+    iostat_interval: float = typer.Option(1.0, "--iostat-interval", help="--iostat: interval in simulated seconds (whole hundredths)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: when stderr is a terminal)."),
     q_table: Optional[Path] = typer.Option(None, "--q-table", help="RL schedulers: start from this Q-table if it exists, and save the learned table there after the run."),
 ) -> None:
@@ -133,9 +136,17 @@ def run(
                        arrival=arrival_spec(arrival, iops, interval_us, burst_requests, burst_interval_us,
                                             idle_mean_us, idle_dist, idle_shape))
     pre = {"sequential": True, "random_passes": precondition_passes} if precondition else False
+    if iostat_path is not None:
+        try:
+            check_writable(iostat_path)
+        except ValueError as e:
+            fail(f"--iostat {e}")
+        if not (iostat_interval > 0 and round(iostat_interval * 100, 6).is_integer()):
+            fail(f"--iostat-interval: expected a positive whole number of hundredths of a second, got {iostat_interval}")
     try:
         opts = build_options(wl, seed=seed, timing=timing is TimingMode.timed, replay=replay, queue_depth=queue_depth,
-                             time_scale=time_scale, precondition=pre, max_requests=max_requests)
+                             time_scale=time_scale, precondition=pre, max_requests=max_requests,
+                             iostat_interval_us=round(iostat_interval * 100) * 10_000.0 if iostat_path is not None else None)
     except ValueError as e:
         fail(str(e))
     if q_table is not None and q_table.is_file():
@@ -147,6 +158,12 @@ def run(
         sim.save_q_table(str(q_table))
         console.print(f"Q-table saved to {q_table}")
     print_result(console, result)
+    if iostat_path is not None:
+        if not result.iostat:
+            fail(f"--iostat {iostat_path}: the run lasted {result.sim_time_s:.3f} simulated s, shorter than one {iostat_interval} s interval; nothing to write")
+        write_table(result.iostat, iostat_path)
+        n = len(result.iostat["t_s"])
+        console.print(f"iostat view ({n} intervals, {int(result.iostat['gc'].sum())} labelled GC) written to {iostat_path}")
     if json_path is not None:
         out = result.to_dict()
         try:

@@ -61,13 +61,17 @@ class Result:
     hybrid: dict[str, Any] | None = None
     wall_time_s: float = 0.0
     series: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    #: The host's ``iostat -x`` view, one row per interval, when the run kept it
+    #: (``iostat_interval_us``): numpy columns ``t_s``, iostat's fields, ``gc_fraction``, ``gc``.
+    iostat: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_core(cls, raw_json: str, series: dict[str, np.ndarray], wall_time_s: float) -> "Result":
+    def from_core(cls, raw_json: str, series: dict[str, np.ndarray], wall_time_s: float,
+                  iostat: dict[str, np.ndarray] | None = None) -> "Result":
         raw = json.loads(raw_json)
         lat = raw.pop("latency_us")
         latency = Latency(**{k: LatencySummary(**lat[k]) for k in ("read", "write", "all")})
-        return cls(**raw, latency_us=latency, wall_time_s=wall_time_s, series=series)
+        return cls(**raw, latency_us=latency, wall_time_s=wall_time_s, series=series, iostat=iostat or {})
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (series as lists)."""
@@ -75,6 +79,10 @@ class Result:
         if d["hybrid"] is None:
             del d["hybrid"]
         d["series"] = {k: np.asarray(v).tolist() for k, v in self.series.items()}
+        if self.iostat:
+            d["iostat"] = {k: np.asarray(v).tolist() for k, v in self.iostat.items()}
+        else:
+            del d["iostat"]
         return d
 
     @property

@@ -25,6 +25,7 @@ def build_options(
     max_requests: Optional[int] = None,
     sample_interval_us: Optional[float] = None,
     check_every: int = 0,
+    iostat_interval_us: Optional[float] = None,
 ) -> dict[str, Any]:
     """Run options for the core. ``replay='auto'``: closed loop for workloads without arrival
     times (closed synthetic), open loop at trace timestamps otherwise."""
@@ -43,6 +44,8 @@ def build_options(
         opts["max_requests"] = max_requests
     if sample_interval_us is not None:
         opts["sample_interval_us"] = sample_interval_us
+    if iostat_interval_us is not None:
+        opts["iostat_interval_us"] = iostat_interval_us
     return opts
 
 
@@ -63,7 +66,14 @@ class Simulation:
         return self._core.requests_done()
 
     def result(self) -> Result:
-        return Result.from_core(self._core.result_json(), self._core.series(), time.perf_counter() - self._started)
+        return Result.from_core(self._core.result_json(), self._core.series(), time.perf_counter() - self._started,
+                                iostat=self._core.iostat())
+
+    def iostat(self) -> dict:
+        """The host view (run option ``iostat_interval_us``): one row per simulated interval, as
+        numpy columns — ``t_s``, the ``iostat -x`` fields, ``svctm`` and the other pre-12
+        columns, ``gc_fraction`` and the ``gc`` label."""
+        return self._core.iostat()
 
     def latency_distribution(self, op: Optional[str] = None):
         return self._core.latency_distribution(op)
@@ -87,7 +97,8 @@ def simulate(
     """Simulate ``workload`` (default: 100k uniform random single-page writes) on ``device``
     (a preset name, a TOML path, or a :class:`Device`). Keyword options: ``seed``, ``timing``,
     ``replay`` (auto/open/closed), ``queue_depth``, ``time_scale``, ``precondition``,
-    ``max_requests``, ``sample_interval_us``.
+    ``max_requests``, ``sample_interval_us``, ``iostat_interval_us`` (the host's ``iostat -x``
+    view, returned as ``Result.iostat``).
     """
     wl = workload if workload is not None else synthetic("uniform", 100_000)
     dev = device if isinstance(device, Device) else Device(device, tuple(overrides))

@@ -79,6 +79,29 @@ impl Simulator {
         Ok(d)
     }
 
+    /// The host view's intervals (`iostat_interval_us`) as columns of numpy arrays, in the
+    /// core's order (`IostatRow::columns`); an empty dict when the view is off or the run is
+    /// shorter than one interval.
+    fn iostat<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.lock();
+        let rows = sim.iostat_rows();
+        let d = PyDict::new(py);
+        let Some(first) = rows.first() else {
+            return Ok(d);
+        };
+        let names: Vec<&str> = first.columns().iter().map(|c| c.0).collect();
+        let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(rows.len()); names.len()];
+        for r in rows {
+            for (i, (_, v)) in r.columns().into_iter().enumerate() {
+                cols[i].push(v);
+            }
+        }
+        for (n, c) in names.into_iter().zip(cols) {
+            d.set_item(n, c.into_pyarray(py))?;
+        }
+        Ok(d)
+    }
+
     /// Latency histogram of `op` ("read", "write", or None for all) as an (n, 2) array of
     /// (latency µs, count).
     #[pyo3(signature = (op=None))]

@@ -48,6 +48,37 @@ pub struct IostatRow {
     pub gc_fraction: f64,
 }
 
+/// An interval is labelled GC when its `gc_fraction` exceeds this: any GC at all, the seed's
+/// reading — its firmware printed a debug code whenever garbage collection ran (§III.A, Fig. 4),
+/// and a second was "GC" when a code was printed in it. Experiments can label at another
+/// threshold (`experiment detect --label-threshold`).
+pub const GC_LABEL_THRESHOLD: f64 = 0.0;
+
+impl IostatRow {
+    /// The row as a table: `t_s`, the `iostat -x` columns of sysstat 12.6 (discards included),
+    /// the combined and pre-12 columns the seed's iostat printed (`tps`, `avgrq-sz`,
+    /// `avgqu-sz`, `await`, `svctm`), `gc_fraction`, and `gc` (1 above
+    /// [`GC_LABEL_THRESHOLD`], else 0).
+    pub fn columns(&self) -> Vec<(&'static str, f64)> {
+        let iv = &self.interval;
+        let mut out = vec![("t_s", self.t_s)];
+        out.extend(iv.columns());
+        out.extend([
+            ("tps", iv.tps),
+            ("avgrq-sz", iv.avgrq_sz),
+            ("avgqu-sz", iv.aqu_sz),
+            ("await", iv.await_ms),
+            ("svctm", iv.svctm),
+            ("gc_fraction", self.gc_fraction),
+            (
+                "gc",
+                f64::from(u8::from(self.gc_fraction > GC_LABEL_THRESHOLD)),
+            ),
+        ]);
+        out
+    }
+}
+
 /// A request in flight: completion time, kind, sectors, arrival.
 type Pending = Reverse<(u64, u8, u64, u64)>;
 

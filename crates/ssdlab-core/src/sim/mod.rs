@@ -11,7 +11,7 @@ mod sampling;
 
 pub use crate::device::Precondition;
 pub use crate::rain::TtflashReport;
-pub use host::{IostatRow, DEVICE_NAME};
+pub use host::{IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
 pub use options::{Replay, SimOptions};
 
 use std::cmp::Reverse;
