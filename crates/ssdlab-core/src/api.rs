@@ -210,6 +210,15 @@ pub fn slc_experiment(setup_json: &str) -> Result<String> {
     to_json(&crate::experiments::slc::compare(&setup)?)
 }
 
+/// `ssdlab experiment detect`: train the GC detector, evaluate it on held-out runs, compare
+/// TRIM policies (JSON [`crate::experiments::detect::DetectSetup`] in; the report, the tree and
+/// the train/eval datasets out).
+pub fn detect_experiment(setup_json: &str) -> Result<crate::experiments::detect::DetectOutcome> {
+    let setup: crate::experiments::detect::DetectSetup = serde_json::from_str(setup_json)
+        .map_err(|e| SsdError::config("experiment detect", e.to_string()))?;
+    crate::experiments::detect::train_and_eval(&setup)
+}
+
 /// `ssdlab experiment slc --tune-ust`: `ust`'s table tuned offline on the stand-ins (JSON
 /// [`crate::experiments::slc::SlcSetup`] in, [`crate::experiments::slc::UstTuning`] out).
 pub fn tune_ust(setup_json: &str) -> Result<String> {

@@ -58,3 +58,41 @@ pub fn slc_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String>
 pub fn tune_ust_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
     py.detach(|| api::tune_ust(setup_json)).map_err(to_py)
 }
+
+/// `detect_experiment`: the GC-detection experiment (`ssdlab_core::experiments::detect`) from a
+/// JSON setup, the GIL released. Returns (report JSON, train rows, train labels, eval rows, eval
+/// labels, the tree's eval predictions) — numpy arrays for the scikit-learn comparison.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn detect_experiment<'py>(
+    py: Python<'py>,
+    setup_json: &str,
+) -> PyResult<(
+    String,
+    Bound<'py, numpy::PyArray2<f64>>,
+    Bound<'py, numpy::PyArray1<u32>>,
+    Bound<'py, numpy::PyArray2<f64>>,
+    Bound<'py, numpy::PyArray1<u32>>,
+    Bound<'py, numpy::PyArray1<u32>>,
+)> {
+    use numpy::IntoPyArray;
+    let out = py
+        .detach(|| api::detect_experiment(setup_json))
+        .map_err(to_py)?;
+    let report = api::to_json(&out.report).map_err(to_py)?;
+    let matrix = |rows: &[Vec<f64>]| -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        let cols = out.report.feature_names.len();
+        let flat: Vec<f64> = rows.iter().flatten().copied().collect();
+        numpy::ndarray::Array2::from_shape_vec((rows.len(), cols), flat)
+            .map(|a| a.into_pyarray(py))
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    };
+    Ok((
+        report,
+        matrix(&out.train.rows)?,
+        out.train.labels.clone().into_pyarray(py),
+        matrix(&out.eval.rows)?,
+        out.eval.labels.clone().into_pyarray(py),
+        out.eval_predicted.clone().into_pyarray(py),
+    ))
+}

@@ -12,3 +12,4 @@ from ssdlab.experiments import ttflash as _ttflash  # noqa: E402,F401  (register
 from ssdlab.experiments import rlgc as _rlgc  # noqa: E402,F401  (registers "rlgc")
 from ssdlab.experiments import fill as _fill  # noqa: E402,F401  (registers "fill")
 from ssdlab.experiments import slc as _slc  # noqa: E402,F401  (registers "slc")
+from ssdlab.experiments import detect as _detect  # noqa: E402,F401  (registers "detect")

@@ -1,6 +1,7 @@
 //! Each paper's comparison, one module per paper: it runs the configurations and returns a typed
 //! result (and its JSON); the Python package only formats it.
 
+pub mod detect;
 pub mod fill;
 pub mod offline;
 pub mod rlgc;
@@ -39,6 +40,10 @@ pub enum Experiment {
     /// space utilisation — write throughput, WAF, the write-latency breakdown, SLC size/θ over
     /// time, rl's sensitivity and pre-training.
     Slc,
+    /// Host-side GC detection (Park & Kim, ICUFN 2017): a C4.5 tree over the host's iostat view
+    /// trained on fio/fileserver/varmail, evaluated on held-out workloads, devices and GC
+    /// policies, and TRIM on detection against no TRIM, `discard` and periodic `fstrim`.
+    Detect,
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");

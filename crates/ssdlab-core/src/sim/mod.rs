@@ -314,6 +314,13 @@ impl Simulation {
         Ok(())
     }
 
+    /// The host TRIMs what its file system has deleted and not yet trimmed (workloads with a
+    /// file system; 0 bytes otherwise): the next requests served are those TRIMs (after the one
+    /// request already fetched ahead). Returns the bytes queued.
+    pub fn trim_deleted(&mut self) -> u64 {
+        self.source.trim_deleted()
+    }
+
     /// The host view's intervals so far (`SimOptions::iostat_interval_us`; empty when off):
     /// an interval appears once no request can still complete inside it.
     pub fn iostat_rows(&self) -> &[IostatRow] {

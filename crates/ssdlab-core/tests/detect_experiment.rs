@@ -1,0 +1,100 @@
+//! `experiment detect` (issue 13; Park & Kim): a C4.5 tree over the simulated host's iostat view,
+//! trained on labelled runs and evaluated on held-out ones, reloaded from JSON, and bad setups
+//! refused with the field named. Small devices and short runs; the full experiment's numbers are
+//! in docs/detect.md.
+
+use ssdlab_core::experiments::detect::{train_and_eval, Confusion, DetectSetup};
+
+/// mqsim-small at 128 blocks per plane (fills from empty in ~12 simulated s at QD 16), runs of
+/// 40 s, standard deviations over 10 samples.
+fn setup(extra: serde_json::Value) -> DetectSetup {
+    let mut v = serde_json::json!({
+        "device": "mqsim-small",
+        "overrides": ["geometry.blocks_per_plane=128"],
+        "window": 10,
+        "manage": null,
+        "train": [
+            {"name": "uniform-64", "seconds": 40, "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 100000000u64, "request_pages": 64}},
+            {"name": "hotcold-2", "seconds": 40, "workload": {"kind": "synthetic", "pattern": "hotcold", "requests": 100000000u64, "request_pages": 2, "read_fraction": 0.2}}
+        ],
+        "eval": [
+            {"name": "uniform-8", "seconds": 40, "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 100000000u64, "request_pages": 8}},
+            {"name": "uniform-8@cost-benefit", "seconds": 40, "overrides": ["gc.victim=\"cost-benefit\""],
+             "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 100000000u64, "request_pages": 8}}
+        ]
+    });
+    if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+        o.extend(e.clone());
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn confusion_ratios() {
+    let c = Confusion::of(&[1, 1, 0, 0, 1], &[1, 0, 0, 1, 1]);
+    assert_eq!((c.tp, c.fp, c.tn, c.fn_), (2, 1, 1, 1));
+    assert_eq!(c.accuracy(), 0.6);
+    assert_eq!(c.precision(), 2.0 / 3.0);
+    assert_eq!(c.recall(), 2.0 / 3.0);
+    assert!(Confusion::of(&[0], &[0]).precision().is_nan());
+}
+
+#[test]
+fn a_tree_trained_on_simulated_runs_detects_gc_in_held_out_runs() {
+    let out = train_and_eval(&setup(serde_json::json!({}))).unwrap();
+    let r = &out.report;
+    // Both classes in training and in the held-out runs: a GC-free start, then GC.
+    for run in r.train_runs.iter().chain(&r.eval_runs) {
+        assert_eq!(run.intervals, 40, "{run:?}");
+        assert!(run.gc_intervals > 10 && run.gc_intervals < 35, "{run:?}");
+    }
+    assert_eq!(out.train.rows.len(), 80);
+    assert_eq!(out.eval.rows.len(), 80);
+    assert!(r.accuracy >= 0.95, "{:?} {}", r.confusion, r.rules);
+    assert!(r.recall >= 0.95 && r.precision >= 0.95, "{:?}", r.confusion);
+    // The tree keys on a standard deviation over the window (the seed's std-dev of svctm):
+    // GC makes the host's view vary; a GC-free saturated device is steady.
+    assert!(
+        r.features_used.iter().any(|f| f.starts_with("std_")),
+        "{:?}",
+        r.features_used
+    );
+    assert_eq!(
+        r.eval_runs[0].accuracy,
+        Some(r.eval_runs[0].confusion.unwrap().accuracy())
+    );
+
+    // The tree travels as JSON and, loaded back, is evaluated without training: same result.
+    let model = out.tree.to_json().unwrap();
+    let again = train_and_eval(&setup(
+        serde_json::json!({"model_json": model, "train": []}),
+    ))
+    .unwrap();
+    assert!(again.report.train_runs.is_empty());
+    assert_eq!(again.eval_predicted, out.eval_predicted);
+    assert_eq!(again.report.confusion, r.confusion);
+}
+
+#[test]
+fn bad_setups_name_the_field() {
+    for (extra, want) in [
+        (serde_json::json!({"window": 0}), "window"),
+        (
+            serde_json::json!({"label_threshold": 1.5}),
+            "label_threshold",
+        ),
+        (serde_json::json!({"interval_s": 0.005}), "interval_s"),
+        (serde_json::json!({"train": []}), "train"),
+        (serde_json::json!({"train_seconds": 0.5}), "seconds"),
+        (
+            serde_json::json!({"model_json": "{\"format\": 3}", "train": []}),
+            "model",
+        ),
+    ] {
+        let e = match train_and_eval(&setup(extra.clone())) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{extra} accepted"),
+        };
+        assert!(e.contains(want), "{extra}: {e}");
+    }
+}
