@@ -208,7 +208,8 @@ pub fn parse_uptime_cs(text: &str) -> std::result::Result<u64, String> {
 pub struct Snapshot {
     /// `/proc/uptime` in hundredths of a second.
     pub uptime_cs: u64,
-    /// The line of the `# uptime` header in the recording (1-based).
+    /// The line of the `# uptime` header in the recording (1-based); 0 for a snapshot read
+    /// live ([`Snapshot::from_proc`]).
     pub line: u64,
     pub devices: Vec<DiskStats>,
 }
@@ -217,7 +218,70 @@ impl Snapshot {
     pub fn device(&self, name: &str) -> Option<&DiskStats> {
         self.devices.iter().find(|d| d.name == name)
     }
+
+    /// `name`'s line, or an error naming the snapshot (`origin:line` for a recording, `origin`
+    /// alone for a snapshot read live) and the devices it has.
+    pub fn require(&self, name: &str, origin: &str) -> Result<&DiskStats> {
+        self.device(name).ok_or_else(|| {
+            let names: Vec<&str> = self.devices.iter().map(|d| d.name.as_str()).collect();
+            let found = if names.is_empty() {
+                "found no device".to_string()
+            } else {
+                format!("found only: {}", names.join(", "))
+            };
+            if self.line > 0 {
+                SsdError::trace(
+                    origin,
+                    self.line,
+                    format!("expected device `{name}` in this snapshot, {found}"),
+                )
+            } else {
+                SsdError::Invalid(format!("{origin}: expected device `{name}`, {found}"))
+            }
+        })
+    }
+
+    /// One snapshot read live: `proc_uptime` and `proc_diskstats` are the texts of
+    /// `/proc/uptime` and `/proc/diskstats` read together (uptime first, as sysstat does).
+    /// Errors name `/proc/uptime`, or `/proc/diskstats` and the line. `line` is 0 (not from a
+    /// file).
+    pub fn from_proc(proc_uptime: &str, proc_diskstats: &str) -> Result<Snapshot> {
+        let up = proc_uptime.split_whitespace().next().unwrap_or("");
+        let uptime_cs =
+            parse_uptime_cs(up).map_err(|m| SsdError::Invalid(format!("{PROC_UPTIME}: {m}")))?;
+        let mut snap = Snapshot {
+            uptime_cs,
+            line: 0,
+            devices: Vec::new(),
+        };
+        for (k, l) in proc_diskstats.lines().enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            let line = k as u64 + 1;
+            let d = DiskStats::parse(l).map_err(|m| SsdError::trace(PROC_DISKSTATS, line, m))?;
+            snap.add(d)
+                .map_err(|m| SsdError::trace(PROC_DISKSTATS, line, m))?;
+        }
+        Ok(snap)
+    }
+
+    /// Adds a device line; a second line of the same device is refused.
+    fn add(&mut self, d: DiskStats) -> std::result::Result<(), String> {
+        if self.device(&d.name).is_some() {
+            return Err(format!(
+                "expected each device once per snapshot, `{}` appears again",
+                d.name
+            ));
+        }
+        self.devices.push(d);
+        Ok(())
+    }
 }
+
+/// The names errors give the live files.
+pub const PROC_UPTIME: &str = "/proc/uptime";
+pub const PROC_DISKSTATS: &str = "/proc/diskstats";
 
 /// A recorded `/proc/diskstats` sequence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -282,17 +346,7 @@ impl Recording {
                 ));
             };
             let d = DiskStats::parse(t).map_err(|m| SsdError::trace(origin, line, m))?;
-            if snap.device(&d.name).is_some() {
-                return Err(SsdError::trace(
-                    origin,
-                    line,
-                    format!(
-                        "expected each device once per snapshot, `{}` appears again",
-                        d.name
-                    ),
-                ));
-            }
-            snap.devices.push(d);
+            snap.add(d).map_err(|m| SsdError::trace(origin, line, m))?;
         }
         match snapshots.last() {
             None => Err(SsdError::trace(
@@ -332,13 +386,8 @@ impl Recording {
 /// `proc_uptime` (the text of `/proc/uptime`), then `proc_diskstats` as read. Both are checked,
 /// so that a recording written this way always reads back.
 pub fn append_snapshot(out: &mut String, proc_uptime: &str, proc_diskstats: &str) -> Result<()> {
+    Snapshot::from_proc(proc_uptime, proc_diskstats)?;
     let up = proc_uptime.split_whitespace().next().unwrap_or("");
-    parse_uptime_cs(up).map_err(|m| SsdError::Invalid(format!("/proc/uptime: {m}")))?;
-    for (k, l) in proc_diskstats.lines().enumerate() {
-        if !l.trim().is_empty() {
-            DiskStats::parse(l).map_err(|m| SsdError::trace("/proc/diskstats", k as u64 + 1, m))?;
-        }
-    }
     out.push_str(UPTIME_TAG);
     out.push(' ');
     out.push_str(up);

@@ -266,6 +266,60 @@ impl Interval {
         out
     }
 
+    /// `(key, value)` under the names of sysstat 12.6's JSON output (`iostat -x -o JSON`,
+    /// `write_json_ext_stat`): `r/s w/s d/s f/s rkB/s wkB/s dkB/s rrqm/s wrqm/s drqm/s rrqm wrqm
+    /// drqm r_await w_await d_await f_await rareq-sz wareq-sz dareq-sz aqu-sz util` (the discard
+    /// and flush keys are 0 on kernels without those counters, as sysstat prints them); then
+    /// the keys of `iostat -x -s -o JSON` not already given (`tps kB/s rqm/s await areq-sz`);
+    /// then sysstat 11's columns that 12 dropped or renamed (`avgrq-sz`, in sectors, `avgqu-sz`,
+    /// `svctm`).
+    pub fn json_fields(&self) -> Vec<(&'static str, f64)> {
+        let d = self.discard.unwrap_or(DiscardFields {
+            d_s: 0.0,
+            dkb_s: 0.0,
+            drqm_s: 0.0,
+            drqm_pct: 0.0,
+            d_await: 0.0,
+            dareq_sz: 0.0,
+        });
+        let f = self.flush.unwrap_or(FlushFields {
+            f_s: 0.0,
+            f_await: 0.0,
+        });
+        vec![
+            ("r/s", self.r_s),
+            ("w/s", self.w_s),
+            ("d/s", d.d_s),
+            ("f/s", f.f_s),
+            ("rkB/s", self.rkb_s),
+            ("wkB/s", self.wkb_s),
+            ("dkB/s", d.dkb_s),
+            ("rrqm/s", self.rrqm_s),
+            ("wrqm/s", self.wrqm_s),
+            ("drqm/s", d.drqm_s),
+            ("rrqm", self.rrqm_pct),
+            ("wrqm", self.wrqm_pct),
+            ("drqm", d.drqm_pct),
+            ("r_await", self.r_await),
+            ("w_await", self.w_await),
+            ("d_await", d.d_await),
+            ("f_await", f.f_await),
+            ("rareq-sz", self.rareq_sz),
+            ("wareq-sz", self.wareq_sz),
+            ("dareq-sz", d.dareq_sz),
+            ("aqu-sz", self.aqu_sz),
+            ("util", self.util_pct),
+            ("tps", self.tps),
+            ("kB/s", self.kb_s),
+            ("rqm/s", self.rqm_s),
+            ("await", self.await_ms),
+            ("areq-sz", self.areq_sz),
+            ("avgrq-sz", self.avgrq_sz),
+            ("avgqu-sz", self.aqu_sz),
+            ("svctm", self.svctm),
+        ]
+    }
+
     /// `(column, value)` as `iostat -x -s` prints them.
     pub fn short_columns(&self) -> Vec<(&'static str, f64)> {
         vec![
@@ -295,18 +349,7 @@ impl Interval {
 pub fn series(rec: &Recording, device: &str) -> Result<Vec<Interval>> {
     let mut samples = Vec::with_capacity(rec.snapshots.len());
     for snap in &rec.snapshots {
-        let Some(d) = snap.device(device) else {
-            let names: Vec<&str> = snap.devices.iter().map(|d| d.name.as_str()).collect();
-            return Err(SsdError::trace(
-                &rec.origin,
-                snap.line,
-                format!(
-                    "expected device `{device}` in this snapshot, found only: {}",
-                    names.join(", ")
-                ),
-            ));
-        };
-        samples.push((d, snap.uptime_cs));
+        samples.push((snap.require(device, &rec.origin)?, snap.uptime_cs));
     }
     samples
         .windows(2)
