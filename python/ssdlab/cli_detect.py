@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Iterator, List, NoReturn, Optional, Tuple
 
 import typer
-from rich.markup import escape
 
 from ssdlab import detect
 from ssdlab.cli_common import err_console, fail
@@ -36,8 +35,8 @@ INTERVAL_HELP = "Seconds between reads of /proc/uptime and /proc/diskstats (the 
 
 
 def die(message: str) -> NoReturn:
-    """``fail`` with ``message`` taken literally (core messages hold brackets rich would read as markup)."""
-    fail(escape(message))
+    """``fail``, typed as not returning."""
+    fail(message)
     raise AssertionError
 
 
@@ -203,8 +202,9 @@ def watch(
     diskstats: Optional[Path] = typer.Option(None, "--diskstats", help="Replay this recording instead of reading /proc (no sleeping)."),
     on_detect: Optional[str] = typer.Option(None, "--on-detect", help=(
         "Command to run once per detection episode (a run of consecutive intervals classified GC), at its first "
-        "interval; split with shlex and run without a shell, to completion, with SSDLAB_DEVICE, SSDLAB_UPTIME and "
-        "SSDLAB_EPISODE set. Off by default: nothing (no TRIM) is issued unless asked, e.g. --on-detect 'fstrim /mnt'.")),
+        "interval; split with shlex and run without a shell (no pipes, redirections or $VARIABLES unless you write "
+        "sh -c '...' yourself), to completion, with SSDLAB_DEVICE, SSDLAB_UPTIME and SSDLAB_EPISODE in its "
+        "environment. Off by default: nothing (no TRIM) is issued unless asked, e.g. --on-detect 'fstrim /mnt'.")),
     window: int = typer.Option(detect.DEFAULT_WINDOW, "--window", help="Samples per standard deviation (the paper's is 50, one a second)."),
 ) -> None:
     """Classify each interval of DEVICE with a C4.5 tree (Park & Kim §4) and print one line per interval classified GC."""
