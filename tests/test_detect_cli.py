@@ -233,3 +233,15 @@ def test_live_errors_are_one_line_and_exit_2(cli, bad_inputs):
     ]:
         assert_one_line_error(cli("detect", *args), *fragments)
     assert not bad_inputs["no_dir"].exists()
+
+
+def test_reads_do_not_burst_to_catch_up_after_a_long_pause():
+    from ssdlab.cli_detect import ticks
+
+    it = ticks(0.05, None)
+    next(it)
+    time.sleep(0.3)  # e.g. a long --on-detect command: six deadlines missed
+    next(it)  # late: read at once, and restart the schedule from now
+    t0 = time.monotonic()
+    next(it), next(it)
+    assert time.monotonic() - t0 >= 0.09  # one interval each, not two reads at once

@@ -8,6 +8,7 @@ and runs the ``--on-detect`` command. Bad input is one ``error:`` line and exit 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import shutil
@@ -41,7 +42,7 @@ def die(message: str) -> NoReturn:
 
 
 def check_timing(interval: float, count: Optional[int]) -> None:
-    if not interval > 0:
+    if not (interval > 0 and math.isfinite(interval)):
         die(f"--interval: expected a positive number of seconds, found {interval}")
     if count is not None and count < 1:
         die(f"--count: expected at least 1 interval, found {count}")
@@ -56,14 +57,19 @@ def read_proc() -> Tuple[str, str]:
 
 
 def ticks(interval: float, count: Optional[int]) -> Iterator[int]:
-    """Sleep to each deadline ``start + k * interval`` (no drift), ``count`` times or forever."""
-    start = time.monotonic()
+    """Sleep to each deadline ``start + k * interval`` (no drift), ``count`` times or forever. When
+    more than an interval late (a long ``--on-detect`` command), the schedule restarts from now
+    instead of reading in a burst to catch up (each interval is measured by uptime anyway)."""
+    deadline = time.monotonic()
     k = 0
     while count is None or k < count:
         k += 1
-        delay = start + k * interval - time.monotonic()
+        deadline += interval
+        delay = deadline - time.monotonic()
         if delay > 0:
             time.sleep(delay)
+        elif -delay > interval:
+            deadline = time.monotonic()
         yield k
 
 
