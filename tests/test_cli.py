@@ -236,3 +236,9 @@ def test_experiment_slc_json_keys_and_bad_options(cli, tmp_path):
     assert_one_line_error(cli("experiment", "slc", "-u", "1.5"), "--utilisation")
     assert_one_line_error(cli("experiment", "slc", "-p", "bogus"), "bogus")
     assert_one_line_error(cli("experiment", "slc", "--set", "cache.rl.gamma=1"), "cache.rl.gamma")
+
+
+def test_error_messages_with_brackets_print_literally(cli, tmp_path):
+    # rich would read `[/x]` as a closing markup tag (a MarkupError traceback) and drop `[x]`.
+    assert_one_line_error(cli("run", "-d", "[/x]"), "--device [/x]")
+    assert_one_line_error(cli("run", "-d", "tiny", "-t", str(tmp_path / "[x]" / "t.csv")), "[x]")

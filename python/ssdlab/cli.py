@@ -1,4 +1,4 @@
-"""The ``ssdlab`` command line: run, devices, policies, trace info, offline, experiment.
+"""The ``ssdlab`` command line: run, devices, policies, trace info, offline, experiment, detect.
 
 Every error caused by input (a bad trace line, an unknown config key, an impossible geometry)
 is printed as one line on stderr with a non-zero exit; never a traceback.
@@ -19,6 +19,7 @@ from rich.table import Table
 from ssdlab import _core, registry
 from ssdlab.cli_common import console, err_console, fail
 from ssdlab.device import Device
+from ssdlab.cli_detect import register as register_detect
 from ssdlab.cli_offline import register as register_offline
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
@@ -32,6 +33,7 @@ trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
 app.add_typer(trace_app, name="trace")
 app.add_typer(experiment_app, name="experiment")
 register_offline(app)
+register_detect(app)
 
 
 PATTERNS = registry.names("synthetic pattern")
@@ -246,7 +248,7 @@ def main() -> None:
     try:
         app()
     except SsdlabError as e:
-        err_console.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, markup=True, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         err_console.print("interrupted")

@@ -2,6 +2,7 @@
 
 mod cell;
 mod decision;
+mod detect;
 mod errors;
 mod experiments;
 mod offline;
@@ -98,6 +99,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(experiments::fill_experiment_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::slc_experiment_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::tune_ust_json, m)?)?;
+    detect::register(m)?;
     m.add("SsdlabError", py.get_type::<errors::SsdlabError>())?;
     m.add("ConfigError", py.get_type::<errors::ConfigError>())?;
     m.add("TraceError", py.get_type::<errors::TraceError>())?;
