@@ -20,6 +20,7 @@ from ssdlab import _core, registry
 from ssdlab.cli_common import console, err_console, fail
 from ssdlab.device import Device
 from ssdlab.cli_detect import register as register_detect
+from ssdlab import cli_detect_train as _detect_train  # noqa: F401  (registers detect train/eval)
 from ssdlab.cli_offline import register as register_offline
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
