@@ -31,6 +31,10 @@ pub const DEFAULTS: PersonalityDefaults = PersonalityDefaults {
     file_fraction: None,
 };
 
+/// The most blocks the random map holds (4 B each: 256 MiB), e.g. 4 KiB writes over 256 GiB;
+/// more is an error naming `io_kib` rather than an allocation the machine may not have.
+const MAX_BLOCKS: u64 = 1 << 26;
+
 pub(crate) struct Fio {
     file: Option<File>,
     laid_out: bool,
@@ -45,10 +49,9 @@ impl Fio {
     pub fn new(spec: &FsSpec, part: &Partition, seed: u64) -> Result<Self> {
         let bs = spec.io_bytes();
         let blocks = part.bytes() / bs;
-        if blocks == 0 || blocks > u64::from(u32::MAX) {
+        if blocks == 0 || blocks > MAX_BLOCKS {
             return Err(SsdError::Workload(format!(
-                "io_kib: expected 1 to {} blocks of {} KiB in the {} KiB partition, got {blocks}",
-                u32::MAX,
+                "io_kib: expected 1 to {MAX_BLOCKS} blocks of {} KiB in the {} KiB partition, got {blocks}; raise io_kib or lower partition_fraction",
                 bs / 1024,
                 part.bytes() / 1024
             )));
@@ -139,5 +142,25 @@ mod tests {
             assert_eq!(p, (0..64).collect::<Vec<u64>>());
         }
         assert_ne!(blocks[..64], blocks[64..]);
+    }
+
+    #[test]
+    fn a_random_map_too_large_is_an_error_naming_io_kib() {
+        let mut spec = FsSpec::new(FsPersonality::FioRandwrite, 1);
+        spec.io_kib = Some(4);
+        let e = FsSource::new(&spec, 1 << 40, 4096, 1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("workload: io_kib: expected 1 to 67108864 blocks"),
+            "{e}"
+        );
+        spec.io_kib = Some(1024);
+        let e = FsSource::new(&spec, 1 << 19, 4096, 1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("io_kib: expected 1 to"), "{e}");
     }
 }
