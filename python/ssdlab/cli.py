@@ -27,7 +27,7 @@ from ssdlab.experiments import experiment_app
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options
 from ssdlab.table import check_writable, write_table
-from ssdlab.workload import preset, preset_names, synthetic, total_requests, trace
+from ssdlab.workload import fs, preset, preset_names, synthetic, total_requests, trace
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.")
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
@@ -42,6 +42,10 @@ PATTERNS = registry.names("synthetic pattern")
 Arrival = Enum("Arrival", {n.replace("-", "_"): n for n in registry.names("arrival process")}, type=str)
 #: The core's defaults of a synthetic workload's fields.
 SYNTHETIC = registry.defaults()["synthetic"]
+#: File-system benchmarks (``fs`` workloads) and the core's defaults of their fields.
+FS_PERSONALITIES = registry.names("fs personality")
+FS_SPEC = registry.defaults()["fs"]["spec"]
+TRIM_MODES = registry.names("TRIM mode")
 
 
 class TimingMode(str, Enum):
@@ -64,6 +68,20 @@ def arrival_spec(kind: Arrival, iops: float, interval_us: float, burst_requests:
         idle["sigma"] = idle_shape
     return {"kind": "on-off", "burst_requests": burst_requests, "burst_interval_us": burst_interval_us,
             "idle_mean_us": idle_mean_us, "idle": idle}
+
+
+def fs_options(items: List[str]) -> dict:
+    """``--fs-opt KEY=VALUE`` items as spec fields (values read as JSON, else as strings)."""
+    out: dict = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            fail(f"--fs-opt {item}: expected KEY=VALUE, one of the fs fields: {', '.join(FS_SPEC)}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
 
 
 def run_with_progress(sim: Simulation, total: Optional[int], show: bool):
@@ -89,7 +107,7 @@ def run(
     trace_format: str = typer.Option(registry.default("trace format"), "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
     lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))}."),
-    workload: str = typer.Option("uniform", "--workload", "-w", help="Synthetic pattern (uniform, hotcold, zipf, sequential) or a named stand-in of Kang et al. Table 1 (home1..oltp)."),
+    workload: str = typer.Option("uniform", "--workload", "-w", help=f"Synthetic pattern (uniform, hotcold, zipf, sequential), a named stand-in of Kang et al. Table 1 (home1..oltp) or a file-system benchmark ({', '.join(FS_PERSONALITIES)})."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests."),
     read_fraction: float = typer.Option(SYNTHETIC["read_fraction"], "--read-fraction"),
     request_pages: int = typer.Option(SYNTHETIC["request_pages"], "--request-pages", help="Synthetic request size in device pages."),
@@ -105,6 +123,9 @@ def run(
     idle_mean_us: float = typer.Option(20_000.0, "--idle-mean-us", help="on-off: mean idle period."),
     idle_dist: str = typer.Option(registry.default("idle distribution"), "--idle-dist", help=f"on-off idle distribution: {', '.join(registry.names('idle distribution'))}."),
     idle_shape: float = typer.Option(1.5, "--idle-shape", help="pareto shape or lognormal sigma."),
+    trim: str = typer.Option(registry.default("TRIM mode"), "--trim", help=f"fs benchmarks: TRIM on delete: {', '.join(TRIM_MODES)} (discard = ext4's mount option)."),
+    stale_fraction: float = typer.Option(FS_SPEC["stale_fraction"], "--stale-fraction", help="fs benchmarks: write this first fraction of the logical space once and delete it, untrimmed, before the run (Park & Kim §V)."),
+    fs_opt: List[str] = typer.Option([], "--fs-opt", help=f"fs benchmarks: another field, KEY=VALUE (repeatable): {', '.join(k for k in FS_SPEC if k not in ('trim', 'stale_fraction', 'arrival'))}."),
     timing: TimingMode = typer.Option(TimingMode.timed, "--timing", help="timed, or none (FTL only: WAF studies)."),
     replay: str = typer.Option("auto", "--replay", help="auto, open (trace timestamps) or closed (fixed queue depth)."),
     queue_depth: int = typer.Option(16, "--queue-depth", "-q"),
@@ -128,9 +149,22 @@ def run(
     if trace_path is not None:
         wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests)
     else:
-        if workload not in PATTERNS and workload not in preset_names():
-            fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}) or a preset ({', '.join(preset_names())})")
-    if trace_path is None and workload in preset_names():
+        if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
+            fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "
+                 f"or a file-system benchmark ({', '.join(FS_PERSONALITIES)})")
+    is_fs = trace_path is None and workload in FS_PERSONALITIES
+    if not is_fs and (trim != registry.default("TRIM mode") or stale_fraction != FS_SPEC["stale_fraction"] or fs_opt):
+        fail(f"--trim, --stale-fraction and --fs-opt apply to file-system benchmarks only ({', '.join(FS_PERSONALITIES)})")
+    if trim not in TRIM_MODES:
+        fail(f"--trim {trim}: expected one of: {', '.join(TRIM_MODES)}")
+    if is_fs:
+        arr = arrival_spec(arrival, iops, interval_us, burst_requests, burst_interval_us, idle_mean_us, idle_dist,
+                           idle_shape)
+        try:
+            wl = fs(workload, requests, trim=trim, stale_fraction=stale_fraction, arrival=arr, **fs_options(fs_opt))
+        except ValueError as e:
+            fail(f"--fs-opt: {e}")
+    elif trace_path is None and workload in preset_names():
         wl = preset(workload, requests)
     elif trace_path is None:
         wl = synthetic(workload, requests, read_fraction=read_fraction, request_pages=request_pages,

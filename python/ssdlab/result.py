@@ -59,6 +59,9 @@ class Result:
     #: The hybrid SLC/QLC device's report (host pages per mode, migration, GC, write-time
     #: breakdown in ns); None on other device models.
     hybrid: dict[str, Any] | None = None
+    #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
+    #: pending, reallocated); None otherwise.
+    host_fs: dict[str, Any] | None = None
     wall_time_s: float = 0.0
     series: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     #: The host's ``iostat -x`` view, one row per interval, when the run kept it
@@ -76,8 +79,9 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (series as lists)."""
         d = asdict(self)
-        if d["hybrid"] is None:
-            del d["hybrid"]
+        for k in ("hybrid", "host_fs"):
+            if d[k] is None:
+                del d[k]
         d["series"] = {k: np.asarray(v).tolist() for k, v in self.series.items()}
         if self.iostat:
             d["iostat"] = {k: np.asarray(v).tolist() for k, v in self.iostat.items()}

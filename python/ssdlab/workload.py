@@ -1,5 +1,6 @@
-"""Workload specifications: a trace file or a seeded synthetic generator (see the core's
-``trace::spec``). These are plain dicts passed to the core as JSON."""
+"""Workload specifications: a trace file, a seeded synthetic generator or a file-system
+benchmark (see the core's ``trace::spec`` and ``trace::fs``). These are plain dicts passed to
+the core as JSON."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -67,6 +68,38 @@ def synthetic(
     return spec
 
 
+def fs(personality: str, requests: int = 100_000, **options: Any) -> WorkloadSpec:
+    """A benchmark on a host file system (the core's ``trace::fs``, issue 13): ``personality``
+    is one of ``ssdlab.registry.names("fs personality")`` (``fio-randwrite``, ``fileserver``,
+    ``varmail``, ``iozone``); ``requests`` counts its reads and writes (prefill, setup and
+    TRIMs are extra).
+
+    Options, by the core's field names (``ssdlab.registry.defaults()["fs"]["spec"]``; left out
+    or ``None``: the core's default, per personality in ``...["fs"]["personalities"]``):
+    ``trim`` (``"none"`` or ``"discard"``), ``stale_fraction`` (the first this fraction of the
+    logical space is written once and deleted before the run, not trimmed), ``partition_fraction``,
+    ``fileset_fraction``, ``nthreads``, ``mean_file_kib``, ``append_kib`` (filebench),
+    ``io_kib``, ``file_mib`` (iozone), ``arrival`` (as for :func:`synthetic`; default closed).
+    The core checks every value; an unknown name is a ``ValueError`` listing the known ones.
+    """
+    from ssdlab import registry
+
+    known = registry.defaults()["fs"]["spec"]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(f"fs: unknown option {unknown[0]!r}; expected one of: {', '.join(known)}")
+    spec: WorkloadSpec = {"kind": "fs", "personality": personality, "requests": requests}
+    spec.update({k: v for k, v in options.items() if v is not None})
+    return spec
+
+
+def fs_personalities() -> tuple[str, ...]:
+    """The personalities :func:`fs` accepts, from the core's registry."""
+    from ssdlab import registry
+
+    return registry.names("fs personality")
+
+
 def preset(name: str, requests: int = 200_000) -> WorkloadSpec:
     """A named synthetic stand-in for one row of Kang et al. (TECS 2017) Table 1 (``home1``…
     ``oltp``; ``ssdlab.workload.preset_names()``). Stand-ins, not the traces: they match the
@@ -83,11 +116,12 @@ def preset_names() -> list[str]:
 
 def is_closed(spec: WorkloadSpec) -> bool:
     """Whether the workload has no arrival times of its own (then it is replayed closed-loop)."""
-    return spec.get("kind") == "synthetic" and (spec.get("arrival") or {}).get("kind", "closed") == "closed"
+    return spec.get("kind") in ("synthetic", "fs") and (spec.get("arrival") or {}).get("kind", "closed") == "closed"
 
 
 def total_requests(spec: WorkloadSpec) -> Optional[int]:
-    """The number of requests when known in advance (for progress bars)."""
+    """The number of requests when known in advance (for progress bars). An ``fs`` workload's
+    prefill, setup and TRIMs come on top of its ``requests``: unknown."""
     if spec.get("kind") in ("synthetic", "preset"):
         return int(spec["requests"])
     return spec.get("max_requests")

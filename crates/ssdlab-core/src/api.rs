@@ -139,7 +139,9 @@ pub fn registries() -> Vec<crate::config::Family> {
         Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
         VictimPolicy,
     };
-    use crate::trace::{ArrivalSpec, IdleDist, LbaMapMode, Pattern, TraceFormat};
+    use crate::trace::{
+        ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
+    };
     vec![
         VictimPolicy::family(),
         SchedulerKind::family(),
@@ -152,6 +154,8 @@ pub fn registries() -> Vec<crate::config::Family> {
         ArrivalSpec::family(),
         IdleDist::family(),
         LbaMapMode::family(),
+        FsPersonality::family(),
+        TrimMode::family(),
         crate::offline::OfflineMethod::family(),
         crate::offline::ToyDistribution::family(),
         crate::experiments::Experiment::family(),
@@ -159,12 +163,30 @@ pub fn registries() -> Vec<crate::config::Family> {
 }
 
 /// Defaults the front ends show and use, from the core's own definitions: a synthetic
-/// workload's fields, the Tiny-Tail Flash stacks, the RL-GC schedulers and baseline, the Table
-/// I toy constants.
+/// workload's fields, an `fs` workload's fields (`fs.spec`, `null` = the personality's own)
+/// and each personality's own defaults (`fs.personalities`), the Tiny-Tail Flash stacks, the
+/// RL-GC schedulers and baseline, the Table I toy constants.
 pub fn defaults() -> serde_json::Value {
-    use crate::trace::{Pattern, SyntheticSpec};
+    use crate::config::Registry;
+    use crate::trace::{FsPersonality, FsSpec, Pattern, SyntheticSpec};
+    use strum::IntoEnumIterator;
+    let mut spec =
+        serde_json::to_value(FsSpec::new(FsPersonality::Fileserver, 0)).unwrap_or_default();
+    if let Some(o) = spec.as_object_mut() {
+        o.remove("personality");
+        o.remove("requests");
+    }
+    let personalities: serde_json::Map<String, serde_json::Value> = FsPersonality::iter()
+        .map(|p| {
+            (
+                p.name().to_string(),
+                serde_json::to_value(p.defaults()).unwrap_or_default(),
+            )
+        })
+        .collect();
     serde_json::json!({
         "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
+        "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,
         "rlgc_baseline": crate::experiments::rlgc::BASELINE,

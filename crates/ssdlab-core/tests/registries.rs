@@ -10,7 +10,9 @@ use ssdlab_core::config::{
 };
 use ssdlab_core::experiments::Experiment;
 use ssdlab_core::offline::{OfflineMethod, ToyDistribution};
-use ssdlab_core::trace::{ArrivalSpec, IdleDist, LbaMapMode, Pattern, TraceFormat};
+use ssdlab_core::trace::{
+    ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
+};
 
 /// The name serde gives a member: a string, or the tag of an internally tagged enum.
 fn serde_name<T: Serialize>(v: &T, tag: Option<&str>) -> String {
@@ -70,6 +72,8 @@ fn every_family_lists_the_names_serde_reads() {
     check::<ArrivalSpec>(Some("kind"));
     check::<IdleDist>(Some("dist"));
     check::<LbaMapMode>(None);
+    check::<FsPersonality>(None);
+    check::<TrimMode>(None);
     check::<OfflineMethod>(Some("name"));
     check::<ToyDistribution>(None);
     check::<Experiment>(None);
@@ -79,7 +83,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 14);
+    assert_eq!(all.len(), 16);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

@@ -166,7 +166,7 @@ pub fn page_writes(
     let space_pages = match (spec, setup.logical_pages) {
         (_, Some(n)) => n,
         (WorkloadSpec::Trace(_), None) => u64::from(u32::MAX - 1),
-        (WorkloadSpec::Synthetic(_) | WorkloadSpec::Preset { .. }, None) => {
+        (WorkloadSpec::Synthetic(_) | WorkloadSpec::Preset { .. } | WorkloadSpec::Fs(_), None) => {
             return Err(SsdError::config(
                 "offline.logical_pages",
                 "a synthetic workload needs the logical space it addresses, in pages",

@@ -321,6 +321,11 @@ impl Simulation {
         self.source.trim_deleted()
     }
 
+    /// The host file system's counters (file-system workloads; `None` otherwise).
+    pub fn host_fs(&self) -> Option<crate::trace::FsStats> {
+        self.source.host_fs()
+    }
+
     /// The host view's intervals so far (`SimOptions::iostat_interval_us`; empty when off):
     /// an interval appears once no request can still complete inside it.
     pub fn iostat_rows(&self) -> &[IostatRow] {
@@ -360,6 +365,10 @@ impl Simulation {
             hybrid: self
                 .hybrid_report()
                 .and_then(|r| serde_json::to_value(r).ok()),
+            host_fs: self
+                .source
+                .host_fs()
+                .and_then(|f| serde_json::to_value(f).ok()),
             series: self.rec.series.clone(),
         }
     }

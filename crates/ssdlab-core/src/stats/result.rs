@@ -53,6 +53,10 @@ pub struct SimResult {
     /// migration and GC, the write-time breakdown); absent on other device models.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hybrid: Option<serde_json::Value>,
+    /// The host file system's counters (`trace::FsStats`: bytes deleted, trimmed, still
+    /// pending …) of a file-system workload; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_fs: Option<serde_json::Value>,
     #[serde(skip)]
     pub series: TimeSeries,
 }

@@ -1,5 +1,5 @@
-//! Workloads: streaming trace readers (one file per format), synthetic generators, and the
-//! mapping of trace addresses onto the device's logical space.
+//! Workloads: streaming trace readers (one file per format), synthetic generators, file-system-
+//! like workloads (`fs`), and the mapping of trace addresses onto the device's logical space.
 
 mod arrival;
 mod blkparse;
@@ -8,6 +8,7 @@ mod disksim;
 mod fields;
 mod fiu;
 mod format;
+pub mod fs;
 mod info;
 mod input;
 pub mod lba_map;
@@ -22,6 +23,7 @@ mod vscsi_csv;
 
 pub use blkparse::BlkAction;
 pub use format::{detect_format, open_format, TraceFormat};
+pub use fs::{FsPersonality, FsSource, FsSpec, FsStats, TrimMode};
 pub use info::{trace_info, TraceInfo};
 pub use lba_map::{LbaMapMode, LbaMapped};
 pub use request::{OpKind, Request, RequestSource, VecSource};

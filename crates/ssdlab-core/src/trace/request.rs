@@ -48,10 +48,16 @@ pub trait RequestSource: Send {
     fn skipped(&self) -> u64 {
         0
     }
-    /// The host TRIMs what it has deleted and not yet trimmed (fstrim, or the GC detector's response):
-    /// the next requests are TRIMs of the pending extents. Returns the bytes queued (0 for sources without a file system).
+    /// The host TRIMs what it has deleted and not yet trimmed (fstrim, or the GC detector's
+    /// response): the next requests are TRIMs of the pending extents. Returns the bytes queued
+    /// (0 for sources without a file system).
     fn trim_deleted(&mut self) -> u64 {
         0
+    }
+    /// The host file system's counters (bytes deleted, trimmed, pending …); `None` for sources
+    /// without a file system.
+    fn host_fs(&self) -> Option<super::fs::FsStats> {
+        None
     }
 }
 

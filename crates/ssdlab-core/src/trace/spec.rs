@@ -12,7 +12,7 @@ use super::request::{Request, RequestSource};
 use super::synthetic::Synthetic;
 use crate::error::{Result, SsdError};
 
-/// A workload: a trace file or a synthetic generator, tagged by `kind`.
+/// A workload: a trace file, a synthetic generator or a file-system benchmark, tagged by `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum WorkloadSpec {
@@ -24,6 +24,9 @@ pub enum WorkloadSpec {
         name: String,
         requests: u64,
     },
+    /// A benchmark on a host file system (`trace::fs`), e.g. `{"kind": "fs", "personality":
+    /// "fileserver", "requests": 20000, "trim": "none", "stale_fraction": 0.5}`.
+    Fs(super::fs::FsSpec),
 }
 
 /// A trace file to replay.
@@ -370,6 +373,12 @@ pub fn open_workload(
         }
         WorkloadSpec::Preset { name, requests } => Ok(Box::new(Synthetic::new(
             &super::presets::stand_in(name, *requests)?,
+            logical_bytes,
+            page_size,
+            seed,
+        )?)),
+        WorkloadSpec::Fs(f) => Ok(Box::new(super::fs::FsSource::new(
+            f,
             logical_bytes,
             page_size,
             seed,
