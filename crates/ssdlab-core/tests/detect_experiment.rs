@@ -98,3 +98,50 @@ fn bad_setups_name_the_field() {
         assert!(e.contains(want), "{extra}: {e}");
     }
 }
+
+#[test]
+fn trim_on_detection_recovers_the_bandwidth_the_stale_partition_costs() {
+    // The seed's §V on a small device: half the drive filled and deleted, 512 KiB random
+    // writes on the rest. Without TRIM the deleted half is data GC must carry; the detector
+    // TRIMs it at its first detection, discard at the delete, fstrim at its first tick.
+    let out = train_and_eval(&setup(serde_json::json!({
+        "eval": [],
+        "manage": {
+            "seconds": 120, "fstrim_period_s": 60,
+            "workload": {"kind": "fs", "personality": "fio-randwrite", "requests": 100000000u64, "stale_fraction": 0.5}
+        }
+    })))
+    .unwrap();
+    let m = out.report.management.unwrap();
+    let run = |mode: &str| {
+        m.runs
+            .iter()
+            .find(|r| serde_json::to_value(r.mode).unwrap() == mode)
+            .unwrap()
+    };
+    let (none, det, discard, fstrim) =
+        (run("none"), run("detector"), run("discard"), run("fstrim"));
+    for r in &m.runs {
+        assert_eq!(r.write_mb_s.len(), 120, "{:?}", r.mode);
+    }
+    assert_eq!(none.trimmed_pages, 0);
+    assert!(det.trims >= 1 && det.detections >= 1, "{det:?}");
+    assert!(discard.trimmed_pages > 0 && fstrim.trims >= 1);
+    // The floor is 0.9 of discard's median; the stale half costs `none` most of its seconds.
+    assert!(none.seconds_below_floor > 60, "{none:?}");
+    assert!(
+        det.seconds_below_floor < none.seconds_below_floor / 2,
+        "{} vs {}",
+        det.seconds_below_floor,
+        none.seconds_below_floor
+    );
+    assert!(det.mean_write_mb_s > 1.5 * none.mean_write_mb_s);
+    assert!(fstrim.seconds_below_floor < none.seconds_below_floor);
+    assert!(
+        none.waf > 1.5 && discard.waf < 1.1,
+        "{} {}",
+        none.waf,
+        discard.waf
+    );
+    assert_eq!(det.detected.len(), 120);
+}

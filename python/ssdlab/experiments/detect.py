@@ -22,7 +22,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ssdlab import _core
+from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
@@ -31,7 +31,8 @@ from ssdlab.experiments import experiment_app
 def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *, seed: Optional[int] = None,
           train_seconds: Optional[float] = None, eval_seconds: Optional[float] = None,
           manage: bool = True, manage_seconds: Optional[float] = None, fstrim_period_s: Optional[float] = None,
-          floor_mb_s: Optional[float] = None, window: Optional[int] = None, label_threshold: Optional[float] = None,
+          floor_mb_s: Optional[float] = None, manage_workload: Optional[str] = None,
+          stale_fraction: Optional[float] = None, window: Optional[int] = None, label_threshold: Optional[float] = None,
           model_json: Optional[str] = None, train: Optional[list[dict]] = None, eval: Optional[list[dict]] = None) -> dict[str, Any]:
     """The core's ``DetectSetup`` as a dict; what is not given takes the core's default."""
     s: dict[str, Any] = {}
@@ -49,9 +50,17 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
     else:
         m = {k: v for k, v in dict(seconds=manage_seconds, fstrim_period_s=fstrim_period_s, floor_mb_s=floor_mb_s).items()
              if v is not None}
+        if manage_workload is not None or stale_fraction is not None:
+            m["workload"] = {"kind": "fs", "personality": manage_workload or DEFAULT_MANAGE_PERSONALITY,
+                             "requests": 1 << 40, "stale_fraction": 0.53 if stale_fraction is None else stale_fraction}
         if m:
             s["manage"] = m
     return s
+
+
+#: The management comparison's default churn (the core's ``ManageSetup``; used only when the
+#: user changes the stale fraction alone).
+DEFAULT_MANAGE_PERSONALITY = "fileserver"
 
 
 def sklearn_comparison(train_x: np.ndarray, train_y: np.ndarray, eval_x: np.ndarray, eval_y: np.ndarray,
@@ -115,6 +124,12 @@ def tables(r: dict[str, Any]) -> list[Table]:
     t.add_row("precision", _pct(r["precision"]))
     t.add_row("recall", _pct(r["recall"]))
     t.add_row("confusion (tp fp / fn tn)", f"{c['tp']} {c['fp']} / {c['fn']} {c['tn']}")
+    for key, label in (("same_workloads", "training workloads, seed 2"), ("other_workloads", "other workloads/devices/policies")):
+        g = r.get(key)
+        if g:
+            gc = g["confusion"]
+            t.add_row(f"{label}: accuracy · precision · recall",
+                      f"{_pct(g['accuracy'])} · {_pct(g['precision'])} · {_pct(g['recall'])} ({gc['tp']} {gc['fp']} / {gc['fn']} {gc['tn']})")
     t.add_row("features used", ", ".join(r["features_used"]))
     t.add_row("leaves", str(r["leaves"]))
     t.add_row("scikit-learn entropy tree: agreement", _pct(r.get("sklearn_agreement")))
@@ -153,7 +168,9 @@ def experiment_detect(
     manage: bool = typer.Option(True, "--manage/--no-manage", help="Run the TRIM-policy comparison."),
     manage_seconds: Optional[float] = typer.Option(None, "--manage-seconds", help="Simulated seconds of each TRIM-policy run (default 3000, the seed's)."),
     fstrim_period: Optional[float] = typer.Option(None, "--fstrim-period", help="fstrim baseline: seconds between TRIMs (default 600)."),
-    floor: Optional[float] = typer.Option(None, "--floor-mbps", help="Bandwidth floor, MB/s (default: 0.9 × the no-TRIM run's GC-free bandwidth)."),
+    floor: Optional[float] = typer.Option(None, "--floor-mbps", help="Bandwidth floor, MB/s (default: 0.9 × the discard run's median)."),
+    manage_workload: Optional[str] = typer.Option(None, "--manage-workload", help="TRIM comparison churn: fio-randwrite, fileserver (default), varmail or iozone."),
+    stale_fraction: Optional[float] = typer.Option(None, "--stale-fraction", help="TRIM comparison: the rm'd partition's share of the drive (default 0.53, the seed's 68 of 128 GB)."),
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC, the seed's)."),
     model_out: Optional[Path] = typer.Option(None, "--model", help="Also save the trained tree (JSON, for detect watch/eval)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
@@ -161,10 +178,13 @@ def experiment_detect(
     """Host-side GC detection with C4.5 over iostat, and TRIM on detection (Park & Kim 2017)."""
     if device is not None and not Path(device).is_file() and device not in _core.preset_names():
         fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
+    personalities = registry.names("fs personality")
+    if manage_workload is not None and manage_workload not in personalities:
+        fail(f"--manage-workload {manage_workload}: expected a file-system personality ({', '.join(personalities)})")
     try:
         r = run(device=device, overrides=set_, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds,
                 manage=manage, manage_seconds=manage_seconds, fstrim_period_s=fstrim_period, floor_mb_s=floor,
-                label_threshold=label_threshold)
+                manage_workload=manage_workload, stale_fraction=stale_fraction, label_threshold=label_threshold)
     except SsdlabError as e:
         fail(str(e))
     for t in tables(r):

@@ -72,6 +72,26 @@ impl Confusion {
     }
 }
 
+/// Accuracy, precision, recall and the confusion of a group of runs.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Scores {
+    pub accuracy: f64,
+    pub precision: f64,
+    pub recall: f64,
+    pub confusion: Confusion,
+}
+
+impl Scores {
+    fn of(c: Confusion) -> Scores {
+        Scores {
+            accuracy: c.accuracy(),
+            precision: c.precision(),
+            recall: c.recall(),
+            confusion: c,
+        }
+    }
+}
+
 /// One labelled run's summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunSummary {
@@ -101,6 +121,10 @@ pub struct DetectReport {
     pub precision: f64,
     pub recall: f64,
     pub confusion: Confusion,
+    /// The same over the held-out runs of the training workloads (`same_workload`) and over
+    /// the others (other workloads, devices, GC policies).
+    pub same_workloads: Option<Scores>,
+    pub other_workloads: Option<Scores>,
     pub features_used: Vec<String>,
     pub leaves: usize,
     pub rules: String,
@@ -250,11 +274,19 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
         None => Tree::fit(&train, &setup.c45)?,
     };
     let mut eval_runs = Vec::new();
+    let (mut same, mut other) = (None::<Confusion>, None::<Confusion>);
     for run in &setup.eval {
         let rows = labelled_rows(run, setup)?;
         let (x, y) = features_of(&rows, setup.window, setup.label_threshold)?;
         let p = tree.predict_rows(&x)?;
         let c = Confusion::of(&p, &y);
+        let group = if run.same_workload {
+            &mut same
+        } else {
+            &mut other
+        };
+        let g = group.get_or_insert_with(Confusion::default);
+        (g.tp, g.fp, g.tn, g.fn_) = (g.tp + c.tp, g.fp + c.fp, g.tn + c.tn, g.fn_ + c.fn_);
         let mut s = summary(&run.name, &rows, &y);
         (s.confusion, s.accuracy) = (Some(c), Some(c.accuracy()));
         eval_runs.push(s);
@@ -278,6 +310,8 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
         precision: confusion.precision(),
         recall: confusion.recall(),
         confusion,
+        same_workloads: same.map(Scores::of),
+        other_workloads: other.map(Scores::of),
         features_used: tree.features_used(),
         leaves: tree.leaves(),
         rules: tree.to_rules_text(),
