@@ -75,18 +75,22 @@ def train(
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
     window: Optional[int] = typer.Option(None, "--window", help="Samples of each standard deviation (default 50, the seed's)."),
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC)."),
+    features: str = typer.Option(registry.default("detector feature set"), "--features",
+                                 help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
     seed: int = typer.Option(1, "--seed"),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Also write the tree's rules as text."),
 ) -> None:
     """Train the C4.5 GC detector on simulated runs labelled with the device's own GC."""
     common(device, seed)
+    if features not in registry.names("detector feature set"):
+        fail(f"--features {features}: expected one of {', '.join(registry.names('detector feature set'))}")
     for path in (model, rules):
         if path is not None and not path.parent.is_dir():
             fail(f"{path}: folder {path.parent} does not exist")
     train_runs = runs(workload, seconds, queue_depth)
     try:
         r = experiment.run(device=device, overrides=set_, seed=seed, manage=False, window=window,
-                           label_threshold=label_threshold, train=train_runs, eval=[],
+                           label_threshold=label_threshold, train=train_runs, eval=[], features=features,
                            train_seconds=None if train_runs else seconds)
     except SsdlabError as e:
         fail(str(e))
@@ -114,7 +118,8 @@ def evaluate(
     seed: int = typer.Option(1, "--seed"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the evaluation as JSON."),
 ) -> None:
-    """Evaluate a trained tree on held-out simulated runs: accuracy, precision, recall, confusion."""
+    """Evaluate a trained tree on held-out simulated runs: accuracy, precision, recall, confusion
+    (the attribute set is the tree's own)."""
     common(device, seed)
     try:
         text = model.read_text()

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from ssdlab import offline
-from ssdlab.cli_common import console, fail
+from ssdlab.cli_common import console, fail, write_json
 from ssdlab.workload import WorkloadSpec, synthetic
 
 SYNTHETIC = ("uniform", "hotcold", "zipf", "sequential")
@@ -49,16 +49,6 @@ def parse_params(items: List[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key.replace("-", "_")] = value
     return out
-
-
-def write_json(path: Optional[Path], data: dict) -> None:
-    if path is None:
-        return
-    try:
-        path.write_text(json.dumps(data, indent=1))
-    except OSError as e:
-        fail(f"--json {path}: cannot write: {e}")
-    console.print(f"results written to {path}")
 
 
 def problem_line(p: offline.OfflineProblem) -> str:

@@ -156,6 +156,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         LbaMapMode::family(),
         FsPersonality::family(),
         TrimMode::family(),
+        crate::detect::features::FeatureSet::family(),
         crate::offline::OfflineMethod::family(),
         crate::offline::ToyDistribution::family(),
         crate::experiments::Experiment::family(),

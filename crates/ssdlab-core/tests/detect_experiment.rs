@@ -145,3 +145,44 @@ fn trim_on_detection_recovers_the_bandwidth_the_stale_partition_costs() {
     );
     assert_eq!(det.detected.len(), 120);
 }
+
+#[test]
+fn scale_free_attributes_carry_the_detector_across_request_sizes() {
+    // Trained on 512 KiB random writes, evaluated on 8 KiB ones: svctm (util / IOPS) is 30x
+    // smaller, so the seed's std-dev thresholds call the small writes' GC "no GC"; the
+    // coefficients of variation do not depend on the scale.
+    let runs = serde_json::json!({
+        "train": [{"name": "uniform-512k", "seconds": 40, "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 100000000u64, "request_pages": 64}}],
+        "eval": [{"name": "uniform-8k", "seconds": 40, "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 100000000u64, "request_pages": 1}}]
+    });
+    let with = |features: &str| {
+        let mut extra = runs.clone();
+        extra["features"] = features.into();
+        train_and_eval(&setup(extra)).unwrap()
+    };
+    let (seed, free) = (with("seed"), with("scale-free"));
+    assert!(
+        seed.report.accuracy < 0.6,
+        "seed attributes: {:?}",
+        seed.report.confusion
+    );
+    assert!(
+        free.report.accuracy >= 0.95,
+        "scale-free: {:?}",
+        free.report.confusion
+    );
+    assert!(free
+        .report
+        .feature_names
+        .iter()
+        .all(|f| f.starts_with("cv_")));
+    // The scale-free tree is a model the live watcher takes (it picks the set by the names).
+    let tree = free.tree.clone();
+    assert!(ssdlab_core::detect::watch::Watch::new("vda", tree, 50).is_ok());
+    // And `model_json` evaluation picks the set from the tree too.
+    let again = train_and_eval(&setup(serde_json::json!({
+        "model_json": free.tree.to_json().unwrap(), "train": [], "eval": runs["eval"].clone()
+    })))
+    .unwrap();
+    assert_eq!(again.eval_predicted, free.eval_predicted);
+}

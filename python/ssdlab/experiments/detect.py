@@ -23,7 +23,7 @@ import typer
 from rich.table import Table
 
 from ssdlab import _core, registry
-from ssdlab.cli_common import console, fail
+from ssdlab.cli_common import console, fail, write_json
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 
@@ -32,16 +32,14 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
           train_seconds: Optional[float] = None, eval_seconds: Optional[float] = None,
           manage: bool = True, manage_seconds: Optional[float] = None, fstrim_period_s: Optional[float] = None,
           floor_mb_s: Optional[float] = None, manage_workload: Optional[str] = None,
-          stale_fraction: Optional[float] = None, window: Optional[int] = None, label_threshold: Optional[float] = None,
+          stale_fraction: Optional[float] = None, features: Optional[str] = None, window: Optional[int] = None, label_threshold: Optional[float] = None,
           model_json: Optional[str] = None, train: Optional[list[dict]] = None, eval: Optional[list[dict]] = None) -> dict[str, Any]:
     """The core's ``DetectSetup`` as a dict; what is not given takes the core's default."""
-    s: dict[str, Any] = {}
-    if device is not None:
+    s: dict[str, Any] = {"extra_overrides": list(overrides or [])}
+    if device is not None:  # the user's device replaces the default one and its overrides
         text = Path(device).read_text() if Path(device).is_file() else device
-        s.update(device=text, origin=device, overrides=list(overrides or []))
-    elif overrides:
-        s["overrides"] = ["geometry.blocks_per_plane=128", *overrides]
-    for k, v in dict(seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds, window=window,
+        s.update(device=text, origin=device, overrides=[])
+    for k, v in dict(features=features, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds, window=window,
                      label_threshold=label_threshold, model_json=model_json, train=train, eval=eval).items():
         if v is not None:
             s[k] = v
@@ -106,7 +104,7 @@ def _pct(x: Optional[float]) -> str:
 
 def tables(r: dict[str, Any]) -> list[Table]:
     out = []
-    t = Table(title=f"GC detection on {r['device']} · C4.5 over iostat (window {r['window']}, label: GC fraction > {r['label_threshold']})",
+    t = Table(title=f"GC detection on {r['device']} · C4.5 over iostat ({r['features']} attributes, window {r['window']}, label: GC fraction > {r['label_threshold']})",
               title_justify="left")
     for c in ("run", "role", "intervals", "GC intervals", "write MB/s", "accuracy"):
         t.add_column(c, justify="left" if c in ("run", "role") else "right")
@@ -148,16 +146,6 @@ def tables(r: dict[str, Any]) -> list[Table]:
     return out
 
 
-def _write_json(path: Optional[Path], data: dict[str, Any]) -> None:
-    if path is None:
-        return
-    try:
-        path.write_text(json.dumps(data, indent=1))
-    except OSError as e:
-        fail(f"--json {path}: cannot write: {e}")
-    console.print(f"wrote {path}")
-
-
 @experiment_app.command("detect")
 def experiment_detect(
     device: Optional[str] = typer.Option(None, "--device", "-d", help="Preset name or TOML file (default: mqsim-small at 128 blocks per plane)."),
@@ -172,19 +160,24 @@ def experiment_detect(
     manage_workload: Optional[str] = typer.Option(None, "--manage-workload", help="TRIM comparison churn: fio-randwrite, fileserver (default), varmail or iozone."),
     stale_fraction: Optional[float] = typer.Option(None, "--stale-fraction", help="TRIM comparison: the rm'd partition's share of the drive (default 0.53, the seed's 68 of 128 GB)."),
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC, the seed's)."),
+    features: str = typer.Option(registry.default("detector feature set"), "--features",
+                                 help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
     model_out: Optional[Path] = typer.Option(None, "--model", help="Also save the trained tree (JSON, for detect watch/eval)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
 ) -> None:
     """Host-side GC detection with C4.5 over iostat, and TRIM on detection (Park & Kim 2017)."""
     if device is not None and not Path(device).is_file() and device not in _core.preset_names():
         fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
+    if features not in registry.names("detector feature set"):
+        fail(f"--features {features}: expected one of {', '.join(registry.names('detector feature set'))}")
     personalities = registry.names("fs personality")
     if manage_workload is not None and manage_workload not in personalities:
         fail(f"--manage-workload {manage_workload}: expected a file-system personality ({', '.join(personalities)})")
     try:
         r = run(device=device, overrides=set_, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds,
                 manage=manage, manage_seconds=manage_seconds, fstrim_period_s=fstrim_period, floor_mb_s=floor,
-                manage_workload=manage_workload, stale_fraction=stale_fraction, label_threshold=label_threshold)
+                manage_workload=manage_workload, stale_fraction=stale_fraction, label_threshold=label_threshold,
+                features=features)
     except SsdlabError as e:
         fail(str(e))
     for t in tables(r):
@@ -196,4 +189,4 @@ def experiment_detect(
         except OSError as e:
             fail(f"--model {model_out}: cannot write: {e}")
         console.print(f"tree saved to {model_out}")
-    _write_json(json_path, r)
+    write_json(json_path, r)

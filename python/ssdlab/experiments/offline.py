@@ -14,8 +14,8 @@ import typer
 from rich.table import Table
 
 from ssdlab import offline
-from ssdlab.cli_common import console, err_console
-from ssdlab.cli_offline import WORKLOAD_HELP, problem_line, workload_of, write_json
+from ssdlab.cli_common import console, err_console, write_json
+from ssdlab.cli_offline import WORKLOAD_HELP, problem_line, workload_of
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 

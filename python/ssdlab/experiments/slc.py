@@ -20,7 +20,7 @@ import typer
 from rich.table import Table
 
 from ssdlab import _core
-from ssdlab.cli_common import console, fail
+from ssdlab.cli_common import console, fail, write_json
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 from ssdlab.workload import trace as trace_spec
@@ -93,16 +93,6 @@ def tables(r: dict[str, Any]) -> list[Table]:
     return out
 
 
-def _write(path: Optional[Path], data: dict[str, Any]) -> None:
-    if path is None:
-        return
-    try:
-        path.write_text(json.dumps(data, indent=1))
-    except OSError as e:
-        fail(f"--json {path}: cannot write: {e}")
-    console.print(f"wrote {path}")
-
-
 @experiment_app.command("slc")
 def experiment_slc(
     device: str = typer.Option("yoo-qlc", "--device", "-d", help="Preset name or TOML file (a hybrid SLC/QLC device)."),
@@ -138,7 +128,7 @@ def experiment_slc(
             for row in r["table"]:
                 t.add_row(f"{row['up_to']:.2f}", f"{row['slc_fraction']:.4f}", str(row["theta_kib"]))
             console.print(t)
-            _write(json_path, r)
+            write_json(json_path, r)
             return
         r = run(device, set_, workload=None if trace else (workload or "pc"), trace=str(trace) if trace else None,
                 policies=policy or None, sensitivity=sensitivity, pretrain=pretrain, **kw)
@@ -146,4 +136,4 @@ def experiment_slc(
         fail(str(e))
     for t in tables(r):
         console.print(t)
-    _write(json_path, r)
+    write_json(json_path, r)

@@ -64,6 +64,73 @@ const fn col(name: &'static str, value: fn(&Interval) -> f64, raw: bool, std: bo
 /// The prefix of a standard-deviation feature's name (`std_svctm`, `std_wkB/s`).
 pub const STD_PREFIX: &str = "std_";
 
+/// Prefix of a coefficient-of-variation attribute (`cv_svctm`: std / mean over the window).
+pub const CV_PREFIX: &str = "cv_";
+
+/// Which attributes a detector uses.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum FeatureSet {
+    /// The seed's 23 (§III.A): the kept 1 s columns and their standard deviations.
+    #[default]
+    Seed,
+    /// An extension, not the seed's: the 12 coefficients of variation (std / mean over the
+    /// window; 0 when the mean is 0) of the same columns. `svctm` and the other per-request
+    /// times scale with the request size, so a threshold learned on one workload's standard
+    /// deviations does not carry to another's (docs/detect.md); a ratio to the window's own
+    /// mean does.
+    ScaleFree,
+}
+
+crate::config::impl_registry!(
+    FeatureSet,
+    "detector feature set",
+    "detect.features",
+    default
+);
+
+impl FeatureSet {
+    /// The attribute names of this set, in the order rows give them.
+    pub fn names(self) -> Vec<String> {
+        match self {
+            FeatureSet::Seed => feature_names(),
+            FeatureSet::ScaleFree => COLUMNS
+                .iter()
+                .filter(|c| c.std)
+                .map(|c| format!("{CV_PREFIX}{}", c.name))
+                .collect(),
+        }
+    }
+
+    /// The set whose names are exactly `names` (a tree's), or an error naming both sets.
+    pub fn of_names(names: &[String]) -> Result<FeatureSet> {
+        use strum::IntoEnumIterator;
+        FeatureSet::iter()
+            .find(|s| s.names() == names)
+            .ok_or_else(|| {
+                SsdError::Invalid(format!(
+                    "c45 model: expected the attributes of a detector feature set (seed: {}; scale-free: {}), found {}",
+                    FeatureSet::Seed.names().join(" "),
+                    FeatureSet::ScaleFree.names().join(" "),
+                    names.join(" ")
+                ))
+            })
+    }
+}
+
 /// sysstat 11's `iostat -x` device columns of an interval, in header order (`rrqm/s` … `%util`,
 /// with `rkB/s` and `wkB/s`): the columns the features are taken from.
 pub fn legacy_device_columns(iv: &Interval) -> Vec<(&'static str, f64)> {
@@ -116,8 +183,13 @@ impl RollingStd {
     }
 
     fn std(&self) -> f64 {
+        self.mean_std().1
+    }
+
+    /// The window's mean and population standard deviation.
+    fn mean_std(&self) -> (f64, f64) {
         let Some(&shift) = self.values.front() else {
-            return 0.0;
+            return (0.0, 0.0);
         };
         let n = self.values.len() as f64;
         let mean = self.values.iter().map(|x| x - shift).sum::<f64>() / n;
@@ -127,7 +199,7 @@ impl RollingStd {
             ss += d * d;
             s += d;
         }
-        ((ss - s * s / n) / n).max(0.0).sqrt()
+        (shift + mean, ((ss - s * s / n) / n).max(0.0).sqrt())
     }
 
     fn clear(&mut self) {
@@ -139,6 +211,7 @@ impl RollingStd {
 #[derive(Debug, Clone)]
 pub struct FeatureWindow {
     window: usize,
+    set: FeatureSet,
     /// One per `std_` feature, in row order.
     stds: Vec<RollingStd>,
 }
@@ -147,6 +220,11 @@ impl FeatureWindow {
     /// Standard deviations over the last `window` samples ([`DEFAULT_WINDOW`] is the paper's).
     /// A window of 0 is an error naming `window`.
     pub fn new(window: usize) -> Result<Self> {
+        Self::with_set(window, FeatureSet::Seed)
+    }
+
+    /// A window giving the attributes of `set`.
+    pub fn with_set(window: usize, set: FeatureSet) -> Result<Self> {
         if window == 0 {
             return Err(SsdError::Invalid(format!(
                 "window: expected at least 1 sample per standard deviation (the paper's is \
@@ -156,6 +234,7 @@ impl FeatureWindow {
         let n = COLUMNS.iter().filter(|c| c.std).count();
         Ok(FeatureWindow {
             window,
+            set,
             stds: (0..n).map(|_| RollingStd::new(window)).collect(),
         })
     }
@@ -167,6 +246,21 @@ impl FeatureWindow {
     /// The row of the next interval: its kept columns, then each standard deviation over the
     /// last `window` intervals including this one.
     pub fn push(&mut self, iv: &super::iostat::Interval) -> Vec<f64> {
+        if self.set == FeatureSet::ScaleFree {
+            let std_cols = COLUMNS.iter().filter(|c| c.std);
+            return std_cols
+                .zip(self.stds.iter_mut())
+                .map(|(c, s)| {
+                    s.push((c.value)(iv));
+                    let (mean, sd) = s.mean_std();
+                    if mean > 0.0 {
+                        sd / mean
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+        }
         let mut row: Vec<f64> = COLUMNS
             .iter()
             .filter(|c| c.raw)

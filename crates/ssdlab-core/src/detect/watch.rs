@@ -19,7 +19,7 @@
 
 use super::c45::Tree;
 use super::diskstats::{DiskStats, Recording, Snapshot, PROC_DISKSTATS};
-use super::features::{feature_names, FeatureWindow};
+use super::features::{FeatureSet, FeatureWindow};
 use super::iostat::Interval;
 use crate::error::{Result, SsdError};
 
@@ -64,7 +64,7 @@ impl Watch {
     /// A detector of `device` with `tree` and standard deviations over `window` samples. The
     /// tree must be over [`feature_names`] in that order with classes among [`NO_GC`], [`GC`].
     pub fn new(device: &str, tree: Tree, window: usize) -> Result<Watch> {
-        tree.check_features(&feature_names())?;
+        let set = FeatureSet::of_names(tree.feature_names())?;
         if let Some(c) = tree.classes().iter().find(|&&c| c != NO_GC && c != GC) {
             return Err(SsdError::Invalid(format!(
                 "c45 model: expected the classes {NO_GC} (no GC) and {GC} (GC), found class {c}"
@@ -73,7 +73,7 @@ impl Watch {
         Ok(Watch {
             device: device.to_string(),
             tree,
-            features: FeatureWindow::new(window)?,
+            features: FeatureWindow::with_set(window, set)?,
             prev: None,
             episodes: 0,
             in_episode: false,

@@ -227,7 +227,7 @@ fn run_mode(
         same_workload: false,
     };
     let mut sim = start(&run, setup)?;
-    let mut window = FeatureWindow::new(setup.window)?;
+    let mut window = FeatureWindow::with_set(setup.window, setup.features)?;
     let period = (m.fstrim_period_s / setup.interval_s).round().max(1.0) as usize;
     let (mut seen, mut trims, mut detected) = (0usize, 0u64, Vec::new());
     loop {

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::config::DeviceConfig;
 use crate::detect::c45::{Dataset, Tree};
-use crate::detect::features::{feature_names, FeatureWindow};
+use crate::detect::features::{FeatureSet, FeatureWindow};
 use crate::error::{Result, SsdError};
 use crate::sim::{IostatRow, Replay, SimOptions, Simulation};
 use crate::trace::open_workload;
@@ -112,6 +112,7 @@ pub struct RunSummary {
 #[derive(Debug, Clone, Serialize)]
 pub struct DetectReport {
     pub device: String,
+    pub features: FeatureSet,
     pub window: usize,
     pub label_threshold: f64,
     pub feature_names: Vec<String>,
@@ -174,13 +175,16 @@ pub fn labelled_rows(run: &DetectRun, setup: &DetectSetup) -> Result<Vec<IostatR
     Ok(rows)
 }
 
-/// The device of `run`: its own preset with its overrides, or the setup's device with the
-/// setup's overrides and then the run's.
+/// The device of `run`: its own preset, or the setup's device with the setup's overrides;
+/// then the setup's extra overrides and the run's own.
 pub(crate) fn device_of(run: &DetectRun, setup: &DetectSetup) -> Result<DeviceConfig> {
     match &run.device {
-        Some(name) => DeviceConfig::load(name, name, &run.overrides),
+        Some(name) => {
+            let sets = [&setup.extra_overrides[..], &run.overrides].concat();
+            DeviceConfig::load(name, name, &sets)
+        }
         None => {
-            let sets = [setup.overrides.clone(), run.overrides.clone()].concat();
+            let sets = [&setup.overrides[..], &setup.extra_overrides, &run.overrides].concat();
             DeviceConfig::load(&setup.device, &setup.origin, &sets)
         }
     }
@@ -211,10 +215,11 @@ pub(crate) fn start(run: &DetectRun, setup: &DetectSetup) -> Result<Simulation> 
 /// seed's detector starts with each measurement).
 pub fn features_of(
     rows: &[IostatRow],
+    set: FeatureSet,
     window: usize,
     threshold: f64,
 ) -> Result<(Vec<Vec<f64>>, Vec<u32>)> {
-    let mut w = FeatureWindow::new(window)?;
+    let mut w = FeatureWindow::with_set(window, set)?;
     let x = rows.iter().map(|r| w.push(&r.interval)).collect();
     let y = rows
         .iter()
@@ -237,10 +242,21 @@ fn summary(name: &str, rows: &[IostatRow], labels: &[u32]) -> RunSummary {
 /// Train on `setup.train`, evaluate on `setup.eval`, then (if asked) run the management
 /// comparison with the trained tree.
 pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
-    let setup = &setup.resolved();
+    let mut setup = setup.resolved();
     setup.validate()?;
-    let base = DeviceConfig::load(&setup.device, &setup.origin, &setup.overrides)?;
-    let names = feature_names();
+    let given = match &setup.model_json {
+        Some(text) => {
+            let t = Tree::from_json(text, "model")?;
+            setup.features = FeatureSet::of_names(t.feature_names())
+                .map_err(|e| SsdError::Invalid(format!("model: {e}")))?;
+            Some(t)
+        }
+        None => None,
+    };
+    let setup = &setup;
+    let sets = [&setup.overrides[..], &setup.extra_overrides].concat();
+    let base = DeviceConfig::load(&setup.device, &setup.origin, &sets)?;
+    let names = setup.features.names();
     let mut train = Dataset {
         feature_names: names.clone(),
         rows: Vec::new(),
@@ -248,17 +264,9 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     };
     let mut eval = train.clone();
     let mut train_runs = Vec::new();
-    let given = match &setup.model_json {
-        Some(text) => {
-            let t = Tree::from_json(text, "model")?;
-            t.check_features(&names)?;
-            Some(t)
-        }
-        None => None,
-    };
     for run in setup.train.iter().filter(|_| given.is_none()) {
         let rows = labelled_rows(run, setup)?;
-        let (x, y) = features_of(&rows, setup.window, setup.label_threshold)?;
+        let (x, y) = features_of(&rows, setup.features, setup.window, setup.label_threshold)?;
         train_runs.push(summary(&run.name, &rows, &y));
         train.rows.extend(x);
         train.labels.extend(y);
@@ -277,7 +285,7 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     let (mut same, mut other) = (None::<Confusion>, None::<Confusion>);
     for run in &setup.eval {
         let rows = labelled_rows(run, setup)?;
-        let (x, y) = features_of(&rows, setup.window, setup.label_threshold)?;
+        let (x, y) = features_of(&rows, setup.features, setup.window, setup.label_threshold)?;
         let p = tree.predict_rows(&x)?;
         let c = Confusion::of(&p, &y);
         let group = if run.same_workload {
@@ -301,6 +309,7 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     };
     let report = DetectReport {
         device: base.name.clone(),
+        features: setup.features,
         window: setup.window,
         label_threshold: setup.label_threshold,
         feature_names: names,

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::manage::ManageSetup;
 use crate::detect::c45::C45Params;
-use crate::detect::features::DEFAULT_WINDOW;
+use crate::detect::features::{FeatureSet, DEFAULT_WINDOW};
 use crate::error::{Result, SsdError};
 use crate::sim::GC_LABEL_THRESHOLD;
 use crate::trace::WorkloadSpec;
@@ -47,10 +47,17 @@ pub struct DetectSetup {
     pub origin: String,
     #[serde(default = "default_overrides")]
     pub overrides: Vec<String>,
+    /// Applied after `overrides` (and a run's own device) on every run: the front end's
+    /// `--set`, which must not replace the default device's own overrides.
+    #[serde(default)]
+    pub extra_overrides: Vec<String>,
     #[serde(default = "default_train")]
     pub train: Vec<DetectRun>,
     #[serde(default = "default_eval")]
     pub eval: Vec<DetectRun>,
+    /// The detector's attributes: the seed's 23, or the scale-free extension.
+    #[serde(default)]
+    pub features: FeatureSet,
     /// Samples of each standard deviation (the seed's 50).
     #[serde(default = "default_window")]
     pub window: usize,
