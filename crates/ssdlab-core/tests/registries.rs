@@ -8,6 +8,7 @@ use ssdlab_core::api;
 use ssdlab_core::config::{
     Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind, VictimPolicy,
 };
+use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
 use ssdlab_core::offline::{OfflineMethod, ToyDistribution};
 use ssdlab_core::trace::{
@@ -74,6 +75,7 @@ fn every_family_lists_the_names_serde_reads() {
     check::<LbaMapMode>(None);
     check::<FsPersonality>(None);
     check::<TrimMode>(None);
+    check::<FeatureSet>(None);
     check::<OfflineMethod>(Some("name"));
     check::<ToyDistribution>(None);
     check::<Experiment>(None);
@@ -83,7 +85,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 16);
+    assert_eq!(all.len(), 17);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());
