@@ -58,13 +58,6 @@ def run_table(title: str, rows: list[dict[str, Any]]) -> Table:
     return t
 
 
-def common(device: Optional[str], seed: int) -> None:
-    from ssdlab import _core
-
-    if device is not None and not Path(device).is_file() and device not in _core.preset_names():
-        fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
-
-
 @detect_app.command("train")
 def train(
     model: Path = typer.Option(..., "--model", "-o", help="Write the trained tree here (JSON; detect watch/eval read it)."),
@@ -81,9 +74,8 @@ def train(
     rules: Optional[Path] = typer.Option(None, "--rules", help="Also write the tree's rules as text."),
 ) -> None:
     """Train the C4.5 GC detector on simulated runs labelled with the device's own GC."""
-    common(device, seed)
-    if features not in registry.names("detector feature set"):
-        fail(f"--features {features}: expected one of {', '.join(registry.names('detector feature set'))}")
+    experiment.check_device(device)
+    experiment.check_name("--features", features, "detector feature set")
     for path in (model, rules):
         if path is not None and not path.parent.is_dir():
             fail(f"{path}: folder {path.parent} does not exist")
@@ -120,7 +112,7 @@ def evaluate(
 ) -> None:
     """Evaluate a trained tree on held-out simulated runs: accuracy, precision, recall, confusion
     (the attribute set is the tree's own)."""
-    common(device, seed)
+    experiment.check_device(device)
     try:
         text = model.read_text()
     except OSError as e:

@@ -340,6 +340,16 @@ fn waf(personality: FsPersonality, io_kib: u64, trim_after_prefill: bool) -> f64
     }
     let r = sim.run().unwrap();
     assert_eq!(r.trimmed_pages > 0, trim_after_prefill);
+    // The run's result carries the host file system's counters (`--json`'s `host_fs`).
+    let fs = r
+        .host_fs
+        .as_ref()
+        .expect("host_fs of a file-system workload");
+    assert_eq!(
+        fs["trimmed_bytes"].as_u64().unwrap() > 0,
+        trim_after_prefill,
+        "{fs}"
+    );
     r.waf
 }
 

@@ -56,6 +56,19 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
     return s
 
 
+def check_device(device: Optional[str]) -> None:
+    """``--device``: a preset name or a TOML file (one error line otherwise)."""
+    if device is not None and not Path(device).is_file() and device not in _core.preset_names():
+        fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
+
+
+def check_name(option: str, value: Optional[str], family: str) -> None:
+    """``option``'s value is a member of the core's registry ``family`` (one error line otherwise)."""
+    names = registry.names(family)
+    if value is not None and value not in names:
+        fail(f"{option} {value}: expected one of {', '.join(names)} ({family})")
+
+
 #: The management comparison's default churn (the core's ``ManageSetup``; used only when the
 #: user changes the stale fraction alone).
 DEFAULT_MANAGE_PERSONALITY = "fileserver"
@@ -166,13 +179,9 @@ def experiment_detect(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
 ) -> None:
     """Host-side GC detection with C4.5 over iostat, and TRIM on detection (Park & Kim 2017)."""
-    if device is not None and not Path(device).is_file() and device not in _core.preset_names():
-        fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
-    if features not in registry.names("detector feature set"):
-        fail(f"--features {features}: expected one of {', '.join(registry.names('detector feature set'))}")
-    personalities = registry.names("fs personality")
-    if manage_workload is not None and manage_workload not in personalities:
-        fail(f"--manage-workload {manage_workload}: expected a file-system personality ({', '.join(personalities)})")
+    check_device(device)
+    check_name("--features", features, "detector feature set")
+    check_name("--manage-workload", manage_workload, "fs personality")
     try:
         r = run(device=device, overrides=set_, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds,
                 manage=manage, manage_seconds=manage_seconds, fstrim_period_s=fstrim_period, floor_mb_s=floor,

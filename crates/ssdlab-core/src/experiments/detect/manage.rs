@@ -20,7 +20,7 @@ use super::{start, write_mb_s, DetectRun, DetectSetup};
 use crate::detect::c45::Tree;
 use crate::detect::features::FeatureWindow;
 use crate::error::{Result, SsdError};
-use crate::trace::WorkloadSpec;
+use crate::trace::{TrimMode, WorkloadSpec};
 
 /// A host TRIM policy of the comparison.
 #[derive(
@@ -118,7 +118,7 @@ impl ManageSetup {
                 format!("manage.{f}: {m}"),
             ))
         };
-        if spec_json(&self.workload)?["kind"] != "fs" {
+        if !matches!(self.workload, WorkloadSpec::Fs(_)) {
             return bad(
                 "workload",
                 "expected a file-system workload (kind = \"fs\"): only its deletes can be trimmed"
@@ -159,21 +159,17 @@ impl ManageSetup {
     }
 
     /// The workload of `mode`: `discard` turns on the file system's TRIM-on-delete.
-    fn workload_for(&self, mode: ManageMode) -> Result<WorkloadSpec> {
-        let mut v = spec_json(&self.workload)?;
-        v["trim"] = if mode == ManageMode::Discard {
-            "discard"
-        } else {
-            "none"
+    fn workload_for(&self, mode: ManageMode) -> WorkloadSpec {
+        let mut w = self.workload.clone();
+        if let WorkloadSpec::Fs(f) = &mut w {
+            f.trim = if mode == ManageMode::Discard {
+                TrimMode::Discard
+            } else {
+                TrimMode::None
+            };
         }
-        .into();
-        serde_json::from_value(v).map_err(|e| SsdError::Workload(format!("manage.workload: {e}")))
+        w
     }
-}
-
-/// The spec as JSON (the file-system fields are the workload's, not this module's).
-fn spec_json(w: &WorkloadSpec) -> Result<serde_json::Value> {
-    serde_json::to_value(w).map_err(|e| SsdError::Workload(format!("manage.workload: {e}")))
 }
 
 /// Run every mode of `m` with the detector `tree` (trained by the caller) for the `detector`
@@ -218,7 +214,7 @@ fn run_mode(
 ) -> Result<ManageRun> {
     let run = DetectRun {
         name: <&str>::from(mode).into(),
-        workload: m.workload_for(mode)?,
+        workload: m.workload_for(mode),
         seconds: m.seconds,
         queue_depth: m.queue_depth,
         device: None,

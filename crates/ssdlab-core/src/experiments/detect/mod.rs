@@ -49,6 +49,15 @@ impl Confusion {
         }
         c
     }
+    /// The counts of both.
+    pub fn merged(self, o: Confusion) -> Confusion {
+        Confusion {
+            tp: self.tp + o.tp,
+            fp: self.fp + o.fp,
+            tn: self.tn + o.tn,
+            fn_: self.fn_ + o.fn_,
+        }
+    }
     fn total(&self) -> u64 {
         self.tp + self.fp + self.tn + self.fn_
     }
