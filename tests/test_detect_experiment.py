@@ -64,6 +64,8 @@ def test_detect_train_then_eval_then_watch_a_recording(cli, tmp_path):
     (("detect", "train", "-o", "/nonexistent/dir/t.json"), "does not exist"),
     (("experiment", "detect", "--device", "nope"), "--device nope"),
     (("detect", "train", "-o", "t.json", "--features", "nope"), "--features nope"),
+    (("experiment", "detect", "--label", "nope"), "--label nope"),
+    (("detect", "eval", "--model", "t.json", "--label", "nope"), "--label nope"),
     (("experiment", "detect", "--manage-workload", "nope", "--train-seconds", "5"), "personality"),
 ])
 def test_bad_detect_input_is_one_line(cli, tmp_path, args, fragment):

@@ -18,7 +18,7 @@ def test_run_writes_the_iostat_view_as_csv_with_the_gc_label(cli, tmp_path):
     p = cli("run", *DEVICE, "-n", "200000", "--request-pages", "2", "--no-precondition", "--iostat", str(out))
     assert p.returncode == 0, p.stderr
     t = read_csv_table(out)
-    for col in ("t_s", "r/s", "w/s", "wkB/s", "w_await", "aqu-sz", "%util", "avgrq-sz", "avgqu-sz", "svctm", "gc_fraction", "gc"):
+    for col in ("t_s", "r/s", "w/s", "wkB/s", "w_await", "aqu-sz", "%util", "avgrq-sz", "avgqu-sz", "svctm", "gc_fraction", "gc_copy_fraction", "gc"):
         assert col in t, col
     assert np.array_equal(t["t_s"], np.arange(1, len(t["t_s"]) + 1, dtype=float))
     # From an empty device: no GC at first, then GC; the label is gc_fraction > 0.

@@ -67,6 +67,7 @@ def train(
     device: Optional[str] = typer.Option(None, "--device", "-d", help="Preset or TOML file (default: mqsim-small at 128 blocks per plane)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
     window: Optional[int] = typer.Option(None, "--window", help="Samples of each standard deviation (default 50, the seed's)."),
+    label: str = experiment.LABEL_OPTION,
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC)."),
     features: str = typer.Option(registry.default("detector feature set"), "--features",
                                  help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
@@ -76,13 +77,14 @@ def train(
     """Train the C4.5 GC detector on simulated runs labelled with the device's own GC."""
     experiment.check_device(device)
     experiment.check_name("--features", features, "detector feature set")
+    experiment.check_name("--label", label, "GC label")
     for path in (model, rules):
         if path is not None and not path.parent.is_dir():
             fail(f"{path}: folder {path.parent} does not exist")
     train_runs = runs(workload, seconds, queue_depth)
     try:
         r = experiment.run(device=device, overrides=set_, seed=seed, manage=False, window=window,
-                           label_threshold=label_threshold, train=train_runs, eval=[], features=features,
+                           label=label, label_threshold=label_threshold, train=train_runs, eval=[], features=features,
                            train_seconds=None if train_runs else seconds)
     except SsdlabError as e:
         fail(str(e))
@@ -105,6 +107,7 @@ def evaluate(
     queue_depth: int = typer.Option(16, "--queue-depth", "-q"),
     device: Optional[str] = typer.Option(None, "--device", "-d", help="Preset or TOML file (default: mqsim-small at 128 blocks per plane)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
+    label: str = experiment.LABEL_OPTION,
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0)."),
     window: Optional[int] = typer.Option(None, "--window", help="Samples of each standard deviation: the one the tree was trained with (default 50)."),
     seed: int = typer.Option(1, "--seed"),
@@ -113,13 +116,14 @@ def evaluate(
     """Evaluate a trained tree on held-out simulated runs: accuracy, precision, recall, confusion
     (the attribute set is the tree's own)."""
     experiment.check_device(device)
+    experiment.check_name("--label", label, "GC label")
     try:
         text = model.read_text()
     except OSError as e:
         fail(f"--model {model}: cannot read: {e.strerror}")
     try:
         r = experiment.run(device=device, overrides=set_, seed=seed, manage=False, model_json=text, train=[],
-                           eval=runs(workload, seconds, queue_depth), label_threshold=label_threshold,
+                           eval=runs(workload, seconds, queue_depth), label=label, label_threshold=label_threshold,
                            eval_seconds=None if workload else seconds, window=window)
     except SsdlabError as e:
         fail(str(e).replace("model:", f"--model {model}:", 1))

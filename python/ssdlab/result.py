@@ -65,7 +65,7 @@ class Result:
     wall_time_s: float = 0.0
     series: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     #: The host's ``iostat -x`` view, one row per interval, when the run kept it
-    #: (``iostat_interval_us``): numpy columns ``t_s``, iostat's fields, ``gc_fraction``, ``gc``.
+    #: (``iostat_interval_us``): numpy columns ``t_s``, iostat's fields, ``gc_fraction``, ``gc_copy_fraction``, ``gc``.
     iostat: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod

@@ -157,6 +157,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         FsPersonality::family(),
         TrimMode::family(),
         crate::detect::features::FeatureSet::family(),
+        crate::sim::GcLabel::family(),
         crate::offline::OfflineMethod::family(),
         crate::offline::ToyDistribution::family(),
         crate::experiments::Experiment::family(),

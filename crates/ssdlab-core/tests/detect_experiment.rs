@@ -186,3 +186,39 @@ fn scale_free_attributes_carry_the_detector_across_request_sizes() {
     .unwrap();
     assert_eq!(again.eval_predicted, free.eval_predicted);
 }
+
+#[test]
+fn erase_only_gc_is_gc_under_any_label_and_not_under_copy() {
+    // iozone's sequential rewrite invalidates whole blocks: once the device is full, GC runs
+    // every second but only erases. `any` (the seed's label) calls those seconds GC, `copy`
+    // does not; random writes' GC copies, so there both labels agree.
+    let eval = serde_json::json!([
+        {"name": "iozone", "seconds": 40, "workload": {"kind": "fs", "personality": "iozone", "requests": 100000000u64}},
+        {"name": "uniform-8", "seconds": 40, "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 100000000u64, "request_pages": 8}}
+    ]);
+    let gc_intervals = |label: &str| {
+        let out = train_and_eval(&setup(
+            serde_json::json!({"label": label, "eval": eval.clone()}),
+        ))
+        .unwrap();
+        let r = out.report;
+        assert_eq!(serde_json::to_value(r.label).unwrap(), label);
+        // Full-window scores count the intervals from each run's window-th (10th) on.
+        let full = r.full_window.other_workloads.unwrap().confusion;
+        let all = r.other_workloads.unwrap().confusion;
+        assert_eq!(
+            full.tp + full.fp + full.tn + full.fn_,
+            all.tp + all.fp + all.tn + all.fn_ - 2 * 9
+        );
+        [r.eval_runs[0].gc_intervals, r.eval_runs[1].gc_intervals]
+    };
+    let any = gc_intervals("any");
+    let copy = gc_intervals("copy");
+    assert!(any[0] > 10, "iozone's erase-only GC: {any:?}");
+    assert_eq!(copy[0], 0, "iozone's GC moves no data: {copy:?}");
+    assert_eq!(
+        any[1], copy[1],
+        "random writes' GC copies in every GC second"
+    );
+    assert!(copy[1] > 10);
+}

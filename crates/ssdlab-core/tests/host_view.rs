@@ -94,6 +94,9 @@ fn the_gc_label_follows_the_devices_gc() {
     assert_eq!(rows[0].gc_fraction, 0.0, "an empty device collects nothing");
     let last = rows.last().unwrap();
     assert!(last.gc_fraction > 0.5, "{last:?}");
+    // Random writes' victims hold valid pages: their GC copies. Copies are a part of all GC.
+    assert!(last.gc_copy_fraction > 0.0, "{last:?}");
+    assert!(rows.iter().all(|r| r.gc_copy_fraction <= r.gc_fraction));
     // The label is the union over planes: at most the GC busy time, at least its share of one plane.
     let union: f64 = rows.iter().map(|r| r.gc_fraction).sum();
     assert!(union <= r.gc_busy_s + 1e-9);

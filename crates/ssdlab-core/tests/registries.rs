@@ -11,6 +11,7 @@ use ssdlab_core::config::{
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
 use ssdlab_core::offline::{OfflineMethod, ToyDistribution};
+use ssdlab_core::sim::GcLabel;
 use ssdlab_core::trace::{
     ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
 };
@@ -76,6 +77,7 @@ fn every_family_lists_the_names_serde_reads() {
     check::<FsPersonality>(None);
     check::<TrimMode>(None);
     check::<FeatureSet>(None);
+    check::<GcLabel>(None);
     check::<OfflineMethod>(Some("name"));
     check::<ToyDistribution>(None);
     check::<Experiment>(None);
@@ -85,7 +87,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 17);
+    assert_eq!(all.len(), 18);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

@@ -32,7 +32,8 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
           train_seconds: Optional[float] = None, eval_seconds: Optional[float] = None,
           manage: bool = True, manage_seconds: Optional[float] = None, fstrim_period_s: Optional[float] = None,
           floor_mb_s: Optional[float] = None, manage_workload: Optional[str] = None,
-          stale_fraction: Optional[float] = None, features: Optional[str] = None, window: Optional[int] = None, label_threshold: Optional[float] = None,
+          stale_fraction: Optional[float] = None, features: Optional[str] = None, window: Optional[int] = None, label: Optional[str] = None,
+          label_threshold: Optional[float] = None,
           model_json: Optional[str] = None, train: Optional[list[dict]] = None, eval: Optional[list[dict]] = None) -> dict[str, Any]:
     """The core's ``DetectSetup`` as a dict; what is not given takes the core's default."""
     s: dict[str, Any] = {"extra_overrides": list(overrides or [])}
@@ -40,7 +41,7 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
         text = Path(device).read_text() if Path(device).is_file() else device
         s.update(device=text, origin=device, overrides=[])
     for k, v in dict(features=features, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds, window=window,
-                     label_threshold=label_threshold, model_json=model_json, train=train, eval=eval).items():
+                     label=label, label_threshold=label_threshold, model_json=model_json, train=train, eval=eval).items():
         if v is not None:
             s[k] = v
     if not manage:
@@ -54,6 +55,12 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
         if m:
             s["manage"] = m
     return s
+
+
+#: ``--label`` of experiment detect and detect train/eval (names from the core's registry).
+LABEL_OPTION = typer.Option(registry.default("GC label"), "--label",
+                            help=f"Which GC an interval's label stands for: {', '.join(registry.names('GC label'))} "
+                                 "(any: the seed's; copy: GC that moved data, erase-only GC excluded).")
 
 
 def check_device(device: Optional[str]) -> None:
@@ -117,7 +124,7 @@ def _pct(x: Optional[float]) -> str:
 
 def tables(r: dict[str, Any]) -> list[Table]:
     out = []
-    t = Table(title=f"GC detection on {r['device']} · C4.5 over iostat ({r['features']} attributes, window {r['window']}, label: GC fraction > {r['label_threshold']})",
+    t = Table(title=f"GC detection on {r['device']} · C4.5 over iostat ({r['features']} attributes, window {r['window']}, label: {r['label']} GC fraction > {r['label_threshold']})",
               title_justify="left")
     for c in ("run", "role", "intervals", "GC intervals", "write MB/s", "accuracy"):
         t.add_column(c, justify="left" if c in ("run", "role") else "right")
@@ -135,12 +142,13 @@ def tables(r: dict[str, Any]) -> list[Table]:
     t.add_row("precision", _pct(r["precision"]))
     t.add_row("recall", _pct(r["recall"]))
     t.add_row("confusion (tp fp / fn tn)", f"{c['tp']} {c['fp']} / {c['fn']} {c['tn']}")
+    w = r["window"]
     for key, label in (("same_workloads", "training workloads, seed 2"), ("other_workloads", "other workloads/devices/policies")):
-        g = r.get(key)
-        if g:
-            gc = g["confusion"]
-            t.add_row(f"{label}: accuracy · precision · recall",
-                      f"{_pct(g['accuracy'])} · {_pct(g['precision'])} · {_pct(g['recall'])} ({gc['tp']} {gc['fp']} / {gc['fn']} {gc['tn']})")
+        for g, which in ((r.get(key), label), (r.get("full_window", {}).get(key), f"{label}, full {w}-sample windows")):
+            if g:
+                gc = g["confusion"]
+                t.add_row(f"{which}: accuracy · precision · recall",
+                          f"{_pct(g['accuracy'])} · {_pct(g['precision'])} · {_pct(g['recall'])} ({gc['tp']} {gc['fp']} / {gc['fn']} {gc['tn']})")
     t.add_row("features used", ", ".join(r["features_used"]))
     t.add_row("leaves", str(r["leaves"]))
     t.add_row("scikit-learn entropy tree: agreement", _pct(r.get("sklearn_agreement")))
@@ -172,6 +180,7 @@ def experiment_detect(
     floor: Optional[float] = typer.Option(None, "--floor-mbps", help="Bandwidth floor, MB/s (default: 0.9 × the discard run's median)."),
     manage_workload: Optional[str] = typer.Option(None, "--manage-workload", help="TRIM comparison churn: fio-randwrite, fileserver (default), varmail or iozone."),
     stale_fraction: Optional[float] = typer.Option(None, "--stale-fraction", help="TRIM comparison: the rm'd partition's share of the drive (default 0.53, the seed's 68 of 128 GB)."),
+    label: str = LABEL_OPTION,
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC, the seed's)."),
     features: str = typer.Option(registry.default("detector feature set"), "--features",
                                  help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
@@ -181,12 +190,13 @@ def experiment_detect(
     """Host-side GC detection with C4.5 over iostat, and TRIM on detection (Park & Kim 2017)."""
     check_device(device)
     check_name("--features", features, "detector feature set")
+    check_name("--label", label, "GC label")
     check_name("--manage-workload", manage_workload, "fs personality")
     try:
         r = run(device=device, overrides=set_, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds,
                 manage=manage, manage_seconds=manage_seconds, fstrim_period_s=fstrim_period, floor_mb_s=floor,
-                manage_workload=manage_workload, stale_fraction=stale_fraction, label_threshold=label_threshold,
-                features=features)
+                manage_workload=manage_workload, stale_fraction=stale_fraction, label=label,
+                label_threshold=label_threshold, features=features)
     except SsdlabError as e:
         fail(str(e))
     for t in tables(r):

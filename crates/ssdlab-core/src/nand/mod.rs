@@ -39,6 +39,15 @@ impl OpDone {
     }
 }
 
+/// One GC step's plane-busy interval `[start, done)`; `moves_data` for a copy (or a GC
+/// stripe's parity program), not for an erase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GcSpan {
+    pub start: u64,
+    pub done: u64,
+    pub moves_data: bool,
+}
+
 /// Time lines of every plane, die and channel of the device.
 #[derive(Debug, Clone)]
 pub struct Resources {
@@ -61,9 +70,9 @@ pub struct Resources {
     nogc: bool,
     /// Channel-blocking GC: end of the latest GC step holding each channel.
     chan_gc_until: Vec<u64>,
-    /// Every GC step's plane-busy interval `[start, done)` since the last
-    /// [`Resources::take_gc_log`], when recording is on (the host view's GC label).
-    gc_log: Option<Vec<(u64, u64)>>,
+    /// Every GC step's plane-busy interval since the last [`Resources::take_gc_log`], when
+    /// recording is on (the host view's GC labels).
+    gc_log: Option<Vec<GcSpan>>,
 }
 
 impl Resources {
@@ -96,9 +105,9 @@ impl Resources {
         self.gc_log = on.then(Vec::new);
     }
 
-    /// The GC steps' busy intervals `[start, done)` recorded since the last call, appended to
-    /// `out` (in reservation order, not sorted: planes interleave).
-    pub fn take_gc_log(&mut self, out: &mut Vec<(u64, u64)>) {
+    /// The GC steps' busy intervals recorded since the last call, appended to `out` (in
+    /// reservation order, not sorted: planes interleave).
+    pub fn take_gc_log(&mut self, out: &mut Vec<GcSpan>) {
         if let Some(log) = &mut self.gc_log {
             out.append(log);
         }
@@ -286,7 +295,7 @@ impl Resources {
             }
             (start, t)
         };
-        self.gc_finish(plane, start, done);
+        self.gc_finish(plane, start, done, true);
         done
     }
 
@@ -307,7 +316,7 @@ impl Resources {
             start = self.channels[ch].reserve(start, dur);
         }
         let done = start + dur;
-        self.gc_finish(plane, start, done);
+        self.gc_finish(plane, start, done, false);
         done
     }
 
@@ -321,7 +330,7 @@ impl Resources {
         let ch = self.plane_channel[plane as usize] as usize;
         let x = self.channels[ch].reserve(start, self.times.transfer_ns);
         let done = x + self.times.transfer_ns + self.times.program_ns;
-        self.gc_finish(plane, start, done);
+        self.gc_finish(plane, start, done, true);
         done
     }
 
@@ -337,11 +346,15 @@ impl Resources {
     }
 
     #[inline]
-    fn gc_finish(&mut self, plane: u32, start: u64, done: u64) {
+    fn gc_finish(&mut self, plane: u32, start: u64, done: u64, moves_data: bool) {
         let p = plane as usize;
         self.gc_busy_ns += done - start;
         if let Some(log) = &mut self.gc_log {
-            log.push((start, done));
+            log.push(GcSpan {
+                start,
+                done,
+                moves_data,
+            });
         }
         self.occupy(plane, done);
         if start > self.plane_gc_until[p] {

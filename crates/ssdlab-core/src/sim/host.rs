@@ -35,6 +35,7 @@ use serde::Serialize;
 use crate::detect::diskstats::{Discards, DiskStats};
 use crate::detect::iostat::Interval;
 use crate::error::{Result, SsdError};
+pub use crate::nand::GcSpan;
 use crate::trace::OpKind;
 
 /// One interval of the host view: the `iostat -x` fields and the GC ground truth.
@@ -46,6 +47,50 @@ pub struct IostatRow {
     /// Fraction of the interval during which at least one plane executed a GC step (copy,
     /// erase, or — on the hybrid device — an SLC-to-QLC migration step).
     pub gc_fraction: f64,
+    /// The same for the GC steps that move data (copies, migrations, GC parity programs):
+    /// erases of victims with no valid page left are not counted.
+    pub gc_copy_fraction: f64,
+}
+
+/// Which GC an interval's label stands for. The seed labels by its firmware's debug code,
+/// printed "when garbage collection occurred" (§III.A) — any GC. A victim with no valid page is
+/// erased without a copy: no page crosses the channel, no host request waits behind a copy, and
+/// (a workload that rewrites whole blocks, e.g. iozone's sequential rewrite) the host sees
+/// nothing at all — WAF 1.000, every iostat field as without GC (docs/detect.md). `copy` labels
+/// only the GC that moves data, the GC that costs the host bandwidth the seed's §V manages.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum GcLabel {
+    /// Any GC step in the interval (the seed's reading): [`IostatRow::gc_fraction`].
+    #[default]
+    Any,
+    /// GC that moved data (copies; erase-only GC excluded): [`IostatRow::gc_copy_fraction`].
+    Copy,
+}
+
+crate::config::impl_registry!(GcLabel, "GC label", "detect.label", default);
+
+impl GcLabel {
+    /// The fraction of `row`'s interval this label measures.
+    pub fn fraction(self, row: &IostatRow) -> f64 {
+        match self {
+            GcLabel::Any => row.gc_fraction,
+            GcLabel::Copy => row.gc_copy_fraction,
+        }
+    }
 }
 
 /// An interval is labelled GC when its `gc_fraction` exceeds this: any GC at all, the seed's
@@ -57,8 +102,8 @@ pub const GC_LABEL_THRESHOLD: f64 = 0.0;
 impl IostatRow {
     /// The row as a table: `t_s`, the `iostat -x` columns of sysstat 12.6 (discards included),
     /// the combined and pre-12 columns the seed's iostat printed (`tps`, `avgrq-sz`,
-    /// `avgqu-sz`, `await`, `svctm`), `gc_fraction`, and `gc` (1 above
-    /// [`GC_LABEL_THRESHOLD`], else 0).
+    /// `avgqu-sz`, `await`, `svctm`), `gc_fraction`, `gc_copy_fraction`, and `gc` (1 when
+    /// `gc_fraction` is above [`GC_LABEL_THRESHOLD`], else 0).
     pub fn columns(&self) -> Vec<(&'static str, f64)> {
         let iv = &self.interval;
         let mut out = vec![("t_s", self.t_s)];
@@ -70,6 +115,7 @@ impl IostatRow {
             ("await", iv.await_ms),
             ("svctm", iv.svctm),
             ("gc_fraction", self.gc_fraction),
+            ("gc_copy_fraction", self.gc_copy_fraction),
             (
                 "gc",
                 f64::from(u8::from(self.gc_fraction > GC_LABEL_THRESHOLD)),
@@ -105,7 +151,7 @@ pub(crate) struct HostView {
     closed_busy_ns: u64,
     busy: Option<(u64, u64)>,
     /// GC steps not yet wholly before the next boundary.
-    gc: Vec<(u64, u64)>,
+    gc: Vec<GcSpan>,
     prev: DiskStats,
     prev_cs: u64,
     rows: Vec<IostatRow>,
@@ -182,7 +228,7 @@ impl HostView {
     /// Finalize every boundary strictly before `now` (no request arrives before `now` any
     /// more; `gc_steps`: the GC steps reserved since the last call, none starting before
     /// `now` from here on).
-    pub(crate) fn advance_to(&mut self, now: u64, gc_steps: &mut Vec<(u64, u64)>) -> Result<()> {
+    pub(crate) fn advance_to(&mut self, now: u64, gc_steps: &mut Vec<GcSpan>) -> Result<()> {
         self.gc.append(gc_steps);
         while self.next_boundary < now {
             self.snapshot(self.next_boundary)?;
@@ -192,7 +238,7 @@ impl HostView {
     }
 
     /// The end of the run at `end` (the last completion): finalize every whole interval.
-    pub(crate) fn finish(&mut self, end: u64, gc_steps: &mut Vec<(u64, u64)>) -> Result<()> {
+    pub(crate) fn finish(&mut self, end: u64, gc_steps: &mut Vec<GcSpan>) -> Result<()> {
         self.advance_to(end.saturating_add(1), gc_steps)
     }
 
@@ -240,32 +286,34 @@ impl HostView {
         };
         let cs = b / NS_PER_CS;
         let interval = Interval::between(&self.prev, self.prev_cs, &curr, cs)?;
-        let gc_fraction = self.gc_fraction(b - self.interval_ns, b);
+        let from = b - self.interval_ns;
+        self.gc.sort_unstable();
+        let gc_fraction = covered(self.gc.iter(), from, b);
+        let gc_copy_fraction = covered(self.gc.iter().filter(|g| g.moves_data), from, b);
+        self.gc.retain(|g| g.done > b);
         self.rows.push(IostatRow {
             t_s: b as f64 / 1e9,
             interval,
             gc_fraction,
+            gc_copy_fraction,
         });
         self.prev = curr;
         self.prev_cs = cs;
         Ok(())
     }
+}
 
-    /// The measure of the union of GC steps within `[from, to)`, over `to - from`; forgets the
-    /// steps that end by `to`.
-    fn gc_fraction(&mut self, from: u64, to: u64) -> f64 {
-        self.gc.sort_unstable();
-        let (mut covered, mut reach) = (0u64, from);
-        for &(s, e) in &self.gc {
-            let (s, e) = (s.max(reach), e.min(to));
-            if s < e {
-                covered += e - s;
-                reach = e;
-            }
+/// The measure of the union of `steps` (sorted by start) within `[from, to)`, over `to - from`.
+fn covered<'a>(steps: impl Iterator<Item = &'a GcSpan>, from: u64, to: u64) -> f64 {
+    let (mut covered, mut reach) = (0u64, from);
+    for g in steps {
+        let (s, e) = (g.start.max(reach), g.done.min(to));
+        if s < e {
+            covered += e - s;
+            reach = e;
         }
-        self.gc.retain(|&(_, e)| e > to);
-        covered as f64 / (to - from) as f64
     }
+    covered as f64 / (to - from) as f64
 }
 
 #[cfg(test)]
@@ -362,15 +410,23 @@ mod tests {
     fn gc_fraction_is_the_union_of_steps_within_the_interval() {
         let mut h = HostView::new(10_000.0).unwrap();
         // Overlapping steps on two planes, one spanning a boundary, given out of order.
+        // The erase (3–6 ms) counts for `gc_fraction` only.
+        let span = |start, done, moves_data| GcSpan {
+            start,
+            done,
+            moves_data,
+        };
         let mut gc = vec![
-            (12_000_000, 15_000_000),
-            (2_000_000, 4_000_000),
-            (3_000_000, 6_000_000),
-            (8_000_000, 14_000_000),
+            span(12_000_000, 15_000_000, true),
+            span(2_000_000, 4_000_000, true),
+            span(3_000_000, 6_000_000, false),
+            span(8_000_000, 14_000_000, true),
         ];
         h.advance_to(30_000_001, &mut gc).unwrap();
         let f: Vec<f64> = h.rows().iter().map(|r| r.gc_fraction).collect();
         assert_eq!(f, vec![0.6, 0.5, 0.0]);
+        let c: Vec<f64> = h.rows().iter().map(|r| r.gc_copy_fraction).collect();
+        assert_eq!(c, vec![0.4, 0.5, 0.0]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod sampling;
 
 pub use crate::device::Precondition;
 pub use crate::rain::TtflashReport;
-pub use host::{IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
+pub use host::{GcLabel, IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
 pub use options::{Replay, SimOptions};
 
 use std::cmp::Reverse;
@@ -49,7 +49,7 @@ pub struct Simulation {
     /// The host's diskstats view (`SimOptions::iostat_interval_us`), and a scratch list of the
     /// GC steps the device recorded since the last look.
     host: Option<host::HostView>,
-    gc_steps: Vec<(u64, u64)>,
+    gc_steps: Vec<host::GcSpan>,
 }
 
 /// Arrival and completion times of the replay.

@@ -271,7 +271,7 @@ fn run_mode(
         detections: detected.iter().map(|&d| u64::from(d)).sum(),
         gc_intervals: rows
             .iter()
-            .filter(|r| r.gc_fraction > setup.label_threshold)
+            .filter(|r| setup.label.fraction(r) > setup.label_threshold)
             .count() as u64,
         waf: r.waf,
         erases: r.erases,

@@ -23,7 +23,7 @@ use crate::config::DeviceConfig;
 use crate::detect::c45::{Dataset, Tree};
 use crate::detect::features::{FeatureSet, FeatureWindow};
 use crate::error::{Result, SsdError};
-use crate::sim::{IostatRow, Replay, SimOptions, Simulation};
+use crate::sim::{GcLabel, IostatRow, Replay, SimOptions, Simulation};
 use crate::trace::open_workload;
 
 /// Counts of a binary detector against the labels (1 = GC).
@@ -101,6 +101,13 @@ impl Scores {
     }
 }
 
+/// Scores of the held-out runs of the training workloads and of the others.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct GroupScores {
+    pub same_workloads: Option<Scores>,
+    pub other_workloads: Option<Scores>,
+}
+
 /// One labelled run's summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunSummary {
@@ -123,6 +130,7 @@ pub struct DetectReport {
     pub device: String,
     pub features: FeatureSet,
     pub window: usize,
+    pub label: GcLabel,
     pub label_threshold: f64,
     pub feature_names: Vec<String>,
     pub train_runs: Vec<RunSummary>,
@@ -135,6 +143,11 @@ pub struct DetectReport {
     /// the others (other workloads, devices, GC policies).
     pub same_workloads: Option<Scores>,
     pub other_workloads: Option<Scores>,
+    /// The same two groups counting only the intervals whose attributes are defined as the
+    /// seed defines them — over a full window of `window` samples (from each run's
+    /// `window`-th interval on). The first ones of a run see only its start, and a window that
+    /// spans a fresh device's fill-up sees a change of regime, not GC (docs/detect.md).
+    pub full_window: GroupScores,
     pub features_used: Vec<String>,
     pub leaves: usize,
     pub rules: String,
@@ -226,13 +239,14 @@ pub fn features_of(
     rows: &[IostatRow],
     set: FeatureSet,
     window: usize,
+    label: GcLabel,
     threshold: f64,
 ) -> Result<(Vec<Vec<f64>>, Vec<u32>)> {
     let mut w = FeatureWindow::with_set(window, set)?;
     let x = rows.iter().map(|r| w.push(&r.interval)).collect();
     let y = rows
         .iter()
-        .map(|r| u32::from(r.gc_fraction > threshold))
+        .map(|r| u32::from(label.fraction(r) > threshold))
         .collect();
     Ok((x, y))
 }
@@ -275,7 +289,13 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     let mut train_runs = Vec::new();
     for run in setup.train.iter().filter(|_| given.is_none()) {
         let rows = labelled_rows(run, setup)?;
-        let (x, y) = features_of(&rows, setup.features, setup.window, setup.label_threshold)?;
+        let (x, y) = features_of(
+            &rows,
+            setup.features,
+            setup.window,
+            setup.label,
+            setup.label_threshold,
+        )?;
         train_runs.push(summary(&run.name, &rows, &y));
         train.rows.extend(x);
         train.labels.extend(y);
@@ -292,18 +312,28 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     };
     let mut eval_runs = Vec::new();
     let (mut same, mut other) = (None::<Confusion>, None::<Confusion>);
+    let (mut same_full, mut other_full) = (None::<Confusion>, None::<Confusion>);
     for run in &setup.eval {
         let rows = labelled_rows(run, setup)?;
-        let (x, y) = features_of(&rows, setup.features, setup.window, setup.label_threshold)?;
+        let (x, y) = features_of(
+            &rows,
+            setup.features,
+            setup.window,
+            setup.label,
+            setup.label_threshold,
+        )?;
         let p = tree.predict_rows(&x)?;
         let c = Confusion::of(&p, &y);
-        let group = if run.same_workload {
-            &mut same
+        // The seed's attributes are defined over a full window: from the window-th interval on.
+        let full = (setup.window - 1).min(y.len());
+        let f = Confusion::of(&p[full..], &y[full..]);
+        let (all_of, full_of) = if run.same_workload {
+            (&mut same, &mut same_full)
         } else {
-            &mut other
+            (&mut other, &mut other_full)
         };
-        let g = group.get_or_insert_with(Confusion::default);
-        (g.tp, g.fp, g.tn, g.fn_) = (g.tp + c.tp, g.fp + c.fp, g.tn + c.tn, g.fn_ + c.fn_);
+        *all_of = Some(all_of.unwrap_or_default().merged(c));
+        *full_of = Some(full_of.unwrap_or_default().merged(f));
         let mut s = summary(&run.name, &rows, &y);
         (s.confusion, s.accuracy) = (Some(c), Some(c.accuracy()));
         eval_runs.push(s);
@@ -320,6 +350,7 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
         device: base.name.clone(),
         features: setup.features,
         window: setup.window,
+        label: setup.label,
         label_threshold: setup.label_threshold,
         feature_names: names,
         train_runs,
@@ -330,6 +361,10 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
         confusion,
         same_workloads: same.map(Scores::of),
         other_workloads: other.map(Scores::of),
+        full_window: GroupScores {
+            same_workloads: same_full.map(Scores::of),
+            other_workloads: other_full.map(Scores::of),
+        },
         features_used: tree.features_used(),
         leaves: tree.leaves(),
         rules: tree.to_rules_text(),

@@ -7,7 +7,7 @@ use super::manage::ManageSetup;
 use crate::detect::c45::C45Params;
 use crate::detect::features::{FeatureSet, DEFAULT_WINDOW};
 use crate::error::{Result, SsdError};
-use crate::sim::GC_LABEL_THRESHOLD;
+use crate::sim::{GcLabel, GC_LABEL_THRESHOLD};
 use crate::trace::WorkloadSpec;
 
 /// One labelled run: a workload, closed loop at a queue depth, for a simulated duration, on the
@@ -61,7 +61,10 @@ pub struct DetectSetup {
     /// Samples of each standard deviation (the seed's 50).
     #[serde(default = "default_window")]
     pub window: usize,
-    /// An interval is GC when its `gc_fraction` exceeds this (the seed's reading: any GC).
+    /// Which GC the label stands for: any (the seed's reading) or only GC that moved data.
+    #[serde(default)]
+    pub label: GcLabel,
+    /// An interval is GC when its label's fraction exceeds this (the seed's reading: any GC).
     #[serde(default = "default_threshold")]
     pub label_threshold: f64,
     #[serde(default = "default_interval")]
