@@ -50,6 +50,9 @@ pub struct Simulation {
     /// GC steps the device recorded since the last look.
     host: Option<host::HostView>,
     gc_steps: Vec<host::GcSpan>,
+    /// Each block's erase count when the measured phase started (after preconditioning), so
+    /// that `erase_per_block` counts what `erases` counts.
+    erase_base: Vec<u32>,
 }
 
 /// Arrival and completion times of the replay.
@@ -117,11 +120,13 @@ impl Simulation {
             finished: false,
             host: None,
             gc_steps: Vec::new(),
+            erase_base: Vec::new(),
             cfg,
             opts,
         };
         if let Some(p) = sim.opts.precondition {
             sim.precondition_pages = sim.model.precondition(&p, sim.opts.seed)?;
+            sim.erase_base = sim.model.ftl().erase_counts().to_vec();
         }
         if let Some(us) = sim.opts.iostat_interval_us {
             sim.host = Some(host::HostView::new(us)?);
@@ -336,7 +341,7 @@ impl Simulation {
     pub fn result(&self) -> SimResult {
         let ftl = self.model.ftl();
         let c = ftl.counters;
-        let (min, mean, max) = ftl.erase_stats();
+        let (min, mean, max) = ftl.erase_stats(&self.erase_base);
         let host = c.host_pages_written;
         SimResult {
             device: self.cfg.name.clone(),
@@ -359,6 +364,7 @@ impl Simulation {
             requests: self.rec.counts,
             blocked_requests: self.rec.blocked,
             sim_time_s: self.clock.last_completion.max(self.clock.last_arrival) as f64 / 1e9,
+            arrival_span_s: self.clock.last_arrival as f64 / 1e9,
             gc_busy_s: self.model.gc_busy_ns() as f64 / 1e9,
             latency_us: self.rec.latency.report(),
             precondition_pages: self.precondition_pages,
