@@ -93,6 +93,22 @@ def test_one_configuration_spelled_two_ways_is_one_run(tmp_path):
     assert sw.tasks[0].options["seed"] == 1 and sw.tasks[1].options["seed"] == 2
 
 
+def test_device_files_and_traces_are_found_beside_the_spec(tmp_path, monkeypatch):
+    sub = tmp_path / "exp"
+    sub.mkdir()
+    (sub / "dev.toml").write_text(ssdlab.Device("tiny").resolved_toml())
+    (sub / "t.csv").write_text("0,W,0,4096\n100,W,4096,4096\n")
+    monkeypatch.chdir(tmp_path)  # elsewhere: paths start from the spec's folder
+    sw = expand(write_spec(sub, '[base]\ndevice = "dev.toml"\nworkload.path = "t.csv"\n'
+                                '[grid]\nworkload.lba_map = ["none", "modulo"]\n'))
+    t = sw.tasks[0]
+    assert t.device_source == str(sub / "dev.toml") and t.device_text == (sub / "dev.toml").read_text()
+    assert t.workload["kind"] == "trace" and t.workload["path"] == str(sub / "t.csv")
+    assert t.options["replay"]["mode"] == "open-loop"
+    r = execute(t)  # a worker needs the trace, not the device file
+    assert r.status == "ok" and r.results["requests.total"] == 2 and r.results["backlog_fraction"] >= 0
+
+
 @pytest.mark.parametrize("text, fragments", [
     ("[base]\nfoo = 1\n", ["spec.toml: base.foo: unknown key", "workload.<field>"]),
     ("[grd]\n", ["spec.toml: grd: unknown table", "[grid]"]),
@@ -367,6 +383,11 @@ def test_a_failing_run_is_an_error_row_and_the_sweep_goes_on(cli, tmp_path):
     again = cli("sweep", str(spec), "-o", str(out), "--retry-errors", "-j", "1")
     assert again.returncode == 0 and "2 in" in again.stdout and "2 to run" in again.stdout, again.stdout
     assert ssdlab.load(out).id.is_unique
+    # A store of error rows only has the result columns too (null), so its schema is the same.
+    only = ssdlab.sweep(write_spec(tmp_path, BASE + "[grid]\nset.geometry.spare_factor = [1.5]\n", "bad.toml"), jobs=0)
+    assert list(only.status) == ["error"] and only["waf"].isna().all() and only["erases"].isna().all()
+    assert pq.read_table(tmp_path / "r" / "results.parquet").schema.field("erases").type == "int64"
+    assert set(df.columns) == set(only.columns)
 
 
 # -- the store -------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ssdlab.sweeps.executor import Executor
-from ssdlab.sweeps.runner import Outcome, make_row
+from ssdlab.sweeps.runner import Outcome, make_row, result_types
 from ssdlab.sweeps.spec import RunTask, Sweep
 from ssdlab.sweeps.store import Store
 
@@ -45,11 +45,12 @@ def execute_plan(p: Plan, store: Store, executor: Executor,
     store once every run of the sweep is stored. An interrupt propagates after the executor is
     stopped; the rows stored so far stay."""
     by_id = {t.id: t for t in p.todo}
+    types = result_types()
     report = Report()
     with executor:
         for outcome in executor.run(p.todo):
             task = by_id[outcome.id]
-            store.write(make_row(task, outcome), outcome.series)
+            store.write(make_row(task, outcome), outcome.series, types)
             report.ran += 1
             report.ok += outcome.status == "ok"
             report.errors += outcome.status != "ok"

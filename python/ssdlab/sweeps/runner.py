@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any, Optional
 
 import numpy as np
@@ -106,7 +107,27 @@ def result_columns(r: Result) -> dict[str, Any]:
                     out[f"{f.name}.{op}.{lf.name}"] = _typed(str(lf.type), getattr(summary, lf.name))
         else:
             _loose(f.name, value, out)
+    # Derived: how far an open-loop run fell behind its arrivals (ssdlab run warns above 0.1),
+    # and the share of requests GC blocked.
+    out["backlog_fraction"] = float(r.backlog_fraction)
+    out["blocked_fraction"] = float(r.blocked_fraction)
     return out
+
+
+@lru_cache(maxsize=None)
+def result_types() -> dict[str, str]:
+    """Every scalar result column of a plain-device run and its Arrow type, so that an error
+    row has them too (null) and a store's schema does not depend on which runs failed. Learnt
+    from a one-request run on the ``tiny`` preset, not listed by hand."""
+    from ssdlab import workload
+    from ssdlab.simulate import build_options
+
+    wl = workload.synthetic("uniform", 1)
+    sim = Simulation("tiny", wl, build_options(wl))
+    while not sim.advance(CHUNK):
+        pass
+    arrow = {bool: "bool_", int: "int64", float: "float64", str: "string"}
+    return {k: arrow[type(v)] for k, v in result_columns(sim.result()).items()}
 
 
 def device_name(resolved_toml: Optional[str]) -> Optional[str]:
@@ -126,6 +147,7 @@ def make_row(task: RunTask, outcome: Outcome) -> dict[str, Any]:
     row.update(task.config)
     row["device_name"] = device_name(task.resolved_toml)
     row["device_hash"] = hashlib.sha256(task.resolved_toml.encode()).hexdigest()[:16] if task.resolved_toml else None
+    row.update({k: None for k in result_types()})
     row.update(outcome.results)
     row["wall_time_s"] = float(outcome.wall_time_s)
     row["attempts"] = int(outcome.attempts)

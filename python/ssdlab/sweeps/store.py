@@ -57,9 +57,11 @@ def pyarrow():
     return pa
 
 
-def _array(pa: Any, name: str, value: Any) -> Any:
-    if name in FIXED_TYPES:
-        return pa.array([value], getattr(pa, FIXED_TYPES[name])())
+def _array(pa: Any, name: str, value: Any, types: Mapping[str, str]) -> Any:
+    if name in FIXED_TYPES or name in types:
+        return pa.array([value], getattr(pa, FIXED_TYPES.get(name) or types[name])())
+    if value is None:
+        return pa.array([None], pa.null())
     if isinstance(value, bool):
         return pa.array([value], pa.bool_())
     if isinstance(value, int):
@@ -71,10 +73,11 @@ def _array(pa: Any, name: str, value: Any) -> Any:
     return pa.array([json.dumps(value)], pa.string())
 
 
-def row_table(row: Mapping[str, Any]) -> Any:
-    """One row as a typed pyarrow table."""
+def row_table(row: Mapping[str, Any], types: Optional[Mapping[str, str]] = None) -> Any:
+    """One row as a typed pyarrow table; ``types`` gives the Arrow type (``int64``,
+    ``float64``, ``bool_``, ``string``) of columns whose value may be missing."""
     pa = pyarrow()
-    return pa.table({k: _array(pa, k, v) for k, v in row.items()})
+    return pa.table({k: _array(pa, k, v, types or {}) for k, v in row.items()})
 
 
 def write_atomic(table: Any, path: Path) -> None:
@@ -190,14 +193,16 @@ class Store:
         self.close()
 
     # -- writing -------------------------------------------------------------------------
-    def write(self, row: Mapping[str, Any], series: Optional[Mapping[str, np.ndarray]] = None) -> None:
-        """Store a finished run: its series (if any), then its row."""
+    def write(self, row: Mapping[str, Any], series: Optional[Mapping[str, np.ndarray]] = None,
+              types: Optional[Mapping[str, str]] = None) -> None:
+        """Store a finished run: its series (if any), then its row (``types``: see
+        :func:`row_table`)."""
         pa = pyarrow()
         try:
             if series is not None:
                 write_atomic(pa.table({k: np.asarray(v) for k, v in series.items()}),
                              self.series_dir / f"{row['id']}.parquet")
-            write_atomic(row_table(row), self.rows / f"{row['id']}.parquet")
+            write_atomic(row_table(row, types), self.rows / f"{row['id']}.parquet")
         except OSError as e:
             raise StoreError(f"{self.root}: cannot write run {row['id']}: {e.strerror or e}") from None
 
