@@ -2,7 +2,7 @@
 //! did not say where it was, each kept as a case with the message it now gives: one line that
 //! names the file and line (binary records: the record and its byte offset).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::sim::{SimOptions, Simulation};
@@ -31,7 +31,7 @@ fn v1(len: u32, op: u16, lbn: u64, ts: u64) -> Vec<u8> {
 }
 
 /// The first error reading `path` as `format` through an LBA map `none` on `logical` bytes.
-fn first_error(path: &PathBuf, format: TraceFormat, logical: u64) -> String {
+fn first_error(path: &Path, format: TraceFormat, logical: u64) -> String {
     let spec = TraceSpec {
         format,
         lba_map: LbaMapMode::None,
@@ -46,7 +46,7 @@ fn first_error(path: &PathBuf, format: TraceFormat, logical: u64) -> String {
     e
 }
 
-fn assert_says(e: &str, path: &PathBuf, what: &str) {
+fn assert_says(e: &str, path: &Path, what: &str) {
     let want = format!("{}{what}", path.display());
     assert!(e.starts_with(&want), "expected {want:?}…, got {e:?}");
 }
