@@ -379,8 +379,14 @@ impl Simulation {
         }
     }
 
-    pub(crate) fn source_location(&self) -> Option<(String, u64)> {
-        self.source.location()
+    /// `file:line: ` of the last request (binary traces: `file:record: record N at byte offset
+    /// X: `), to put before an error about it; empty for generators.
+    pub(crate) fn source_at(&self) -> String {
+        match (self.source.location(), self.source.record_label()) {
+            (Some((f, l)), Some(record)) => format!("{f}:{l}: {record}: "),
+            (Some((f, l)), None) => format!("{f}:{l}: "),
+            (None, _) => String::new(),
+        }
     }
 
     /// The latency distribution (value µs, count) of one type (`None` = all), for CDF plots.
