@@ -27,10 +27,11 @@ use crate::rain::RainDevice;
 use crate::stats::{
     EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries,
 };
-use crate::trace::{Request, RequestSource};
+use crate::trace::RequestSource;
+use replay::HostRequest;
 
-/// A request fetched ahead, with its page range (or the error fetching it gave).
-type Fetched = Result<Option<(Request, u64, u64)>>;
+/// A host request fetched ahead, with its page runs (or the error fetching it gave).
+type Fetched = Result<Option<HostRequest>>;
 
 /// One simulation: a device model, a workload and statistics.
 pub struct Simulation {
@@ -259,13 +260,13 @@ impl Simulation {
             };
             match current {
                 None => self.finish()?,
-                Some((req, first, pages)) => {
+                Some(host) => {
                     let next = self.fetch();
-                    if let Ok(Some((_, next_first, _))) = &next {
-                        self.model.ftl().prefetch_lpn(*next_first as u32);
+                    if let Ok(Some(n)) = &next {
+                        self.model.ftl().prefetch_lpn(n.first as u32);
                     }
                     self.lookahead = Some(next);
-                    self.serve(req, first, pages)?;
+                    self.serve(host)?;
                     served += 1;
                     if self.opts.check_every > 0
                         && self.rec.counts.total % self.opts.check_every == 0
@@ -283,17 +284,32 @@ impl Simulation {
         Ok(self.finished)
     }
 
-    /// The next request of the workload with its page range, checked against the logical space
-    /// while the source still points at it (so errors name the right line).
+    /// The next host request of the workload with its page runs (all its fragments, when an
+    /// LBA map split it), each checked against the logical space while the source still points
+    /// at it (so errors name the right line).
     fn fetch(&mut self) -> Fetched {
-        match self.source.next_request()? {
-            None => Ok(None),
-            Some(req) => {
-                let (first, pages) = self.page_range(&req)?;
-                self.check_arrival(&req)?;
-                Ok(Some((req, first, pages)))
-            }
+        let Some(req) = self.source.next_request()? else {
+            return Ok(None);
+        };
+        let (first, pages) = self.page_range(&req)?;
+        self.check_arrival(&req)?;
+        let mut host = HostRequest {
+            req,
+            first,
+            pages,
+            more: Vec::new(),
+        };
+        let mut follows = req.fragment_follows;
+        while follows {
+            let Some(f) = self.source.next_request()? else {
+                break;
+            };
+            host.more.push(self.page_range(&f)?);
+            host.req.size_bytes = host.req.size_bytes.saturating_add(f.size_bytes);
+            follows = f.fragment_follows;
         }
+        host.req.fragment_follows = false;
+        Ok(Some(host))
     }
 
     /// Run the whole workload.

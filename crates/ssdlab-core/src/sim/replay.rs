@@ -13,6 +13,18 @@ use crate::trace::{OpKind, Request};
 /// operation time bounded by validation (`config::MAX_OP_US`), the u64 clock cannot overflow.
 pub(crate) const MAX_ARRIVAL_NS: u64 = 1 << 62;
 
+/// A host request: the request (its first fragment's arrival and operation, the bytes of all
+/// its fragments) and its page runs — one unless an LBA map split it
+/// ([`Request::fragment_follows`]).
+pub(crate) struct HostRequest {
+    pub(crate) req: Request,
+    pub(crate) first: u64,
+    pub(crate) pages: u64,
+    /// The runs (first page, pages) of the fragments after the first (empty, and unallocated,
+    /// for a request served whole).
+    pub(crate) more: Vec<(u64, u64)>,
+}
+
 /// The trace time of `req` rebased to the first request and scaled (open loop).
 fn open_loop_at(c: &mut super::Clock, req: &Request, time_scale: f64) -> u64 {
     let origin = *c.origin_ns.get_or_insert(req.arrival_ns);
@@ -86,24 +98,49 @@ impl Simulation {
         }
     }
 
-    /// The request's pages through the device model, `ready` after arrival (0 untimed).
+    /// The request's pages through the device model, `ready` after arrival (0 untimed): all
+    /// its runs from `ready`, as one request (a split write is one write to the model).
     #[inline]
-    fn serve_pages(&mut self, op: OpKind, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
-        let range = first as u32..(first + pages) as u32;
-        match op {
-            OpKind::Read => self.model.read(range, ready),
-            OpKind::Write => self.model.write(range, ready),
+    fn serve_pages(&mut self, host: &HostRequest, ready: u64) -> Result<OpDone> {
+        let range = |(first, pages): (u64, u64)| first as u32..(first + pages) as u32;
+        let head = range((host.first, host.pages));
+        if host.more.is_empty() {
+            return match host.req.op {
+                OpKind::Read => self.model.read(head, ready),
+                OpKind::Write => self.model.write(head, ready),
+                OpKind::Trim => {
+                    self.model.trim(head)?;
+                    Ok(OpDone::at(ready))
+                }
+            };
+        }
+        let runs: Vec<_> = std::iter::once(head)
+            .chain(host.more.iter().copied().map(range))
+            .collect();
+        match host.req.op {
+            OpKind::Read => {
+                let mut out = OpDone::at(ready);
+                for r in runs {
+                    out.join(self.model.read(r, ready)?);
+                }
+                Ok(out)
+            }
+            OpKind::Write => self.model.write_runs(&runs, ready),
             OpKind::Trim => {
-                self.model.trim(range)?;
+                for r in runs {
+                    self.model.trim(r)?;
+                }
                 Ok(OpDone::at(ready))
             }
         }
     }
 
-    pub(crate) fn serve(&mut self, req: Request, first: u64, pages: u64) -> Result<()> {
+    pub(crate) fn serve(&mut self, host: HostRequest) -> Result<()> {
+        let req = host.req;
+        let pages = host.pages + host.more.iter().map(|r| r.1).sum::<u64>();
         if !self.opts.timing {
             // Timing-free service: the FTL and GC only, as fast as the machine allows.
-            self.serve_pages(req.op, first, pages, 0)?;
+            self.serve_pages(&host, 0)?;
             self.count(req.op);
             self.sample_untimed();
             return Ok(());
@@ -115,7 +152,7 @@ impl Simulation {
             h.advance_to(arrival, &mut self.gc_steps)?;
         }
         let ready = arrival + self.cfg.timing.controller_overhead_ns;
-        let d = self.serve_pages(req.op, first, pages, ready)?;
+        let d = self.serve_pages(&host, ready)?;
         let completion = d.done;
         self.rec.latency.record(req.op, completion - arrival);
         if let Some(h) = &mut self.host {

@@ -150,7 +150,8 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
                 arrival_ns: 2_500,
                 op: OpKind::Write,
                 offset_bytes: 223_490 * 512,
-                size_bytes: 4096
+                size_bytes: 4096,
+                fragment_follows: false,
             }
         );
         assert_eq!(d[2].size_bytes, 2048 * 512);

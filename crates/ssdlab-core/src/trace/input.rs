@@ -126,6 +126,7 @@ impl Outcome {
                 op,
                 offset_bytes,
                 size_bytes,
+                fragment_follows: false,
             },
             device,
         )

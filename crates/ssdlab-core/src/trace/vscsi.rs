@@ -184,6 +184,7 @@ impl RequestSource for VscsiSource {
                 op,
                 offset_bytes,
                 size_bytes: u64::from(len),
+                fragment_follows: false,
             }));
         }
     }
@@ -258,13 +259,15 @@ pub(crate) mod tests {
                             arrival_ns: 5000,
                             op: OpKind::Write,
                             offset_bytes: 4096,
-                            size_bytes: 4096
+                            size_bytes: 4096,
+                            fragment_follows: false,
                         },
                         Request {
                             arrival_ns: 7000,
                             op: OpKind::Read,
                             offset_bytes: 8192,
-                            size_bytes: 8192
+                            size_bytes: 8192,
+                            fragment_follows: false,
                         },
                     ]
                 );

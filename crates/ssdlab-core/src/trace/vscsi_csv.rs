@@ -61,7 +61,8 @@ mod tests {
                 arrival_ns: 5_633_898_000_000_000,
                 op: OpKind::Write,
                 offset_bytes: 42_932_745 * 512,
-                size_bytes: 512
+                size_bytes: 512,
+                fragment_follows: false,
             }
         );
         let b = s.next_request().unwrap().unwrap();
