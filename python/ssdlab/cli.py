@@ -46,6 +46,8 @@ SYNTHETIC = registry.defaults()["synthetic"]
 FS_PERSONALITIES = registry.names("fs personality")
 FS_SPEC = registry.defaults()["fs"]["spec"]
 TRIM_MODES = registry.names("TRIM mode")
+#: The core's defaults of a trace workload's fields.
+TRACE_SPEC = registry.defaults()["trace"]
 
 
 class TimingMode(str, Enum):
@@ -107,6 +109,7 @@ def run(
     trace_format: str = typer.Option(registry.default("trace format"), "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
     lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))}."),
+    allow_empty: bool = typer.Option(TRACE_SPEC["allow_empty"], "--allow-empty", help="Replay a trace that yields no request (an empty file, every record of another --disk, action or opcode) as an empty run instead of an error."),
     workload: str = typer.Option("uniform", "--workload", "-w", help=f"Synthetic pattern (uniform, hotcold, zipf, sequential), a named stand-in of Kang et al. Table 1 (home1..oltp) or a file-system benchmark ({', '.join(FS_PERSONALITIES)})."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests."),
     read_fraction: float = typer.Option(SYNTHETIC["read_fraction"], "--read-fraction"),
@@ -147,11 +150,14 @@ def run(
     if victim:
         overrides.append(f"gc.victim={json.dumps(victim)}")
     if trace_path is not None:
-        wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests)
+        wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests,
+                   allow_empty=allow_empty)
     else:
         if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
             fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "
                  f"or a file-system benchmark ({', '.join(FS_PERSONALITIES)})")
+    if allow_empty and trace_path is None:
+        fail("--allow-empty: applies to --trace runs only (a synthetic workload always has requests)")
     is_fs = trace_path is None and workload in FS_PERSONALITIES
     if not is_fs and (trim != registry.default("TRIM mode") or stale_fraction != FS_SPEC["stale_fraction"] or fs_opt):
         fail(f"--trim, --stale-fraction and --fs-opt apply to file-system benchmarks only ({', '.join(FS_PERSONALITIES)})")

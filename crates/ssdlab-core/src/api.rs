@@ -170,7 +170,7 @@ pub fn registries() -> Vec<crate::config::Family> {
 /// RL-GC schedulers and baseline, the Table I toy constants.
 pub fn defaults() -> serde_json::Value {
     use crate::config::Registry;
-    use crate::trace::{FsPersonality, FsSpec, Pattern, SyntheticSpec};
+    use crate::trace::{FsPersonality, FsSpec, Pattern, SyntheticSpec, TraceSpec};
     use strum::IntoEnumIterator;
     let mut spec =
         serde_json::to_value(FsSpec::new(FsPersonality::Fileserver, 0)).unwrap_or_default();
@@ -188,6 +188,7 @@ pub fn defaults() -> serde_json::Value {
         .collect();
     serde_json::json!({
         "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
+        "trace": TraceSpec::new(""),
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,

@@ -251,6 +251,10 @@ impl RequestSource for LbaMapped {
     fn skipped(&self) -> u64 {
         self.inner.skipped()
     }
+
+    fn why_empty(&self) -> Option<String> {
+        self.inner.why_empty()
+    }
 }
 
 #[cfg(test)]

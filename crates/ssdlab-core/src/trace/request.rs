@@ -57,6 +57,12 @@ pub trait RequestSource: Send {
     fn skipped(&self) -> u64 {
         0
     }
+    /// Why the source yielded no request (trace readers: the file is empty, holds only a
+    /// header, or every record was skipped — by device, action or opcode, with counts and
+    /// where the first was). `None` for sources that cannot tell.
+    fn why_empty(&self) -> Option<String> {
+        None
+    }
     /// The host TRIMs what it has deleted and not yet trimmed (fstrim, or the GC detector's
     /// response): the next requests are TRIMs of the pending extents. Returns the bytes queued
     /// (0 for sources without a file system).

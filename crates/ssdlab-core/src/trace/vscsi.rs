@@ -17,6 +17,7 @@ use std::path::Path;
 
 use super::input::open_input;
 use super::request::{OpKind, Request, RequestSource};
+use super::skips::{SkipReason, Skips};
 use crate::error::{Result, SsdError};
 
 /// The SCSI opcode → operation table shared with the CSV form (SBC-3 opcode assignments).
@@ -90,7 +91,7 @@ pub(crate) struct VscsiSource {
     version: VscsiVersion,
     record: u64,
     buf: [u8; 40],
-    skipped: u64,
+    skips: Skips,
 }
 
 impl VscsiSource {
@@ -114,7 +115,7 @@ impl VscsiSource {
             version,
             record: 0,
             buf: [0; 40],
-            skipped: 0,
+            skips: Skips::default(),
         })
     }
 }
@@ -167,7 +168,10 @@ impl RequestSource for VscsiSource {
                 VscsiVersion::V2 => (u16_at(b, 0), u32_at(b, 8), u64_at(b, 16), u64_at(b, 24)),
             };
             let Some(op) = scsi_op(cmd) else {
-                self.skipped += 1;
+                let record = self.record;
+                self.skips.add(SkipReason::UnknownOpcode, || {
+                    format!("record {record}, byte offset {offset}: opcode {cmd:#04x}")
+                });
                 continue;
             };
             let too_big = || {
@@ -198,7 +202,11 @@ impl RequestSource for VscsiSource {
     }
 
     fn skipped(&self) -> u64 {
-        self.skipped
+        self.skips.total()
+    }
+
+    fn why_empty(&self) -> Option<String> {
+        Some(self.skips.explain(self.record, "record", None))
     }
 }
 

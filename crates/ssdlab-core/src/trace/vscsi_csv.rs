@@ -5,6 +5,7 @@
 
 use super::fields::{expected, looks_like_header, Fields};
 use super::input::{LineFormat, Outcome};
+use super::skips::SkipReason;
 use super::vscsi::scsi_op;
 
 /// The VSCSI CSV line format.
@@ -37,7 +38,7 @@ impl LineFormat for VscsiCsv {
                 size_bytes,
                 None,
             )),
-            None => Ok(Outcome::Skip),
+            None => Ok(Outcome::Skip(SkipReason::UnknownOpcode)),
         }
     }
 }
