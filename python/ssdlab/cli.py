@@ -216,23 +216,38 @@ def run(
         console.print(f"results written to {json_path}")
 
 
+def memory_line(mem: dict) -> str:
+    """The core's memory estimate of a device beside what the machine has, as one line."""
+    line = f"memory: ≈ {mem['estimate']} ({mem['breakdown']})"
+    if mem["available"] is None:
+        return line + "; available memory unknown or not checked"
+    line += f"; {mem['available']} available ({mem['available_source']})"
+    if not mem["fits"]:
+        line += "; too large: runs are refused (SSDLAB_MEMORY_LIMIT=off overrides)"
+    return line
+
+
 @app.command()
-def devices(show: Optional[str] = typer.Option(None, "--show", help="Print this preset's full configuration as TOML.")) -> None:
-    """List the shipped device presets with their capacity."""
+def devices(show: Optional[str] = typer.Option(None, "--show", help="Print this preset's full configuration as TOML, and the memory a run needs.")) -> None:
+    """List the shipped device presets with their capacity and the memory a run needs."""
     if show is not None:
         text = _core.preset_toml(show)
         if text is None:
             fail(f"unknown preset '{show}'; expected one of: {', '.join(_core.preset_names())}")
-        console.print(Device(show).describe()["toml"], highlight=False, markup=False)
+        d = Device(show).describe()
+        console.print(d["toml"], highlight=False, markup=False)
+        # A TOML comment: the output stays a valid device file.
+        console.print(f"# {memory_line(d['memory'])}", highlight=False, markup=False, soft_wrap=True)
         return
     t = Table(title="device presets")
-    for c in ("name", "geometry (ch×chip×die×plane×blocks×pages)", "page", "spare", "logical", "physical"):
+    for c in ("name", "geometry (ch×chip×die×plane×blocks×pages)", "page", "spare", "logical", "physical", "memory"):
         t.add_column(c, justify="right" if c not in ("name",) else "left")
     for name in _core.preset_names():
         d = Device(name).describe()
         g = d["config"]["geometry"]
         geo = f"{g['channels']}×{g['chips_per_channel']}×{g['dies_per_chip']}×{g['planes_per_die']}×{g['blocks_per_plane']}×{g['pages_per_block']}"
-        t.add_row(name, geo, human_bytes(g["page_size"]), f"{g['spare_factor']:.0%}", human_bytes(d["logical_bytes"]), human_bytes(d["physical_bytes"]))
+        t.add_row(name, geo, human_bytes(g["page_size"]), f"{g['spare_factor']:.0%}", human_bytes(d["logical_bytes"]),
+                  human_bytes(d["physical_bytes"]), d["memory"]["estimate"])
     console.print(t)
 
 

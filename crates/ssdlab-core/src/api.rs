@@ -69,6 +69,25 @@ pub fn ttflash_experiment(
     Ok(v.to_string())
 }
 
+/// The memory a simulation of `device` needs (default options) and what is available, as
+/// JSON: `estimate_bytes`, `estimate` (e.g. "30.7 GiB"), `breakdown` (pages × bytes per page
+/// + blocks × bytes per block + the rest), `available_bytes` and `available_source` (null
+/// when the system does not say or `SSDLAB_MEMORY_LIMIT=off`), `fits`.
+pub fn memory_report(device: &DeviceConfig) -> Result<serde_json::Value> {
+    use crate::ftl::memory::bytes;
+    let e = crate::sim::memory_estimate(device, &SimOptions::default());
+    let avail = crate::sim::memory_budget()?;
+    Ok(serde_json::json!({
+        "estimate_bytes": e.total(),
+        "estimate": bytes(e.total()),
+        "breakdown": e.breakdown(),
+        "available_bytes": avail.as_ref().map(|a| a.bytes),
+        "available": avail.as_ref().map(|a| bytes(a.bytes)),
+        "available_source": avail.as_ref().map(|a| a.source.clone()),
+        "fits": avail.as_ref().is_none_or(|a| e.total() <= a.bytes),
+    }))
+}
+
 /// `ssdlab trace info`: statistics of a trace file (JSON trace spec).
 pub fn trace_stats(spec_json: &str, page_size: u64) -> Result<TraceInfo> {
     let spec: TraceSpec =

@@ -5,6 +5,7 @@
 
 mod decision;
 mod host;
+mod memory;
 mod options;
 mod replay;
 mod sampling;
@@ -12,6 +13,10 @@ mod sampling;
 pub use crate::device::Precondition;
 pub use crate::rain::TtflashReport;
 pub use host::{GcLabel, IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
+pub use memory::{
+    available_memory, check_memory, check_memory_within, memory_budget, memory_estimate,
+    parse_size, Available, MEMORY_LIMIT_ENV,
+};
 pub use options::{Replay, SimOptions};
 
 use std::cmp::Reverse;
@@ -75,7 +80,8 @@ struct Recorder {
     next_sample: u64,
 }
 
-/// The device-model registry: the model a configuration asks for.
+/// The device-model registry: the model a configuration asks for. Callers check first that it
+/// fits in memory ([`check_memory`]).
 pub(crate) fn build_model(
     cfg: &DeviceConfig,
     opts: &SimOptions,
@@ -97,6 +103,7 @@ impl Simulation {
         source: Box<dyn RequestSource>,
     ) -> Result<Self> {
         opts.validate()?;
+        check_memory(&cfg, &opts)?;
         let (source, oracle) = if cfg.ftl.placement == Placement::Oracle {
             let (s, o) =
                 OracleHints::build(source, u64::from(cfg.unit_bytes()), cfg.logical_units())?;
