@@ -32,11 +32,11 @@ use crate::rain::RainDevice;
 use crate::stats::{
     EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries,
 };
-use crate::trace::RequestSource;
-use replay::HostRequest;
+use crate::trace::{Request, RequestSource};
 
-/// A host request fetched ahead, with its page runs (or the error fetching it gave).
-type Fetched = Result<Option<HostRequest>>;
+/// A host request fetched ahead, with its first page run (or the error fetching it gave); a
+/// request an LBA map split (`fragment_follows`) has its other runs in `next_split_runs`.
+type Fetched = Result<Option<(Request, u64, u64)>>;
 
 /// One simulation: a device model, a workload and statistics.
 pub struct Simulation {
@@ -56,6 +56,10 @@ pub struct Simulation {
     /// GC steps the device recorded since the last look.
     host: Option<host::HostView>,
     gc_steps: Vec<host::GcSpan>,
+    /// The page runs after the first of the request being served, and of the request fetched
+    /// ahead, when an LBA map split them (see [`Request::fragment_follows`]).
+    split_runs: Vec<(u64, u64)>,
+    next_split_runs: Vec<(u64, u64)>,
 }
 
 /// Arrival and completion times of the replay.
@@ -125,6 +129,8 @@ impl Simulation {
             finished: false,
             host: None,
             gc_steps: Vec::new(),
+            split_runs: Vec::new(),
+            next_split_runs: Vec::new(),
             cfg,
             opts,
         };
@@ -267,13 +273,16 @@ impl Simulation {
             };
             match current {
                 None => self.finish()?,
-                Some(host) => {
+                Some((req, first, pages)) => {
+                    if req.fragment_follows {
+                        std::mem::swap(&mut self.split_runs, &mut self.next_split_runs);
+                    }
                     let next = self.fetch();
-                    if let Ok(Some(n)) = &next {
-                        self.model.ftl().prefetch_lpn(n.first as u32);
+                    if let Ok(Some((_, next_first, _))) = &next {
+                        self.model.ftl().prefetch_lpn(*next_first as u32);
                     }
                     self.lookahead = Some(next);
-                    self.serve(host)?;
+                    self.serve(req, first, pages)?;
                     served += 1;
                     if self.opts.check_every > 0
                         && self.rec.counts.total % self.opts.check_every == 0
@@ -291,32 +300,19 @@ impl Simulation {
         Ok(self.finished)
     }
 
-    /// The next host request of the workload with its page runs (all its fragments, when an
-    /// LBA map split it), each checked against the logical space while the source still points
-    /// at it (so errors name the right line).
+    /// The next host request of the workload with its first page run — and all its other
+    /// fragments' runs in `next_split_runs` when an LBA map split it — each checked against the
+    /// logical space while the source still points at it (so errors name the right line).
     fn fetch(&mut self) -> Fetched {
-        let Some(req) = self.source.next_request()? else {
+        let Some(mut req) = self.source.next_request()? else {
             return Ok(None);
         };
         let (first, pages) = self.page_range(&req)?;
         self.check_arrival(&req)?;
-        let mut host = HostRequest {
-            req,
-            first,
-            pages,
-            more: Vec::new(),
-        };
-        let mut follows = req.fragment_follows;
-        while follows {
-            let Some(f) = self.source.next_request()? else {
-                break;
-            };
-            host.more.push(self.page_range(&f)?);
-            host.req.size_bytes = host.req.size_bytes.saturating_add(f.size_bytes);
-            follows = f.fragment_follows;
+        if req.fragment_follows {
+            self.gather_fragments(&mut req)?;
         }
-        host.req.fragment_follows = false;
-        Ok(Some(host))
+        Ok(Some((req, first, pages)))
     }
 
     /// Run the whole workload.
