@@ -67,6 +67,8 @@ SYNTHETIC = registry.defaults()["synthetic"]
 FS_PERSONALITIES = registry.names("fs personality")
 FS_SPEC = registry.defaults()["fs"]["spec"]
 TRIM_MODES = registry.names("TRIM mode")
+#: The core's defaults of a trace workload's fields.
+TRACE_SPEC = registry.defaults()["trace"]
 
 
 class TimingMode(str, Enum):
@@ -129,6 +131,7 @@ def run(
     trace_format: str = typer.Option(registry.default("trace format"), "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
     lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))} (default none: addresses as recorded; experiments that fold traces onto small devices default to modulo)."),
+    allow_empty: bool = typer.Option(TRACE_SPEC["allow_empty"], "--allow-empty", help="Replay a trace that yields no request (an empty file, every record of another --disk, action or opcode) as an empty run instead of an error."),
     workload: str = typer.Option("uniform", "--workload", "-w", help=f"Synthetic pattern (uniform, hotcold, zipf, sequential), a named stand-in of Kang et al. Table 1 (home1..oltp) or a file-system benchmark ({', '.join(FS_PERSONALITIES)})."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests (default 1,000,000: enough for steady-state GC on the default device)."),
     read_fraction: float = typer.Option(SYNTHETIC["read_fraction"], "--read-fraction", help="Synthetic: fraction of requests that are reads."),
@@ -174,11 +177,14 @@ def run(
     if victim:
         overrides.append(f"gc.victim={json.dumps(victim)}")
     if trace_path is not None:
-        wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests)
+        wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests,
+                   allow_empty=allow_empty)
     else:
         if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
             fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "
                  f"or a file-system benchmark ({', '.join(FS_PERSONALITIES)})")
+    if allow_empty and trace_path is None:
+        fail("--allow-empty: applies to --trace runs only (a synthetic workload always has requests)")
     is_fs = trace_path is None and workload in FS_PERSONALITIES
     if not is_fs and (trim != registry.default("TRIM mode") or stale_fraction != FS_SPEC["stale_fraction"] or fs_opt):
         fail(f"--trim, --stale-fraction and --fs-opt apply to file-system benchmarks only ({', '.join(FS_PERSONALITIES)})")
@@ -275,23 +281,38 @@ def rerun_from(ctx: typer.Context, path: Path, json_path: Optional[Path], progre
     write_json(json_path, result.to_dict())
 
 
+def memory_line(mem: dict) -> str:
+    """The core's memory estimate of a device beside what the machine has, as one line."""
+    line = f"memory: ≈ {mem['estimate']} ({mem['breakdown']})"
+    if mem["available"] is None:
+        return line + "; available memory unknown or not checked"
+    line += f"; {mem['available']} available ({mem['available_source']})"
+    if not mem["fits"]:
+        line += "; too large: runs are refused (SSDLAB_MEMORY_LIMIT=off overrides)"
+    return line
+
+
 @app.command()
-def devices(show: Optional[str] = typer.Option(None, "--show", help="Print this preset's full configuration as TOML.")) -> None:
-    """List the shipped device presets with their capacity."""
+def devices(show: Optional[str] = typer.Option(None, "--show", help="Print this preset's full configuration as TOML, and the memory a run needs.")) -> None:
+    """List the shipped device presets with their capacity and the memory a run needs."""
     if show is not None:
         text = _core.preset_toml(show)
         if text is None:
             fail(f"unknown preset '{show}'; expected one of: {', '.join(_core.preset_names())}")
-        console.print(Device(show).describe()["toml"], highlight=False, markup=False)
+        d = Device(show).describe()
+        console.print(d["toml"], highlight=False, markup=False)
+        # A TOML comment: the output stays a valid device file.
+        console.print(f"# {memory_line(d['memory'])}", highlight=False, markup=False, soft_wrap=True)
         return
     t = Table(title="device presets")
-    for c in ("name", "geometry (ch×chip×die×plane×blocks×pages)", "page", "spare", "logical", "physical"):
+    for c in ("name", "geometry (ch×chip×die×plane×blocks×pages)", "page", "spare", "logical", "physical", "memory"):
         t.add_column(c, justify="right" if c not in ("name",) else "left")
     for name in _core.preset_names():
         d = Device(name).describe()
         g = d["config"]["geometry"]
         geo = f"{g['channels']}×{g['chips_per_channel']}×{g['dies_per_chip']}×{g['planes_per_die']}×{g['blocks_per_plane']}×{g['pages_per_block']}"
-        t.add_row(name, geo, human_bytes(g["page_size"]), f"{g['spare_factor']:.0%}", human_bytes(d["logical_bytes"]), human_bytes(d["physical_bytes"]))
+        t.add_row(name, geo, human_bytes(g["page_size"]), f"{g['spare_factor']:.0%}", human_bytes(d["logical_bytes"]),
+                  human_bytes(d["physical_bytes"]), d["memory"]["estimate"])
     console.print(t)
 
 

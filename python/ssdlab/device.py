@@ -48,9 +48,17 @@ class Device:
             raise ConfigError(f"{path}: cannot read device file: {e}") from None
 
     def describe(self) -> dict[str, Any]:
-        """Validated configuration and derived sizes (planes, pages, capacities)."""
+        """Validated configuration and derived sizes (planes, pages, capacities), and ``memory``:
+        the core's estimate of the heap a simulation needs (``estimate_bytes``, ``breakdown``)
+        beside what the machine has (``available_bytes``, ``available_source``, ``fits``)."""
         text, origin = self.core_args()
         return json.loads(_core.device_json(text, origin, list(self.overrides)))
+
+    def memory_estimate_bytes(self) -> int:
+        """Heap bytes a simulation of this device needs (the core's estimate: FTL tables, RAIN
+        stripes, the hybrid model's index; not a workload's own tables). A device that needs
+        more than the machine has is refused; ``SSDLAB_MEMORY_LIMIT`` overrides the figure."""
+        return int(self.describe()["memory"]["estimate_bytes"])
 
 
 def presets() -> list[str]:

@@ -39,5 +39,5 @@ def default(name: str) -> str:
 
 @lru_cache(maxsize=None)
 def defaults() -> dict[str, Any]:
-    """Core defaults: ``synthetic`` (a synthetic workload's fields), ``ttflash_stacks``, ``toy``."""
+    """Core defaults: ``synthetic`` and ``trace`` (a workload's fields), ``ttflash_stacks``, ``toy``."""
     return json.loads(_core.defaults_json())

@@ -25,8 +25,13 @@ def trace(
     lba_map: str = "none",
     max_requests: Optional[int] = None,
     blkparse_action: Optional[str] = None,
+    allow_empty: Optional[bool] = None,
 ) -> WorkloadSpec:
-    """A trace file (MSR, FIU, SPC, DiskSim/SSDsim, blkparse, VSCSI, CSV; gzip allowed)."""
+    """A trace file (MSR, FIU, SPC, DiskSim/SSDsim, blkparse, VSCSI, CSV; gzip allowed).
+
+    A trace that yields no request (an empty file, or every record skipped by ``device``, by
+    blkparse action or by opcode) is an error naming the file and why, unless ``allow_empty``.
+    """
     spec: dict[str, Any] = {"kind": "trace", "path": str(path), "format": format, "lba_map": lba_map}
     if device is not None:
         spec["device"] = device
@@ -34,6 +39,8 @@ def trace(
         spec["max_requests"] = max_requests
     if blkparse_action is not None:
         spec["blkparse_action"] = blkparse_action
+    if allow_empty is not None:
+        spec["allow_empty"] = allow_empty
     return spec
 
 

@@ -92,6 +92,25 @@ pub fn ttflash_experiment(
     Ok(v.to_string())
 }
 
+/// The memory a simulation of `device` needs (default options) and what is available, as
+/// JSON: `estimate_bytes`, `estimate` (e.g. "30.7 GiB"), `breakdown` (pages × bytes per page
+/// + blocks × bytes per block + the rest), `available_bytes` and `available_source` (null
+/// when the system does not say or `SSDLAB_MEMORY_LIMIT=off`), `fits`.
+pub fn memory_report(device: &DeviceConfig) -> Result<serde_json::Value> {
+    use crate::ftl::memory::bytes;
+    let e = crate::sim::memory_estimate(device, &SimOptions::default());
+    let avail = crate::sim::memory_budget()?;
+    Ok(serde_json::json!({
+        "estimate_bytes": e.total(),
+        "estimate": bytes(e.total()),
+        "breakdown": e.breakdown(),
+        "available_bytes": avail.as_ref().map(|a| a.bytes),
+        "available": avail.as_ref().map(|a| bytes(a.bytes)),
+        "available_source": avail.as_ref().map(|a| a.source.clone()),
+        "fits": avail.as_ref().is_none_or(|a| e.total() <= a.bytes),
+    }))
+}
+
 /// `ssdlab trace info`: statistics of a trace file (JSON trace spec).
 pub fn trace_stats(spec_json: &str, page_size: u64) -> Result<TraceInfo> {
     let spec: TraceSpec = from_json(spec_json, SsdError::Workload)?;
@@ -190,7 +209,7 @@ pub fn registries() -> Vec<crate::config::Family> {
 /// RL-GC schedulers and baseline, the Table I toy constants.
 pub fn defaults() -> serde_json::Value {
     use crate::config::Registry;
-    use crate::trace::{FsPersonality, FsSpec, Pattern, SyntheticSpec};
+    use crate::trace::{FsPersonality, FsSpec, Pattern, SyntheticSpec, TraceSpec};
     use strum::IntoEnumIterator;
     let mut spec =
         serde_json::to_value(FsSpec::new(FsPersonality::Fileserver, 0)).unwrap_or_default();
@@ -209,6 +228,7 @@ pub fn defaults() -> serde_json::Value {
     serde_json::json!({
         "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
         "options": SimOptions::default(),
+        "trace": TraceSpec::new(""),
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,

@@ -195,6 +195,7 @@ fn random_requests(seed: u64, n: u64, logical_pages: u64, page: u64) -> Vec<Requ
                 op,
                 offset_bytes: first * page,
                 size_bytes: pages * page,
+                fragment_follows: false,
             }
         })
         .collect()
@@ -457,12 +458,14 @@ fn trim_invalidates_and_reduces_gc_work() {
         op: OpKind::Write,
         offset_bytes: 0,
         size_bytes: logical * page,
+        fragment_follows: false,
     }];
     reqs.push(Request {
         arrival_ns: 0,
         op: OpKind::Trim,
         offset_bytes: 0,
         size_bytes: logical / 2 * page,
+        fragment_follows: false,
     });
     let with_trim = reqs.clone();
     let run = |reqs: Vec<Request>| {
@@ -475,6 +478,7 @@ fn trim_invalidates_and_reduces_gc_work() {
                 op: OpKind::Write,
                 offset_bytes: l * page,
                 size_bytes: page,
+                fragment_follows: false,
             });
         }
         let opts = SimOptions {

@@ -58,6 +58,7 @@ fn units_map_like_pages_of_the_unit_size() {
                 },
                 offset_bytes: first * 4096,
                 size_bytes: len * 4096,
+                fragment_follows: false,
             }
         })
         .collect();

@@ -30,6 +30,7 @@ fn req(t_us: u64, op: OpKind, page: u64, pages: u64) -> Request {
         op,
         offset_bytes: page * PAGE,
         size_bytes: pages * PAGE,
+        fragment_follows: false,
     }
 }
 

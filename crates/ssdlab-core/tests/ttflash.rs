@@ -38,6 +38,7 @@ impl RequestSource for Mixed {
             op,
             offset_bytes: lpn * self.page,
             size_bytes: self.page,
+            fragment_follows: false,
         }))
     }
     fn describe(&self) -> String {

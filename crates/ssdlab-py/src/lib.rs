@@ -43,6 +43,7 @@ fn device_json(device: &str, origin: &str, overrides: Vec<String>) -> PyResult<S
         "toml": cfg.to_toml(),
         "rl_states": api::rl_states(&cfg),
         "slc_agent": api::slc_agent(),
+        "memory": api::memory_report(&cfg).map_err(to_py)?,
     });
     Ok(derived.to_string())
 }

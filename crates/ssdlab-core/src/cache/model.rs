@@ -67,13 +67,18 @@ impl DeviceModel for HybridDevice {
     }
 
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        self.write_runs(&[pages], ready)
+    }
+
+    /// One request to the SLC policy however many runs it has: θ compares the request's size.
+    fn write_runs(&mut self, runs: &[Range<u32>], ready: u64) -> Result<OpDone> {
         let mut out = OpDone::at(ready);
-        let n = u64::from(pages.end - pages.start);
+        let n: u64 = runs.iter().map(|r| u64::from(r.end - r.start)).sum();
         let timed = self.base.timed;
         self.period.requests += 1;
         self.period.request_pages += n;
         self.shrunk_this_request = false;
-        for lpn in pages {
+        for lpn in runs.iter().flat_map(Clone::clone) {
             out.join(self.write_page(lpn, n, ready, timed)?);
         }
         Ok(out)

@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 
 use crate::error::{Result, SsdError};
+use crate::ftl::memory::{units_estimate, MemoryEstimate};
 use crate::ftl::Ftl;
 use crate::rng::SimRng;
 
@@ -256,5 +257,33 @@ impl Plane {
         self.in_mode[m] -= 1;
         self.free.push_back(blk);
         Ok(Some(Step::Erase { mode }))
+    }
+}
+
+impl super::HybridDevice {
+    /// Heap this model needs beyond its plain base, from `cfg` before anything is allocated:
+    /// each block's mode and its place in its plane's free pool, and the victim index over
+    /// (mode, block) units the FTL keeps for it; the SLC policy's tables (at most the `rl`
+    /// Q-table) in the fixed part.
+    pub fn memory_estimate(cfg: &crate::config::DeviceConfig) -> MemoryEstimate {
+        let g = &cfg.geometry;
+        let blocks = g.total_blocks();
+        let planes = u64::from(g.planes());
+        let ppb = u64::from(g.pages_per_block) * u64::from(cfg.units_per_page());
+        let mut e = MemoryEstimate {
+            block_bytes: blocks * (1 + 4),
+            other_bytes: planes * std::mem::size_of::<Plane>() as u64 + (128 << 10),
+            ..MemoryEstimate::default()
+        };
+        e.add(units_estimate(
+            cfg.gc.victim,
+            blocks,
+            2 * planes,
+            2 * blocks,
+            blocks,
+            1,
+            ppb,
+        ));
+        e
     }
 }

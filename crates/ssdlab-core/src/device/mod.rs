@@ -94,6 +94,18 @@ pub trait DeviceModel: Send {
     /// Write logical pages `pages` from `ready` (GC runs as the model's policies say).
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone>;
 
+    /// Write one host request whose pages are several runs (an LBA map split it: see
+    /// [`crate::trace::Request::fragment_follows`]), all from `ready`: done when the last page
+    /// is. A model whose policies look at the request (its size, say) sees it whole; the default
+    /// writes the runs in turn, as `write` would the pages of one run.
+    fn write_runs(&mut self, runs: &[Range<u32>], ready: u64) -> Result<OpDone> {
+        let mut out = OpDone::at(ready);
+        for r in runs {
+            out.join(self.write(r.clone(), ready)?);
+        }
+        Ok(out)
+    }
+
     /// Trim logical pages `pages`.
     fn trim(&mut self, pages: Range<u32>) -> Result<()>;
 

@@ -94,6 +94,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         seed: setup.seed,
         ..SimOptions::default()
     };
+    crate::sim::check_memory(&cfg, &opts)?;
     let mut model = build_model(&cfg, &opts, None)?;
     let g = &cfg.geometry;
     // Requests in mapping units (pages unless `ftl.mapping_unit_bytes`).

@@ -3,7 +3,8 @@
 //! (`gc_ops`). It knows nothing of time, traces or scheduling.
 //!
 //! Memory per physical page: 4 B of P2L + 4 B of L2P per logical page (< 4 B per physical page)
-//! + 1 bit of valid bitmap; per block ~24 B of metadata.
+//! + 1 bit of valid bitmap; per block ~33 B of metadata and victim index ([`memory`] estimates
+//! it from a configuration before anything is allocated).
 //!
 //! With a mapping unit below the page size (`ftl.mapping_unit_bytes`) the FTL's "pages" are
 //! mapping units: a block holds `pages_per_block × units_per_page` of them, the logical space
@@ -14,6 +15,7 @@
 mod external;
 mod gc_ops;
 mod invariants;
+pub mod memory;
 mod placement;
 mod victim_index;
 

@@ -5,14 +5,17 @@
 //! parity) its page programs and GC scheduler.
 
 use std::any::Any;
+use std::mem::size_of;
 use std::ops::Range;
 
 use rand::Rng;
 
+use super::superblock::Stripe;
 use super::{Rain, RainStats, WriteBuffer};
 use crate::config::{DeviceConfig, RainConfig};
 use crate::device::{DeviceModel, PlainDevice, Precondition, SchedulerCall};
 use crate::error::Result;
+use crate::ftl::memory::{grown, units_estimate, MemoryEstimate};
 use crate::ftl::Ftl;
 use crate::gc::{GcScheduler, RequestInfo};
 use crate::nand::OpDone;
@@ -89,6 +92,50 @@ impl RainDevice {
             unit_scratch: Vec::new(),
             rebuild_scratch: Vec::new(),
         })
+    }
+
+    /// Heap this model needs beyond its plain base, from `cfg` before anything is allocated:
+    /// with parity, the stripe of every page and the page a GC copy came from (4 + 4 B per
+    /// page), up to one stripe per N pages (its record and members), the super-blocks and the
+    /// victim index over them; with GTF, the buffer's count per logical page and its slots;
+    /// `check` (test mode): page checksums and versions.
+    pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
+        let g = &cfg.geometry;
+        let n = u64::from(g.channels);
+        let phys = g.physical_pages();
+        let logical = g.logical_pages();
+        let blocks = g.total_blocks();
+        let ppb = u64::from(g.pages_per_block);
+        let mut e = MemoryEstimate::default();
+        if cfg.rain.rain {
+            let groups = u64::from(g.planes()) / n.max(1);
+            let sbs = blocks / n.max(1);
+            // One stripe per N pages, and GC stripes closed short (fewer than N − 1 members)
+            // make more: measured ≈ 1.13 × P / N on a preconditioned device, counted as 1.125.
+            let stripes = phys / n.max(1) + phys / (8 * n.max(1));
+            e.page_bytes +=
+                phys * 8 + grown(stripes, size_of::<Stripe>() as u64) + stripes * grown(n - 1, 4);
+            e.block_bytes += sbs * (1 + 24 + grown(ppb, 4) + 4);
+            e.add(units_estimate(
+                cfg.gc.victim,
+                blocks,
+                groups,
+                sbs,
+                sbs,
+                n,
+                ppb,
+            ));
+            e.other_bytes += groups * (32 + 4 + 128);
+            if check {
+                e.page_bytes += phys * 8 + logical * 4;
+            }
+        }
+        if cfg.rain.gtf {
+            let slots = (cfg.rain.buffer_mib * 1048576.0 / f64::from(g.page_size)) as u64;
+            e.page_bytes += logical * 4;
+            e.other_bytes += grown(slots, 4) + grown(slots, 24);
+        }
+        e
     }
 
     /// What the layer did; `blocked_fraction` comes from the engine.

@@ -5,6 +5,7 @@
 
 mod decision;
 mod host;
+mod memory;
 mod options;
 mod replay;
 mod sampling;
@@ -12,6 +13,10 @@ mod sampling;
 pub use crate::device::Precondition;
 pub use crate::rain::TtflashReport;
 pub use host::{GcLabel, IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
+pub use memory::{
+    available_memory, check_memory, check_memory_within, memory_budget, memory_estimate,
+    parse_size, Available, MEMORY_LIMIT_ENV,
+};
 pub use options::{Replay, SimOptions};
 
 use std::cmp::Reverse;
@@ -29,7 +34,8 @@ use crate::stats::{
 };
 use crate::trace::{Request, RequestSource};
 
-/// A request fetched ahead, with its page range (or the error fetching it gave).
+/// A host request fetched ahead, with its first page run (or the error fetching it gave); a
+/// request an LBA map split (`fragment_follows`) has its other runs in `next_split_runs`.
 type Fetched = Result<Option<(Request, u64, u64)>>;
 
 /// One simulation: a device model, a workload and statistics.
@@ -53,6 +59,10 @@ pub struct Simulation {
     /// Each block's erase count when the measured phase started (after preconditioning), so
     /// that `erase_per_block` counts what `erases` counts.
     erase_base: Vec<u32>,
+    /// The page runs after the first of the request being served, and of the request fetched
+    /// ahead, when an LBA map split them (see [`Request::fragment_follows`]).
+    split_runs: Vec<(u64, u64)>,
+    next_split_runs: Vec<(u64, u64)>,
 }
 
 /// Arrival and completion times of the replay.
@@ -77,7 +87,8 @@ struct Recorder {
     next_sample: u64,
 }
 
-/// The device-model registry: the model a configuration asks for.
+/// The device-model registry: the model a configuration asks for. Callers check first that it
+/// fits in memory ([`check_memory`]).
 pub(crate) fn build_model(
     cfg: &DeviceConfig,
     opts: &SimOptions,
@@ -99,6 +110,7 @@ impl Simulation {
         source: Box<dyn RequestSource>,
     ) -> Result<Self> {
         opts.validate()?;
+        check_memory(&cfg, &opts)?;
         let (source, oracle) = if cfg.ftl.placement == Placement::Oracle {
             let (s, o) =
                 OracleHints::build(source, u64::from(cfg.unit_bytes()), cfg.logical_units())?;
@@ -121,6 +133,8 @@ impl Simulation {
             host: None,
             gc_steps: Vec::new(),
             erase_base: Vec::new(),
+            split_runs: Vec::new(),
+            next_split_runs: Vec::new(),
             cfg,
             opts,
         };
@@ -265,6 +279,9 @@ impl Simulation {
             match current {
                 None => self.finish()?,
                 Some((req, first, pages)) => {
+                    if req.fragment_follows {
+                        std::mem::swap(&mut self.split_runs, &mut self.next_split_runs);
+                    }
                     let next = self.fetch();
                     if let Ok(Some((_, next_first, _))) = &next {
                         self.model.ftl().prefetch_lpn(*next_first as u32);
@@ -288,17 +305,19 @@ impl Simulation {
         Ok(self.finished)
     }
 
-    /// The next request of the workload with its page range, checked against the logical space
-    /// while the source still points at it (so errors name the right line).
+    /// The next host request of the workload with its first page run — and all its other
+    /// fragments' runs in `next_split_runs` when an LBA map split it — each checked against the
+    /// logical space while the source still points at it (so errors name the right line).
     fn fetch(&mut self) -> Fetched {
-        match self.source.next_request()? {
-            None => Ok(None),
-            Some(req) => {
-                let (first, pages) = self.page_range(&req)?;
-                self.check_arrival(&req)?;
-                Ok(Some((req, first, pages)))
-            }
+        let Some(mut req) = self.source.next_request()? else {
+            return Ok(None);
+        };
+        let (first, pages) = self.page_range(&req)?;
+        self.check_arrival(&req)?;
+        if req.fragment_follows {
+            self.gather_fragments(&mut req)?;
         }
+        Ok(Some((req, first, pages)))
     }
 
     /// Run the whole workload.

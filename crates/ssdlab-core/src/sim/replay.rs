@@ -26,6 +26,7 @@ fn open_loop_at(c: &mut super::Clock, req: &Request, time_scale: f64) -> u64 {
 
 impl Simulation {
     /// The page range [first, first + pages) of a request, checked against the logical space.
+    #[inline]
     pub(crate) fn page_range(&self, req: &Request) -> Result<(u64, u64)> {
         if req.size_bytes == 0 {
             return Ok((req.offset_bytes / self.page_size, 0));
@@ -33,15 +34,42 @@ impl Simulation {
         let first = req.offset_bytes / self.page_size;
         let last = (req.offset_bytes + (req.size_bytes - 1)) / self.page_size;
         if last >= self.logical_pages {
-            let at = self.source_at();
-            return Err(SsdError::Invalid(format!(
-                "{at}request at byte offset {} size {} ends beyond the logical capacity ({} bytes); use --lba-map dense|modulo to compact or wrap the footprint",
-                req.offset_bytes,
-                req.size_bytes,
-                self.logical_pages * self.page_size
-            )));
+            return Err(self.beyond_capacity(req));
         }
         Ok((first, last - first + 1))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn beyond_capacity(&self, req: &Request) -> SsdError {
+        let at = self.source_at();
+        SsdError::Invalid(format!(
+            "{at}request at byte offset {} size {} ends beyond the logical capacity ({} bytes); use --lba-map dense|modulo to compact or wrap the footprint",
+            req.offset_bytes,
+            req.size_bytes,
+            self.logical_pages * self.page_size
+        ))
+    }
+
+    /// Reads the further fragments of the host request whose first fragment is `req` (which
+    /// says one follows: [`Request::fragment_follows`]): their page runs into
+    /// `next_split_runs`, their bytes into `req`. `req.fragment_follows` then says whether the
+    /// request has runs there.
+    #[inline(never)]
+    pub(crate) fn gather_fragments(&mut self, req: &mut Request) -> Result<()> {
+        self.next_split_runs.clear();
+        let mut follows = req.fragment_follows;
+        while follows {
+            let Some(f) = self.source.next_request()? else {
+                break;
+            };
+            let run = self.page_range(&f)?;
+            self.next_split_runs.push(run);
+            req.size_bytes = req.size_bytes.saturating_add(f.size_bytes);
+            follows = f.fragment_follows;
+        }
+        req.fragment_follows = !self.next_split_runs.is_empty();
+        Ok(())
     }
 
     /// A timed open-loop arrival later than [`MAX_ARRIVAL_NS`] after the first request (a
@@ -82,9 +110,12 @@ impl Simulation {
 
     /// The request's pages through the device model, `ready` after arrival (0 untimed).
     #[inline]
-    fn serve_pages(&mut self, op: OpKind, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
+    fn serve_pages(&mut self, req: &Request, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
+        if req.fragment_follows {
+            return self.serve_runs(req.op, first, pages, ready);
+        }
         let range = first as u32..(first + pages) as u32;
-        match op {
+        match req.op {
             OpKind::Read => self.model.read(range, ready),
             OpKind::Write => self.model.write(range, ready),
             OpKind::Trim => {
@@ -94,10 +125,38 @@ impl Simulation {
         }
     }
 
+    /// A request an LBA map split (its first run, the others in `split_runs`): all its runs
+    /// from `ready`, as one request (a split write is one write to the model).
+    #[inline(never)]
+    fn serve_runs(&mut self, op: OpKind, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
+        let range = |(first, pages): (u64, u64)| first as u32..(first + pages) as u32;
+        let runs: Vec<_> = std::iter::once(range((first, pages)))
+            .chain(self.split_runs.iter().copied().map(range))
+            .collect();
+        match op {
+            OpKind::Read => {
+                let mut out = OpDone::at(ready);
+                for r in runs {
+                    out.join(self.model.read(r, ready)?);
+                }
+                Ok(out)
+            }
+            OpKind::Write => self.model.write_runs(&runs, ready),
+            OpKind::Trim => {
+                for r in runs {
+                    self.model.trim(r)?;
+                }
+                Ok(OpDone::at(ready))
+            }
+        }
+    }
+
+    /// Serve a host request: `req` with its first page run; a request an LBA map split
+    /// (`req.fragment_follows`) has its other runs in `split_runs`.
     pub(crate) fn serve(&mut self, req: Request, first: u64, pages: u64) -> Result<()> {
         if !self.opts.timing {
             // Timing-free service: the FTL and GC only, as fast as the machine allows.
-            self.serve_pages(req.op, first, pages, 0)?;
+            self.serve_pages(&req, first, pages, 0)?;
             self.count(req.op);
             self.sample_untimed();
             return Ok(());
@@ -109,7 +168,7 @@ impl Simulation {
             h.advance_to(arrival, &mut self.gc_steps)?;
         }
         let ready = arrival + self.cfg.timing.controller_overhead_ns;
-        let d = self.serve_pages(req.op, first, pages, ready)?;
+        let d = self.serve_pages(&req, first, pages, ready)?;
         let completion = d.done;
         self.rec.latency.record(req.op, completion - arrival);
         if let Some(h) = &mut self.host {
@@ -129,7 +188,7 @@ impl Simulation {
             },
             arrival_ns: arrival,
             completion_ns: completion,
-            pages: pages as u32,
+            pages: self.request_pages(&req, pages) as u32,
         };
         self.model.after_request(&info)?;
         if let Replay::ClosedLoop { .. } = self.opts.replay {
@@ -139,6 +198,16 @@ impl Simulation {
         self.clock.last_completion = self.clock.last_completion.max(completion);
         self.sample_timed(arrival);
         Ok(())
+    }
+
+    /// All pages of a request whose first run has `first_run` pages.
+    #[inline]
+    fn request_pages(&self, req: &Request, first_run: u64) -> u64 {
+        if req.fragment_follows {
+            first_run + self.split_runs.iter().map(|r| r.1).sum::<u64>()
+        } else {
+            first_run
+        }
     }
 
     #[inline]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::fields::{expected, parse_u64, Fields};
 use super::input::{LineFormat, Outcome};
 use super::request::OpKind;
+use super::skips::SkipReason;
 
 /// Which blktrace action a blkparse reader takes requests from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -70,7 +71,7 @@ impl LineFormat for Blkparse {
         f.u64(4, "pid")?;
         let action = f.str(5, "action")?;
         if action != self.action.letter() {
-            return Ok(Outcome::Skip);
+            return Ok(Outcome::Skip(SkipReason::OtherAction));
         }
         let rwbs = f.str(6, "rwbs")?;
         if !rwbs.bytes().all(|b| b"RWDNFSMAEB".contains(&b)) {
@@ -88,7 +89,7 @@ impl LineFormat for Blkparse {
         } else if rwbs.contains('R') {
             OpKind::Read
         } else {
-            return Ok(Outcome::Skip);
+            return Ok(Outcome::Skip(SkipReason::NoData));
         };
         f.require(10, "maj,min cpu seq time pid action rwbs sector + nblocks")?;
         let offset_bytes = f.scaled(7, "sector", 512)?;
@@ -150,7 +151,8 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
                 arrival_ns: 2_500,
                 op: OpKind::Write,
                 offset_bytes: 223_490 * 512,
-                size_bytes: 4096
+                size_bytes: 4096,
+                fragment_follows: false,
             }
         );
         assert_eq!(d[2].size_bytes, 2048 * 512);

@@ -69,7 +69,8 @@ mod tests {
                 arrival_ns: 1500,
                 op: OpKind::Write,
                 offset_bytes: 4096,
-                size_bytes: 8192
+                size_bytes: 8192,
+                fragment_follows: false,
             }
         );
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Trim);

@@ -92,7 +92,8 @@ mod tests {
                 arrival_ns: 78_643_005,
                 op: OpKind::Read,
                 offset_bytes: 55_596 * 512,
-                size_bytes: 3072
+                size_bytes: 3072,
+                fragment_follows: false,
             }
         );
         assert_line_errors(
@@ -130,7 +131,8 @@ mod tests {
                 arrival_ns: 78_643_000,
                 op: OpKind::Read,
                 offset_bytes: 55_584 * 512,
-                size_bytes: 16_384
+                size_bytes: 16_384,
+                fragment_follows: false,
             }
         );
         let p = fixture("fin1bad", b"0\t0\t0\t0\tErase\t303552\t32\t1\n", false);

@@ -65,7 +65,8 @@ mod tests {
                 arrival_ns: 89_967_404_265_337,
                 op: OpKind::Write,
                 offset_bytes: 904_265_560 * 512,
-                size_bytes: 4096
+                size_bytes: 4096,
+                fragment_follows: false,
             }
         );
         assert_eq!(s.location(), Some((p.display().to_string(), 3)));

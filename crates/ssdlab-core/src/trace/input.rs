@@ -8,6 +8,7 @@ use std::path::Path;
 use flate2::read::MultiGzDecoder;
 
 use super::request::{OpKind, Request, RequestSource};
+use super::skips::{SkipReason, Skips};
 use crate::error::{Result, SsdError};
 
 /// The two magic bytes that open every gzip member (RFC 1952, section 2.3.1).
@@ -76,6 +77,11 @@ impl LineInput {
         &self.file
     }
 
+    /// Lines read so far (blank and comment lines included).
+    pub(crate) fn lines(&self) -> u64 {
+        self.line_no
+    }
+
     /// The next non-blank, non-comment line (without its line ending) and its 1-based number.
     pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &str)>> {
         loop {
@@ -116,8 +122,8 @@ pub(crate) enum Outcome {
     /// Not a record at all (a header line, a blkparse summary line): not counted.
     Ignore,
     /// A well-formed record that yields no request (another action, a non-data opcode): counted
-    /// in [`RequestSource::skipped`].
-    Skip,
+    /// in [`RequestSource::skipped`], by reason.
+    Skip(SkipReason),
 }
 
 impl Outcome {
@@ -135,6 +141,7 @@ impl Outcome {
                 op,
                 offset_bytes,
                 size_bytes,
+                fragment_follows: false,
             },
             device,
         )
@@ -158,7 +165,7 @@ pub(crate) struct TextSource<F: LineFormat> {
     device: Option<u32>,
     first: bool,
     last_line: u64,
-    skipped: u64,
+    skips: Skips,
 }
 
 impl<F: LineFormat> TextSource<F> {
@@ -169,7 +176,7 @@ impl<F: LineFormat> TextSource<F> {
             device,
             first: true,
             last_line: 0,
-            skipped: 0,
+            skips: Skips::default(),
         })
     }
 }
@@ -184,11 +191,11 @@ impl<F: LineFormat> RequestSource for TextSource<F> {
             match self.fmt.parse(line, first) {
                 Err(msg) => return Err(SsdError::trace(self.input.file(), no, msg)),
                 Ok(Outcome::Ignore) => {}
-                Ok(Outcome::Skip) => self.skipped += 1,
+                Ok(Outcome::Skip(reason)) => self.skips.add(reason, || format!("line {no}")),
                 Ok(Outcome::Request(req, dev)) => {
                     if let (Some(want), Some(got)) = (self.device, dev) {
                         if want != got {
-                            self.skipped += 1;
+                            self.skips.other_device(got, || format!("line {no}"));
                             continue;
                         }
                     }
@@ -211,7 +218,11 @@ impl<F: LineFormat> RequestSource for TextSource<F> {
     }
 
     fn skipped(&self) -> u64 {
-        self.skipped
+        self.skips.total()
+    }
+
+    fn why_empty(&self) -> Option<String> {
+        Some(self.skips.explain(self.input.lines(), "line", self.device))
     }
 }
 

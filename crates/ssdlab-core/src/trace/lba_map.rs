@@ -4,11 +4,15 @@
 //! Conventions. A request covering bytes `[o, o + s)` touches pages `o / P ..= (o + s - 1) / P`
 //! (a size-0 request touches the page of `o`). `dense` maps each trace page to its own logical
 //! page, in order of first appearance, and keeps the in-page offset; a request whose pages map
-//! to non-consecutive logical pages is split into one request per consecutive run (same arrival
+//! to non-consecutive logical pages is split into one fragment per consecutive run (same arrival
 //! and operation), so the bytes and page count are preserved. `modulo` maps byte address `a` to
 //! `a mod (N·P)` (page number modulo N, in-page offset kept); a request that straddles the end
 //! of the logical space is split in two, the remainder wrapping to address 0. A request larger
 //! than the whole logical space is an error in every mode.
+//!
+//! A split request stays one host request: every fragment but the last carries
+//! [`Request::fragment_follows`], and the engine serves the fragments as one request (one
+//! latency, one count), so the mapping changes where pages go, never the workload.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -95,7 +99,19 @@ impl LbaMapped {
         }
     }
 
+    /// Queues the fragments of `r` (one unless the mapping scatters its pages), every one but
+    /// the last marked [`Request::fragment_follows`].
     fn map(&mut self, r: Request) -> Result<()> {
+        debug_assert!(self.pending.is_empty());
+        self.map_fragments(r)?;
+        let n = self.pending.len();
+        for (i, f) in self.pending.iter_mut().enumerate() {
+            f.fragment_follows = i + 1 < n || r.fragment_follows;
+        }
+        Ok(())
+    }
+
+    fn map_fragments(&mut self, r: Request) -> Result<()> {
         let end = r.offset_bytes.checked_add(r.size_bytes).ok_or_else(|| {
             self.err(format!(
                 "request at byte {} of {} bytes overflows the address range",
@@ -242,6 +258,10 @@ impl RequestSource for LbaMapped {
     fn skipped(&self) -> u64 {
         self.inner.skipped()
     }
+
+    fn why_empty(&self) -> Option<String> {
+        self.inner.why_empty()
+    }
 }
 
 #[cfg(test)]
@@ -258,6 +278,14 @@ mod tests {
             op: OpKind::Write,
             offset_bytes,
             size_bytes,
+            fragment_follows: false,
+        }
+    }
+
+    fn follows(r: Request) -> Request {
+        Request {
+            fragment_follows: true,
+            ..r
         }
     }
 
@@ -301,13 +329,14 @@ mod tests {
         ];
         let got = run(reqs, LbaMapMode::Dense, 4 * 4096).unwrap();
         // pages: 2^28 → 0, 2^28+1 → 1, 7·2^18 → 2; then 2^28 again → 0; then 2^28..2^28+2 → 0,1,3
+        // (two fragments of one host request: the first says another follows)
         assert_eq!(
             got,
             vec![
                 w(0, 8192),
                 w(8192, 4096),
                 w(0, 4096),
-                w(100, 8092),
+                follows(w(100, 8092)),
                 w(3 * 4096, 100)
             ]
         );
@@ -325,7 +354,7 @@ mod tests {
             10 * 4096,
         )
         .unwrap();
-        assert_eq!(got, vec![w(5, 100), w(9 * 4096, 4096), w(0, 4096)]);
+        assert_eq!(got, vec![w(5, 100), follows(w(9 * 4096, 4096)), w(0, 4096)]);
         assert!(run(vec![w(0, 11 * 4096)], LbaMapMode::Modulo, 10 * 4096).is_err());
     }
 }

@@ -15,6 +15,7 @@ pub mod lba_map;
 mod msr;
 pub mod presets;
 pub mod request;
+mod skips;
 mod spc;
 pub mod spec;
 pub mod synthetic;
@@ -27,6 +28,7 @@ pub use fs::{FsPersonality, FsSource, FsSpec, FsStats, TrimMode};
 pub use info::{trace_info, TraceInfo};
 pub use lba_map::{LbaMapMode, LbaMapped};
 pub use request::{OpKind, Request, RequestSource, VecSource};
+pub use skips::{SkipReason, Skips};
 pub use spec::{
     open_trace, open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, TraceSpec,
     WorkloadSpec,

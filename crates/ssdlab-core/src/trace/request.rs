@@ -24,12 +24,21 @@ impl OpKind {
 
 /// One host request. Times are nanoseconds from the trace's own origin (the simulation rebases
 /// them to the first request); addresses and sizes are bytes.
+///
+/// A host request whose pages an LBA map scatters ([`super::LbaMapMode`]: `dense` packs pages
+/// first-come, `modulo` wraps at the end of the logical space) comes as several *fragments*,
+/// each a contiguous byte range with the same arrival and operation: every fragment but the
+/// last has `fragment_follows` set. The engine serves the fragments as one request — one
+/// arrival, one latency (to the last page's completion), one count, its bytes summed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Request {
     pub arrival_ns: u64,
     pub op: OpKind,
     pub offset_bytes: u64,
     pub size_bytes: u64,
+    /// Another fragment of the same host request comes next (see above); false for a whole
+    /// request and for the last fragment.
+    pub fragment_follows: bool,
 }
 
 /// A stream of requests in arrival order. Readers never load a whole file; generators are
@@ -53,6 +62,12 @@ pub trait RequestSource: Send {
     /// another blktrace action, a non-data SCSI opcode). Generators skip nothing.
     fn skipped(&self) -> u64 {
         0
+    }
+    /// Why the source yielded no request (trace readers: the file is empty, holds only a
+    /// header, or every record was skipped — by device, action or opcode, with counts and
+    /// where the first was). `None` for sources that cannot tell.
+    fn why_empty(&self) -> Option<String> {
+        None
     }
     /// The host TRIMs what it has deleted and not yet trimmed (fstrim, or the GC detector's
     /// response): the next requests are TRIMs of the pending extents. Returns the bytes queued

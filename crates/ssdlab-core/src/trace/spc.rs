@@ -65,7 +65,8 @@ mod tests {
                 arrival_ns: 26_214_000,
                 op: OpKind::Read,
                 offset_bytes: 55_590 * 512,
-                size_bytes: 3072
+                size_bytes: 3072,
+                fragment_follows: false,
             }
         );
         assert_eq!(s.next_request().unwrap(), None);

@@ -9,6 +9,7 @@ use super::blkparse::BlkAction;
 use super::format::{open_format, TraceFormat};
 use super::lba_map::{LbaMapMode, LbaMapped};
 use super::request::{Request, RequestSource};
+use super::skips::NonEmpty;
 use super::synthetic::Synthetic;
 use crate::error::{Result, SsdError};
 
@@ -47,6 +48,11 @@ pub struct TraceSpec {
     /// blkparse only: which action to take requests from.
     #[serde(default, alias = "blkparse-action")]
     pub blkparse_action: BlkAction,
+    /// Replay a trace that yields no request (an empty file, or every record skipped: by the
+    /// device filter, by blkparse action, by opcode) as an empty run. Off: such a trace is an
+    /// error naming the file and why nothing was replayed.
+    #[serde(default, alias = "allow-empty")]
+    pub allow_empty: bool,
 }
 
 impl TraceSpec {
@@ -59,6 +65,7 @@ impl TraceSpec {
             lba_map: LbaMapMode::None,
             max_requests: None,
             blkparse_action: BlkAction::Dispatch,
+            allow_empty: false,
         }
     }
 
@@ -372,6 +379,9 @@ impl RequestSource for Take {
     fn skipped(&self) -> u64 {
         self.inner.skipped()
     }
+    fn why_empty(&self) -> Option<String> {
+        self.inner.why_empty()
+    }
 }
 
 /// The raw reader of a trace spec: format (auto-detected if `auto`), device filter, blkparse
@@ -388,6 +398,8 @@ pub fn open_trace(spec: &TraceSpec) -> Result<Box<dyn RequestSource>> {
 /// The request source of a workload on a device of `logical_bytes` with pages of `page_size`:
 /// a trace reader wrapped in its LBA map, or a generator (whose addresses are in range by
 /// construction), seeded from `seed` through [`crate::rng::stream`]`(seed, "workload")`.
+/// A trace that yields no request is an error naming the file and why, here (before any
+/// device is built), unless `allow_empty`.
 pub fn open_workload(
     spec: &WorkloadSpec,
     logical_bytes: u64,
@@ -395,12 +407,20 @@ pub fn open_workload(
     seed: u64,
 ) -> Result<Box<dyn RequestSource>> {
     match spec {
-        WorkloadSpec::Trace(t) => Ok(Box::new(LbaMapped::new(
-            open_trace(t)?,
-            t.lba_map,
-            logical_bytes,
-            page_size,
-        )?)),
+        WorkloadSpec::Trace(t) => {
+            let raw = open_trace(t)?;
+            let raw: Box<dyn RequestSource> = if t.allow_empty {
+                raw
+            } else {
+                Box::new(NonEmpty::open(raw, &t.path.display().to_string())?)
+            };
+            Ok(Box::new(LbaMapped::new(
+                raw,
+                t.lba_map,
+                logical_bytes,
+                page_size,
+            )?))
+        }
         WorkloadSpec::Synthetic(s) => {
             Ok(Box::new(Synthetic::new(s, logical_bytes, page_size, seed)?))
         }

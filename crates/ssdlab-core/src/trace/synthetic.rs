@@ -158,6 +158,7 @@ impl RequestSource for Synthetic {
             op,
             offset_bytes,
             size_bytes,
+            fragment_follows: false,
         }))
     }
 

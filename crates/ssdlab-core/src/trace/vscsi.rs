@@ -17,6 +17,7 @@ use std::path::Path;
 
 use super::input::open_input;
 use super::request::{OpKind, Request, RequestSource};
+use super::skips::{SkipReason, Skips};
 use crate::error::{Result, SsdError};
 
 /// The SCSI opcode → operation table shared with the CSV form (SBC-3 opcode assignments).
@@ -90,7 +91,7 @@ pub(crate) struct VscsiSource {
     version: VscsiVersion,
     record: u64,
     buf: [u8; 40],
-    skipped: u64,
+    skips: Skips,
 }
 
 impl VscsiSource {
@@ -118,7 +119,7 @@ impl VscsiSource {
             version,
             record: 0,
             buf: [0; 40],
-            skipped: 0,
+            skips: Skips::default(),
         })
     }
 }
@@ -174,7 +175,10 @@ impl RequestSource for VscsiSource {
                 VscsiVersion::V2 => (u16_at(b, 0), u32_at(b, 8), u64_at(b, 16), u64_at(b, 24)),
             };
             let Some(op) = scsi_op(cmd) else {
-                self.skipped += 1;
+                let record = self.record;
+                self.skips.add(SkipReason::UnknownOpcode, || {
+                    format!("record {record}, byte offset {offset}: opcode {cmd:#04x}")
+                });
                 continue;
             };
             let too_big = |what: String| {
@@ -198,6 +202,7 @@ impl RequestSource for VscsiSource {
                 op,
                 offset_bytes,
                 size_bytes: u64::from(len),
+                fragment_follows: false,
             }));
         }
     }
@@ -216,7 +221,11 @@ impl RequestSource for VscsiSource {
     }
 
     fn skipped(&self) -> u64 {
-        self.skipped
+        self.skips.total()
+    }
+
+    fn why_empty(&self) -> Option<String> {
+        Some(self.skips.explain(self.record, "record", None))
     }
 }
 
@@ -277,13 +286,15 @@ pub(crate) mod tests {
                             arrival_ns: 5000,
                             op: OpKind::Write,
                             offset_bytes: 4096,
-                            size_bytes: 4096
+                            size_bytes: 4096,
+                            fragment_follows: false,
                         },
                         Request {
                             arrival_ns: 7000,
                             op: OpKind::Read,
                             offset_bytes: 8192,
-                            size_bytes: 8192
+                            size_bytes: 8192,
+                            fragment_follows: false,
                         },
                     ]
                 );

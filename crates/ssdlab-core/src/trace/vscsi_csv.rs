@@ -5,6 +5,7 @@
 
 use super::fields::{expected, looks_like_header, Fields};
 use super::input::{LineFormat, Outcome};
+use super::skips::SkipReason;
 use super::vscsi::scsi_op;
 
 /// The VSCSI CSV line format.
@@ -37,7 +38,7 @@ impl LineFormat for VscsiCsv {
                 size_bytes,
                 None,
             )),
-            None => Ok(Outcome::Skip),
+            None => Ok(Outcome::Skip(SkipReason::UnknownOpcode)),
         }
     }
 }
@@ -61,7 +62,8 @@ mod tests {
                 arrival_ns: 5_633_898_000_000_000,
                 op: OpKind::Write,
                 offset_bytes: 42_932_745 * 512,
-                size_bytes: 512
+                size_bytes: 512,
+                fragment_follows: false,
             }
         );
         let b = s.next_request().unwrap().unwrap();

@@ -37,6 +37,7 @@ impl RequestSource for UniformWrites {
             op: OpKind::Write,
             offset_bytes: lpn * self.page_size,
             size_bytes: self.page_size,
+            fragment_follows: false,
         }))
     }
     fn describe(&self) -> String {

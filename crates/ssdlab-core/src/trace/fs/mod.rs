@@ -421,6 +421,7 @@ impl FsSource {
             op,
             offset_bytes,
             size_bytes,
+            fragment_follows: false,
         }
     }
 }
