@@ -183,8 +183,6 @@ def run(
         if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
             fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "
                  f"or a file-system benchmark ({', '.join(FS_PERSONALITIES)})")
-    if allow_empty and trace_path is None:
-        fail("--allow-empty: applies to --trace runs only (a synthetic workload always has requests)")
     is_fs = trace_path is None and workload in FS_PERSONALITIES
     if not is_fs and (trim != registry.default("TRIM mode") or stale_fraction != FS_SPEC["stale_fraction"] or fs_opt):
         fail(f"--trim, --stale-fraction and --fs-opt apply to file-system benchmarks only ({', '.join(FS_PERSONALITIES)})")
