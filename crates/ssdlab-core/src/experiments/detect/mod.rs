@@ -235,18 +235,12 @@ pub(crate) fn start(run: &DetectRun, setup: &DetectSetup) -> Result<Simulation> 
 
 /// Feature rows and labels of one run's intervals (the window starts empty at each run, as the
 /// seed's detector starts with each measurement).
-pub fn features_of(
-    rows: &[IostatRow],
-    set: FeatureSet,
-    window: usize,
-    label: GcLabel,
-    threshold: f64,
-) -> Result<(Vec<Vec<f64>>, Vec<u32>)> {
-    let mut w = FeatureWindow::with_set(window, set)?;
+pub fn features_of(rows: &[IostatRow], setup: &DetectSetup) -> Result<(Vec<Vec<f64>>, Vec<u32>)> {
+    let mut w = FeatureWindow::with_set(setup.window, setup.features)?;
     let x = rows.iter().map(|r| w.push(&r.interval)).collect();
     let y = rows
         .iter()
-        .map(|r| u32::from(label.fraction(r) > threshold))
+        .map(|r| u32::from(setup.label.fraction(r) > setup.label_threshold))
         .collect();
     Ok((x, y))
 }
@@ -289,13 +283,7 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     let mut train_runs = Vec::new();
     for run in setup.train.iter().filter(|_| given.is_none()) {
         let rows = labelled_rows(run, setup)?;
-        let (x, y) = features_of(
-            &rows,
-            setup.features,
-            setup.window,
-            setup.label,
-            setup.label_threshold,
-        )?;
+        let (x, y) = features_of(&rows, setup)?;
         train_runs.push(summary(&run.name, &rows, &y));
         train.rows.extend(x);
         train.labels.extend(y);
@@ -315,13 +303,7 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     let (mut same_full, mut other_full) = (None::<Confusion>, None::<Confusion>);
     for run in &setup.eval {
         let rows = labelled_rows(run, setup)?;
-        let (x, y) = features_of(
-            &rows,
-            setup.features,
-            setup.window,
-            setup.label,
-            setup.label_threshold,
-        )?;
+        let (x, y) = features_of(&rows, setup)?;
         let p = tree.predict_rows(&x)?;
         let c = Confusion::of(&p, &y);
         // The seed's attributes are defined over a full window: from the window-th interval on.
