@@ -93,8 +93,8 @@ pub fn ttflash_experiment(
 }
 
 /// The memory a simulation of `device` needs (default options) and what is available, as
-/// JSON: `estimate_bytes`, `estimate` (e.g. "30.7 GiB"), `breakdown` (pages × bytes per page
-/// + blocks × bytes per block + the rest), `available_bytes` and `available_source` (null
+/// JSON: `estimate_bytes`, `estimate` (e.g. "30.7 GiB"), `breakdown` (pages × bytes per page,
+/// plus blocks × bytes per block, plus the rest), `available_bytes` and `available_source` (null
 /// when the system does not say or `SSDLAB_MEMORY_LIMIT=off`), `fits`.
 pub fn memory_report(device: &DeviceConfig) -> Result<serde_json::Value> {
     use crate::ftl::memory::bytes;

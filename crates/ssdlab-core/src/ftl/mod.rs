@@ -2,8 +2,8 @@
 //! pools and write frontiers (one per stream), TRIM, and the mechanics of GC unit steps
 //! (`gc_ops`). It knows nothing of time, traces or scheduling.
 //!
-//! Memory per physical page: 4 B of P2L + 4 B of L2P per logical page (< 4 B per physical page)
-//! + 1 bit of valid bitmap; per block ~33 B of metadata and victim index ([`memory`] estimates
+//! Memory per physical page: 4 B of P2L, 4 B of L2P per logical page (< 4 B per physical page)
+//! and 1 bit of valid bitmap; per block ~33 B of metadata and victim index ([`memory`] estimates
 //! it from a configuration before anything is allocated).
 //!
 //! With a mapping unit below the page size (`ftl.mapping_unit_bytes`) the FTL's "pages" are
