@@ -12,13 +12,13 @@ LAT_KEYS = {"mean", "p50", "p99", "p99_9", "p99_99", "p99_9999", "max"}
 
 
 def assert_one_line_error(p, *fragments):
-    """Bad input: exit code 2 and one ``error: …`` line on stderr containing every fragment (which
+    """Bad input: exit code 2 and one ``ssdlab: error: …`` line on stderr containing every fragment (which
     name the offending option or field), never a traceback or a panic."""
     assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
     assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
     lines = [l for l in p.stderr.strip().splitlines() if l.strip()]
     assert len(lines) == 1, p.stderr
-    assert lines[0].startswith("error: "), lines[0]
+    assert lines[0].startswith("ssdlab: error: "), lines[0]
     for f in fragments:
         assert f in lines[0], lines[0]
 
@@ -104,7 +104,7 @@ def test_policies(cli):
 
 
 def test_trace_info_reproduces_readme_counts(cli, traces):
-    p = cli("trace", "info", str(traces / "cloudphysics" / "cloudPhysicsIO.vscsi"), "--json")
+    p = cli("trace", "info", str(traces / "cloudphysics" / "cloudPhysicsIO.vscsi"), "--json", "-")
     assert p.returncode == 0, p.stderr
     info = json.loads(p.stdout)
     assert info["requests"] == 113_872
@@ -117,7 +117,7 @@ def test_trace_info_gzip(cli, tmp_path):
     path = tmp_path / "t.csv.gz"
     with gzip.open(path, "wt") as f:
         f.write("time_us,op,offset_bytes,size_bytes\n0,W,0,8192\n10,R,4096,4096\n")
-    p = cli("trace", "info", str(path), "--json")
+    p = cli("trace", "info", str(path), "--json", "-")
     assert p.returncode == 0, p.stderr
     info = json.loads(p.stdout)
     assert info["requests"] == 2 and info["writes"] == 1 and info["page_writes"] == 2
@@ -179,7 +179,7 @@ def test_missing_trace_file(cli, tmp_path):
 
 def test_unwritable_json_path(cli, tmp_path):
     path = tmp_path / "no" / "dir" / "r.json"
-    assert_one_line_error(cli("run", "-d", "tiny", "-n", "100", "--json", str(path)), f"--json {path}", "cannot write")
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "100", "--json", str(path)), "--json", f"cannot write {path}")
 
 
 def test_run_with_multi_frontier_placement(cli, tmp_path):

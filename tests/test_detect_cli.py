@@ -205,13 +205,13 @@ CASES = [
     ("model-wrong-features", "watch vda -m {wrong_features} --diskstats {rec}",
      ["--model {wrong_features}:", "expected the attributes of a detector feature set", "std_svctm", "found a b"]),
     ("model-wrong-classes", "watch vda -m {wrong_classes} --diskstats {rec}", ["--model", "expected the classes 0"]),
-    ("window-0", "watch vda -m {m} --diskstats {rec} --window 0", ["--window", "50"]),
+    ("window-0", "watch vda -m {m} --diskstats {rec} --window 0", ["--window", "≥ 1", "got 0"]),
     ("interval-0", "watch vda -m {m} --diskstats {rec} --interval 0", ["--interval"]),
     ("count-0", "watch vda -m {m} --diskstats {rec} --count 0", ["--count"]),
     ("on-detect-no-program", "watch vda -m {m} --diskstats {rec} --on-detect 'no-such-program-xyz --now'",
      ["--on-detect", "no-such-program-xyz"]),
     ("on-detect-unbalanced", "watch vda -m {m} --diskstats {rec} --on-detect \"touch 'x\"", ["--on-detect", "quotation"]),
-    ("json-unwritable", "iostat --diskstats {rec} --device vda --json {no_dir}", ["--json {no_dir}"]),
+    ("json-unwritable", "iostat --diskstats {rec} --device vda --json {no_dir}", ["--json", "cannot write {no_dir}"]),
 ]
 
 
@@ -223,13 +223,15 @@ def test_bad_input_is_one_line_and_exit_2(cli, bad_inputs, args, fragments):
     assert_one_line_error(cli("detect", *argv), *[f.format(**paths) for f in fragments])
 
 
-def test_live_errors_are_one_line_and_exit_2(cli, bad_inputs):
+def test_live_errors_are_one_line_and_exit_2(cli, bad_inputs, tmp_path):
     dev = live_device()
+    out = tmp_path / "rec.diskstats"
     for args, fragments in [
         (["watch", "nosuchdev", "-m", str(bad_inputs["model"]), "--count", "1"], ["/proc/diskstats:", "`nosuchdev`", dev]),
-        (["record", "nosuchdev", "-o", str(bad_inputs["no_dir"])], ["/proc/diskstats:", "`nosuchdev`", dev]),
-        (["record", dev, "-o", str(bad_inputs["no_dir"]), "--count", "1"], [f"--output {bad_inputs['no_dir']}"]),
-        (["record", dev, "-o", str(bad_inputs["no_dir"]), "--interval", "-1"], ["--interval"]),
+        (["record", "nosuchdev", "-o", str(out)], ["/proc/diskstats:", "`nosuchdev`", dev]),
+        # The output is checked before anything is read.
+        (["record", dev, "-o", str(bad_inputs["no_dir"]), "--count", "1"], ["--output", f"cannot write {bad_inputs['no_dir']}"]),
+        (["record", dev, "-o", str(out), "--interval", "-1"], ["--interval"]),
     ]:
         assert_one_line_error(cli("detect", *args), *fragments)
     assert not bad_inputs["no_dir"].exists()

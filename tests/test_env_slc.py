@@ -42,6 +42,9 @@ def comparable(r) -> dict:
     d = r.to_dict()
     d.pop("wall_time_s")
     d.pop("series")
+    # A native run records its setup and latency histogram; the env's result has neither.
+    d.pop("setup", None)
+    d.pop("latency_histogram", None)
     return d
 
 

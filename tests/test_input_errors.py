@@ -49,7 +49,7 @@ def test_allow_empty_runs_an_empty_trace(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["requests"]["total"] == 0
     r = cli("run", "-d", "tiny", "-n", "10", "--allow-empty")
-    assert_one_line_error(r, "--allow-empty", "--trace runs only")
+    assert_one_line_error(r, "--allow-empty", "applies to --trace only")
 
 
 def test_dense_map_keeps_the_request_count(cli, traces, tmp_path):

@@ -78,7 +78,7 @@ def test_mcts_never_worse_than_greedy_and_reproducible():
     (["offline", "--method", "mcts", "--workload", "toy-uniform", "--param", "playout=8"], ["unknown field", "playout"]),
     (["offline", "--method", "greedy", "--workload", "toy-beta"], ["unknown workload 'toy-beta'"]),
     (["offline", "--method", "greedy"], ["exactly one of --trace"]),
-    (["experiment", "offline", "--workload", "uniform", "--spare", "1.5"], ["offline.spare"]),
+    (["experiment", "offline", "--workload", "uniform", "--spare", "1.5"], ["--spare", "(0, 1)", "got 1.5"]),
     (["experiment", "offline", "--workload", "toy-normal", "--psi", "9"], ["psi"]),
 ])
 def test_bad_input_is_one_line(cli, args, fragments):

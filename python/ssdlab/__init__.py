@@ -10,11 +10,15 @@ from ssdlab._core import __version__
 from ssdlab.device import Device, presets
 from ssdlab.errors import ConfigError, DeviceFullError, SsdlabError, TraceError, WorkloadError
 from ssdlab.result import Latency, LatencySummary, Result
-from ssdlab.simulate import Simulation, build_options, simulate
+from ssdlab.simulate import Simulation, build_options, rerun, simulate
+from ssdlab.sweeps import load, sweep
 
 __all__ = [
     "__version__",
     "simulate",
+    "rerun",
+    "sweep",
+    "load",
     "Simulation",
     "build_options",
     "Device",

@@ -12,29 +12,50 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+import typer.main
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.markup import escape
 from rich.table import Table
 
 from ssdlab import _core, registry
-from ssdlab.cli_common import console, err_console, fail
+from ssdlab.cli_common import UsageError, console, err_console, error_line, fail, usage_error_message, warn, write_json
 from ssdlab.device import Device
 from ssdlab.cli_detect import register as register_detect
 from ssdlab import cli_detect_train as _detect_train  # noqa: F401  (registers detect train/eval)
 from ssdlab.cli_offline import register as register_offline
+from ssdlab.sweeps.cli import register as register_sweep
+from ssdlab.cli_applies import check_run, given, option_name
+from ssdlab.cli_params import guard
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
 from ssdlab.report import human_bytes, print_result
-from ssdlab.simulate import CHUNK, Simulation, build_options
+from ssdlab.simulate import CHUNK, Simulation, build_options, rerun
 from ssdlab.table import check_writable, write_table
 from ssdlab.workload import fs, preset, preset_names, synthetic, total_requests, trace
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.",
+                  rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]})
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
 app.add_typer(trace_app, name="trace")
 app.add_typer(experiment_app, name="experiment")
 register_offline(app)
 register_detect(app)
+register_sweep(app)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"ssdlab {_core.__version__} (core commit {_core.__git_commit__})", highlight=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main_options(
+    version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_print_version,
+                                 help="Print the version and the core's git commit, and exit."),
+) -> None:
+    """ssdlab: SSD garbage-collection simulator."""
 
 
 PATTERNS = registry.names("synthetic pattern")
@@ -101,6 +122,7 @@ def run_with_progress(sim: Simulation, total: Optional[int], show: bool):
 
 @app.command()
 def run(
+    ctx: typer.Context,
     device: str = typer.Option("mqsim-small", "--device", "-d", help="Preset name (ssdlab devices) or TOML file."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field: section.key=value (repeatable)."),
     gc: Optional[str] = typer.Option(None, "--gc", help=f"GC scheduler (sets gc.scheduler): {', '.join(registry.names('GC scheduler'))}."),
@@ -108,16 +130,16 @@ def run(
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Replay this trace file instead of a synthetic workload."),
     trace_format: str = typer.Option(registry.default("trace format"), "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
-    lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))}."),
+    lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))} (default none: addresses as recorded; experiments that fold traces onto small devices default to modulo)."),
     allow_empty: bool = typer.Option(TRACE_SPEC["allow_empty"], "--allow-empty", help="Replay a trace that yields no request (an empty file, every record of another --disk, action or opcode) as an empty run instead of an error."),
     workload: str = typer.Option("uniform", "--workload", "-w", help=f"Synthetic pattern (uniform, hotcold, zipf, sequential), a named stand-in of Kang et al. Table 1 (home1..oltp) or a file-system benchmark ({', '.join(FS_PERSONALITIES)})."),
-    requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests."),
-    read_fraction: float = typer.Option(SYNTHETIC["read_fraction"], "--read-fraction"),
+    requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests (default 1,000,000: enough for steady-state GC on the default device)."),
+    read_fraction: float = typer.Option(SYNTHETIC["read_fraction"], "--read-fraction", help="Synthetic: fraction of requests that are reads."),
     request_pages: int = typer.Option(SYNTHETIC["request_pages"], "--request-pages", help="Synthetic request size in device pages."),
     footprint: float = typer.Option(SYNTHETIC["footprint_fraction"], "--footprint", help="Fraction of the logical space the synthetic workload uses."),
     hot_write_fraction: float = typer.Option(SYNTHETIC["hot_write_fraction"], "--hot-writes", help="hotcold: fraction r of writes..."),
     hot_space_fraction: float = typer.Option(SYNTHETIC["hot_space_fraction"], "--hot-space", help="hotcold: ...to fraction f of addresses."),
-    zipf_theta: float = typer.Option(SYNTHETIC["zipf_theta"], "--zipf-theta"),
+    zipf_theta: float = typer.Option(SYNTHETIC["zipf_theta"], "--zipf-theta", help="zipf: skew θ of the address popularity (0 = uniform)."),
     arrival: Arrival = typer.Option(Arrival.closed, "--arrival", help="Synthetic arrivals (closed = closed loop at --queue-depth)."),
     iops: float = typer.Option(10_000.0, "--iops", help="poisson arrivals: mean rate."),
     interval_us: float = typer.Option(100.0, "--interval-us", help="fixed arrivals: interval."),
@@ -131,19 +153,24 @@ def run(
     fs_opt: List[str] = typer.Option([], "--fs-opt", help=f"fs benchmarks: another field, KEY=VALUE (repeatable): {', '.join(k for k in FS_SPEC if k not in ('trim', 'stale_fraction', 'arrival'))}."),
     timing: TimingMode = typer.Option(TimingMode.timed, "--timing", help="timed, or none (FTL only: WAF studies)."),
     replay: str = typer.Option("auto", "--replay", help="auto, open (trace timestamps) or closed (fixed queue depth)."),
-    queue_depth: int = typer.Option(16, "--queue-depth", "-q"),
+    queue_depth: int = typer.Option(16, "--queue-depth", "-q", help="Closed loop: requests kept outstanding (default 16, NVMe-like; experiments keep their papers' own)."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Open loop: multiply inter-arrival times (0.5 = twice as fast)."),
     precondition: bool = typer.Option(True, "--precondition/--no-precondition", help="Fill the device (sequential, then random) before measuring, so GC is in steady state."),
-    precondition_passes: float = typer.Option(2.0, "--precondition-passes", help="Random overwrite passes of preconditioning."),
-    seed: int = typer.Option(1, "--seed"),
-    max_requests: Optional[int] = typer.Option(None, "--max-requests"),
+    precondition_passes: float = typer.Option(2.0, "--precondition-passes", help="Random overwrite passes of preconditioning after the sequential fill (default 2: steady-state GC)."),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests", help="Stop after this many requests (a trace: its first N)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write all results (and time series) as JSON."),
     iostat_path: Optional[Path] = typer.Option(None, "--iostat", help="Write the host's iostat -x view, one row per interval with the GC label, as .csv or .parquet."),
+    sample_interval: Optional[float] = typer.Option(None, "--sample-interval", help=f"Time series: sampling interval in simulated seconds (default {registry.defaults()['options']['sample_interval_us'] / 1e6:g})."),
     iostat_interval: float = typer.Option(1.0, "--iostat-interval", help="--iostat: interval in simulated seconds (whole hundredths)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: when stderr is a terminal)."),
+    from_: Optional[Path] = typer.Option(None, "--from", help="Run a result's setup again (a --json file of ssdlab run): the same device, workload and options; only --json and --progress may be added."),
     q_table: Optional[Path] = typer.Option(None, "--q-table", help="RL schedulers: start from this Q-table if it exists, and save the learned table there after the run."),
 ) -> None:
     """Simulate a workload on a device and print the summary."""
+    if from_ is not None:
+        rerun_from(ctx, from_, json_path, progress)
+        return
     overrides = list(set_)
     if gc:
         overrides.append(f"gc.scheduler={json.dumps(gc)}")
@@ -156,8 +183,6 @@ def run(
         if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
             fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "
                  f"or a file-system benchmark ({', '.join(FS_PERSONALITIES)})")
-    if allow_empty and trace_path is None:
-        fail("--allow-empty: applies to --trace runs only (a synthetic workload always has requests)")
     is_fs = trace_path is None and workload in FS_PERSONALITIES
     if not is_fs and (trim != registry.default("TRIM mode") or stale_fraction != FS_SPEC["stale_fraction"] or fs_opt):
         fail(f"--trim, --stale-fraction and --fs-opt apply to file-system benchmarks only ({', '.join(FS_PERSONALITIES)})")
@@ -189,9 +214,14 @@ def run(
     try:
         opts = build_options(wl, seed=seed, timing=timing is TimingMode.timed, replay=replay, queue_depth=queue_depth,
                              time_scale=time_scale, precondition=pre, max_requests=max_requests,
+                             sample_interval_us=None if sample_interval is None else sample_interval * 1e6,
                              iostat_interval_us=round(iostat_interval * 100) * 10_000.0 if iostat_path is not None else None)
     except ValueError as e:
         fail(str(e))
+    check_run(ctx, trace=trace_path is not None, workload=workload,
+              kind="fs" if is_fs else "preset" if workload in preset_names() else "synthetic",
+              arrival=arrival.value, idle_dist=idle_dist, replay_mode=opts["replay"]["mode"],
+              precondition=precondition, iostat=iostat_path is not None)
     if q_table is not None and q_table.is_file():
         overrides.append(f"gc.rl.q_table={json.dumps(str(q_table))}")
     sim = Simulation(Device(device, tuple(overrides)), wl, opts)
@@ -201,19 +231,52 @@ def run(
         sim.save_q_table(str(q_table))
         console.print(f"Q-table saved to {q_table}")
     print_result(console, result)
+    warn_if_overloaded(result, opts)
     if iostat_path is not None:
         if not result.iostat:
             fail(f"--iostat {iostat_path}: the run lasted {result.sim_time_s:.3f} simulated s, shorter than one {iostat_interval} s interval; nothing to write")
         write_table(result.iostat, iostat_path)
         n = len(result.iostat["t_s"])
         console.print(f"iostat view ({n} intervals, {int(result.iostat['gc'].sum())} labelled GC) written to {iostat_path}")
-    if json_path is not None:
-        out = result.to_dict()
-        try:
-            json_path.write_text(json.dumps(out, indent=1))
-        except OSError as e:
-            fail(f"--json {json_path}: cannot write: {e}")
-        console.print(f"results written to {json_path}")
+    write_json(json_path, result.to_dict())
+
+
+#: An open-loop run whose last completion trails its last arrival by more than this fraction of
+#: the arrivals' span did not keep up (a run that keeps up trails by one request's latency).
+BACKLOG_WARNING = 0.1
+
+
+def warn_if_overloaded(result, opts: dict) -> None:
+    """Item 10 of issue 18: say so when the offered load exceeded what the device could serve."""
+    n = result.requests.get("total", 0)
+    if opts["replay"]["mode"] != "open-loop" or n < 1000 or result.backlog_fraction <= BACKLOG_WARNING:
+        return
+    offered, served = n / result.arrival_span_s, n / result.sim_time_s
+    warn(f"offered load {offered:,.0f} requests/s, served {served:,.0f}/s: the device did not keep up "
+         f"(the last request completed {result.sim_time_s - result.arrival_span_s:,.1f} s after the last arrival); "
+         "latencies measure the growing queue — lower the load or --time-scale up")
+
+
+def rerun_from(ctx: typer.Context, path: Path, json_path: Optional[Path], progress: Optional[bool]) -> None:
+    """`run --from`: the setup recorded in a result, run again."""
+    extra = given(ctx) - {"from_", "json_path", "progress"}
+    if extra:
+        fail(f"--from: the setup comes from {path}; {option_name(ctx, sorted(extra)[0])} cannot be added (only --json, --progress)")
+    try:
+        setup = json.loads(path.read_text())["setup"]
+    except OSError as e:
+        fail(f"--from {path}: cannot read: {e.strerror}")
+    except (json.JSONDecodeError, KeyError, TypeError):
+        fail(f"--from {path}: expected the JSON of ssdlab run --json (with its 'setup')")
+    console.print(f"re-running {path} (recorded by ssdlab {setup.get('ssdlab_version', '?')}, commit {setup.get('git_commit', '?')})",
+                  highlight=False)
+    show = sys.stderr.isatty() if progress is None else progress
+    columns = [SpinnerColumn(), TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    with Progress(*columns, console=err_console, transient=True, disable=not show) as bar:
+        task = bar.add_task("run", total=total_requests(setup.get("workload") or {}))
+        result = rerun(setup, lambda n: bar.update(task, completed=n))
+    print_result(console, result)
+    write_json(json_path, result.to_dict())
 
 
 def memory_line(mem: dict) -> str:
@@ -268,18 +331,19 @@ def policies() -> None:
 @trace_app.command("info")
 def trace_info(
     path: Path = typer.Argument(..., help="Trace file (gzip allowed)."),
-    trace_format: str = typer.Option("auto", "--format"),
-    disk: Optional[int] = typer.Option(None, "--disk"),
+    trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
+    disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
     page_size: int = typer.Option(4096, "--page-size", help="Page size for footprint and page counts."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the statistics as JSON to this file ('-': print them instead of the table)."),
 ) -> None:
     """Request count, read/write mix, span and footprint of a trace."""
     spec = trace(path, format=trace_format, device=disk)
     spec.pop("kind")
     info = json.loads(_core.trace_info_json(json.dumps(spec), page_size))
-    if json_out:
+    if json_path is not None and str(json_path) == "-":
         console.print_json(json.dumps(info))
         return
+    write_json(json_path, info)
     t = Table(title=f"{path} ({info['format']})", show_header=False, title_justify="left")
     t.add_column("k", style="bold")
     t.add_column("v", justify="right")
@@ -299,16 +363,23 @@ def trace_info(
     console.print(t)
 
 
-def main() -> None:
-    """Entry point: one-line errors for bad input, never a traceback."""
+def main(argv: Optional[List[str]] = None) -> None:
+    """Entry point: one ``ssdlab: error:`` line and exit 2 for bad input, never a traceback
+    (the command-line framework's own errors included)."""
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        app()
-    except SsdlabError as e:
-        err_console.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, markup=True, soft_wrap=True)
+        code = guard(typer.main.get_command(app)).main(args=args, prog_name="ssdlab", standalone_mode=False)
+    except UsageError as e:
+        if type(e).__name__ != "NoArgsIsHelpError":  # the help is printed already
+            error_line(usage_error_message(e, args))
         sys.exit(2)
-    except KeyboardInterrupt:
+    except SsdlabError as e:
+        error_line(str(e))
+        sys.exit(2)
+    except (KeyboardInterrupt, typer.Abort):
         err_console.print("interrupted")
         sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -15,11 +16,67 @@ console = Console(width=None if sys.stdout.isatty() else 140)
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 
+def error_line(message: str) -> None:
+    """Print ``ssdlab: error: <message>`` as one line on stderr (escaped: a `[...]` in it, such
+    as a list of names, is not read as rich markup; newlines are folded)."""
+    text = " ".join(message.split("\n"))
+    err_console.print(f"[bold red]ssdlab: error:[/] {escape(text)}", highlight=False, soft_wrap=True, markup=True)
+
+
+def warn(message: str) -> None:
+    """One ``ssdlab: warning: …`` line on stderr; the run goes on."""
+    err_console.print(f"[bold yellow]ssdlab: warning:[/] {escape(message)}", highlight=False, soft_wrap=True,
+                      markup=True)
+
+
 def fail(message: str, code: int = 2) -> None:
-    """Print ``message`` as one line on stderr and exit with ``code``. The message is printed as
-    it is (escaped: a `[...]` in it, such as a list of names, is not read as rich markup)."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True, markup=True)
+    """Print ``message`` as one error line on stderr and exit with ``code`` (2: bad input)."""
+    error_line(message)
     raise typer.Exit(code)
+
+
+#: The command-line framework's usage errors (typer vendors its own click: reach its classes
+#: through typer's public ones rather than a private module).
+UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+def _given_value(opts: list[str], argv: list[str]) -> Optional[str]:
+    """The value the command line gave an option (``--opt V`` or ``--opt=V``), if any."""
+    for i, a in enumerate(argv):
+        for o in opts:
+            if a == o and i + 1 < len(argv):
+                return argv[i + 1]
+            if a.startswith(o + "=") and o.startswith("--"):
+                return a[len(o) + 1:]
+    return None
+
+
+def _param_hint(param: Any) -> str:
+    opts = [o for o in getattr(param, "opts", []) if o.startswith("-")]
+    return "/".join(opts) if opts else (param.name or "argument").upper()
+
+
+def usage_error_message(e: Any, argv: list[str]) -> str:
+    """A command-line framework error as ``<option>: <what was expected>, got <value>``."""
+    param = getattr(e, "param", None)
+    if type(e).__name__ == "MissingParameter" and param is not None:
+        return f"{_param_hint(param)}: missing (required)"
+    if isinstance(e, typer.BadParameter) and param is not None:
+        msg = re.sub(r"Input should be (a valid \w+|[^,]+).*", r"expected \1", e.message.rstrip("."))
+        msg = msg.replace("Value error, ", "")
+        value = _given_value([o for o in getattr(param, "opts", []) if o.startswith("-")], argv)
+        got = f", got {value!r}" if value is not None and ", got " not in msg and value not in msg else ""
+        return f"{_param_hint(param)}: {msg}{got}"
+    msg = e.format_message().rstrip(".")
+    if type(e).__name__ == "NoSuchOption":
+        near = sorted(getattr(e, "possibilities", None) or [])
+        where = f" of {e.ctx.command_path}" if e.ctx is not None else ""
+        return f"{e.option_name}: no such option{where}" + (f" (did you mean {', '.join(near)}?)" if near else "")
+    if getattr(e, "option_name", None):
+        return f"{e.option_name}: {msg.replace(repr(e.option_name) + ' ', '').replace('Option ', '')}"
+    if e.ctx is not None:
+        msg = f"{e.ctx.command_path}: {msg}"
+    return msg
 
 
 def write_json(path: Optional[Path], data: Any, option: str = "--json") -> None:

@@ -62,8 +62,8 @@ def run_table(title: str, rows: list[dict[str, Any]]) -> Table:
 def train(
     model: Path = typer.Option(..., "--model", "-o", help="Write the trained tree here (JSON; detect watch/eval read it)."),
     workload: List[str] = typer.Option([], "--workload", "-w", help="Training workload (repeatable; default the seed's: fio-randwrite, fileserver, varmail)."),
-    seconds: float = typer.Option(600.0, "--seconds", help="Simulated seconds of each run."),
-    queue_depth: int = typer.Option(16, "--queue-depth", "-q"),
+    seconds: float = typer.Option(600.0, "--seconds", help="Simulated seconds of each run (default 600: training runs, as the experiment's)."),
+    queue_depth: int = typer.Option(16, "--queue-depth", "-q", help="Requests kept outstanding (default 16: fio's iodepth, filebench's threads)."),
     device: Optional[str] = typer.Option(None, "--device", "-d", help="Preset or TOML file (default: mqsim-small at 128 blocks per plane)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
     window: Optional[int] = typer.Option(None, "--window", help="Samples of each standard deviation (default 50, the seed's)."),
@@ -71,7 +71,7 @@ def train(
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC)."),
     features: str = typer.Option(registry.default("detector feature set"), "--features",
                                  help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
-    seed: int = typer.Option(1, "--seed"),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Also write the tree's rules as text."),
 ) -> None:
     """Train the C4.5 GC detector on simulated runs labelled with the device's own GC."""
@@ -103,14 +103,14 @@ def train(
 def evaluate(
     model: Path = typer.Option(..., "--model", "-m", help="A tree from detect train (or experiment detect --model)."),
     workload: List[str] = typer.Option([], "--workload", "-w", help="Held-out workload (repeatable; default: the experiment's held-out runs)."),
-    seconds: float = typer.Option(300.0, "--seconds", help="Simulated seconds of each run."),
-    queue_depth: int = typer.Option(16, "--queue-depth", "-q"),
+    seconds: float = typer.Option(300.0, "--seconds", help="Simulated seconds of each run (default 300: held-out runs, as the experiment's)."),
+    queue_depth: int = typer.Option(16, "--queue-depth", "-q", help="Requests kept outstanding (default 16: fio's iodepth, filebench's threads)."),
     device: Optional[str] = typer.Option(None, "--device", "-d", help="Preset or TOML file (default: mqsim-small at 128 blocks per plane)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
     label: str = experiment.LABEL_OPTION,
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0)."),
     window: Optional[int] = typer.Option(None, "--window", help="Samples of each standard deviation: the one the tree was trained with (default 50)."),
-    seed: int = typer.Option(1, "--seed"),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the evaluation as JSON."),
 ) -> None:
     """Evaluate a trained tree on held-out simulated runs: accuracy, precision, recall, confusion

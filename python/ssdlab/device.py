@@ -19,9 +19,23 @@ class Device:
 
     source: str = "mqsim-small"
     overrides: Sequence[str] = field(default_factory=tuple)
+    #: The device as TOML text (``source`` then only names where it came from): a result's
+    #: resolved configuration, :meth:`from_toml`.
+    toml: str | None = None
+
+    @classmethod
+    def from_toml(cls, text: str, origin: str) -> "Device":
+        """A device from TOML text (``origin`` names it in errors)."""
+        return cls(origin, (), text)
+
+    def resolved_toml(self) -> str:
+        """The full configuration, overrides applied, as TOML (what ``devices --show`` prints)."""
+        return self.describe()["toml"]
 
     def core_args(self) -> tuple[str, str]:
         """(preset name or TOML text, origin for error messages)."""
+        if self.toml is not None:
+            return self.toml, self.source
         if self.source in _core.preset_names():
             return self.source, f"preset {self.source}"
         path = Path(self.source)

@@ -21,6 +21,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ssdlab import _core, registry
 from ssdlab.workload import WorkloadSpec
+from ssdlab.errors import WorkloadError, core_json
 
 #: The Table I toy distributions (§IV-A).
 TOY_DISTRIBUTIONS = registry.names("toy distribution")
@@ -186,7 +187,7 @@ def run_offline(
         setup["blocks"] = blocks
     if logical_pages is not None:
         setup["logical_pages"] = logical_pages
-    out = json.loads(_core.run_offline_json(json.dumps(workload), json.dumps(setup), json.dumps(ms), seed,
+    out = json.loads(_core.run_offline_json(core_json(workload, "workload", WorkloadError), core_json(setup, "offline"), core_json(ms, "offline.method"), seed,
                                             json.dumps(list(placements))))
     return run_from_core(out)
 

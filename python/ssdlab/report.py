@@ -10,9 +10,10 @@ from ssdlab.result import Result
 
 
 def result_tables(r: Result) -> list[Table]:
-    summary = Table(title=f"{r.device} · {r.workload}", show_header=False, title_justify="left")
+    summary = Table(title=f"{r.device} · {r.workload}", show_header=False, title_justify="left",
+                    caption="counts are of the measured phase (after any preconditioning)", caption_justify="left")
     summary.add_column("metric", style="bold")
-    summary.add_column("value", justify="right")
+    summary.add_column("value", justify="right", no_wrap=True)
     rows: list[tuple[str, Any]] = [
         ("requests (read/write/trim)", f"{r.requests['total']:,} ({r.requests['read']:,}/{r.requests['write']:,}/{r.requests['trim']:,})"),
         ("WAF", f"{r.waf:.4f}"),
@@ -41,15 +42,18 @@ def result_tables(r: Result) -> list[Table]:
         summary.add_row(k, str(v))
     tables = [summary]
     if r.timing:
+        # One column per operation, one row per statistic: fits an 80-column terminal whatever
+        # the tail (a row per operation needs nine columns of up to ten digits).
+        ops = [(name, getattr(r.latency_us, name)) for name in ("read", "write", "all")]
+        ops = [(n, s) for n, s in ops if s.count > 0]
         lat = Table(title="latency (µs)", title_justify="left")
-        lat.add_column("op", style="bold")
-        for k in ("count", "mean", "p50", "p99", "p99.9", "p99.99", "p99.9999", "max"):
-            lat.add_column(k, justify="right")
-        for name in ("read", "write", "all"):
-            s = getattr(r.latency_us, name)
-            if s.count == 0:
-                continue
-            lat.add_row(name, f"{s.count:,}", *(f"{v:,.1f}" for v in (s.mean, s.p50, s.p99, s.p99_9, s.p99_99, s.p99_9999, s.max)))
+        lat.add_column("", style="bold", no_wrap=True)
+        for name, _ in ops:
+            lat.add_column(name, justify="right", no_wrap=True)
+        lat.add_row("count", *(f"{s.count:,}" for _, s in ops))
+        for label, attr in (("mean", "mean"), ("p50", "p50"), ("p99", "p99"), ("p99.9", "p99_9"), ("p99.99", "p99_99"),
+                            ("p99.9999", "p99_9999"), ("max", "max")):
+            lat.add_row(label, *(f"{getattr(s, attr):,.1f}" for _, s in ops))
         tables.append(lat)
     return tables
 

@@ -53,6 +53,8 @@ class Result:
     requests: dict[str, int]
     blocked_requests: int
     sim_time_s: float
+    #: Simulated seconds from the first to the last arrival (see :attr:`backlog_fraction`).
+    arrival_span_s: float
     gc_busy_s: float
     latency_us: Latency
     precondition_pages: int
@@ -67,14 +69,25 @@ class Result:
     #: The host's ``iostat -x`` view, one row per interval, when the run kept it
     #: (``iostat_interval_us``): numpy columns ``t_s``, iostat's fields, ``gc_fraction``, ``gc_copy_fraction``, ``gc``.
     iostat: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    #: Everything needed to run it again (``ssdlab run --from result.json``,
+    #: :func:`ssdlab.rerun`): ``ssdlab_version``, ``git_commit``, ``device`` (``source``,
+    #: ``overrides`` and the resolved ``toml``), ``workload`` (the spec) and ``options``.
+    setup: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: Latency distributions (timed runs): for ``read``, ``write`` and ``all``, an (n, 2) array
+    #: of the HDR histogram's recorded buckets — (latency µs: the bucket's highest equivalent
+    #: value, within 0.1 %; number of requests) in increasing latency. :meth:`cdf` turns one
+    #: into a CDF; the JSON has them as ``latency_histogram.<op>.{latency_us, count}``.
+    latency_histogram: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_core(cls, raw_json: str, series: dict[str, np.ndarray], wall_time_s: float,
-                  iostat: dict[str, np.ndarray] | None = None) -> "Result":
+                  iostat: dict[str, np.ndarray] | None = None, setup: dict[str, Any] | None = None,
+                  latency_histogram: dict[str, np.ndarray] | None = None) -> "Result":
         raw = json.loads(raw_json)
         lat = raw.pop("latency_us")
         latency = Latency(**{k: LatencySummary(**lat[k]) for k in ("read", "write", "all")})
-        return cls(**raw, latency_us=latency, wall_time_s=wall_time_s, series=series, iostat=iostat or {})
+        return cls(**raw, latency_us=latency, wall_time_s=wall_time_s, series=series, iostat=iostat or {},
+                   setup=setup or {}, latency_histogram=latency_histogram or {})
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (series as lists)."""
@@ -87,7 +100,32 @@ class Result:
             d["iostat"] = {k: np.asarray(v).tolist() for k, v in self.iostat.items()}
         else:
             del d["iostat"]
+        if not self.setup:
+            del d["setup"]
+        d["latency_histogram"] = {op: {"latency_us": h[:, 0].tolist(), "count": h[:, 1].astype(np.int64).tolist()}
+                                  for op, h in self.latency_histogram.items() if len(h)}
+        if not d["latency_histogram"]:
+            del d["latency_histogram"]
         return d
+
+    def cdf(self, op: str = "all") -> tuple[np.ndarray, np.ndarray]:
+        """The latency CDF of ``op`` (``read``, ``write`` or ``all``): (latency µs, fraction of
+        requests at or below it), one point per histogram bucket."""
+        if op not in ("read", "write", "all"):
+            raise ValueError(f"op: expected read, write or all, got {op!r}")
+        h = self.latency_histogram.get(op)
+        if h is None or not len(h):
+            return np.zeros(0), np.zeros(0)
+        counts = np.cumsum(h[:, 1])
+        return h[:, 0].copy(), counts / counts[-1]
+
+    @property
+    def backlog_fraction(self) -> float:
+        """How far the last completion trailed the last arrival, as a fraction of the arrivals'
+        span: near 0 when the device kept up with an open-loop workload; well above it when the
+        offered load exceeded what the device (with its GC) could serve, so that latencies
+        measure the growing queue rather than the device."""
+        return (self.sim_time_s - self.arrival_span_s) / self.arrival_span_s if self.arrival_span_s > 0 else 0.0
 
     @property
     def blocked_fraction(self) -> float:

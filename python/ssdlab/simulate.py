@@ -1,14 +1,15 @@
 """``ssdlab.simulate``: run one workload on one device and return a typed :class:`Result`."""
 from __future__ import annotations
 
-import json
 import time
+from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ssdlab import _core
 from ssdlab.device import Device
 from ssdlab.result import Result
 from ssdlab.workload import WorkloadSpec, is_closed, synthetic
+from ssdlab.errors import ConfigError, WorkloadError, core_json
 
 CHUNK = 200_000
 
@@ -49,14 +50,24 @@ def build_options(
     return opts
 
 
+def _absolute(workload: WorkloadSpec) -> WorkloadSpec:
+    """The spec with a trace's path made absolute, so that a result can be re-run from elsewhere."""
+    if workload.get("kind") == "trace" and "path" in workload:
+        return {**workload, "path": str(Path(workload["path"]).resolve())}
+    return workload
+
+
 class Simulation:
     """A simulation advanced in chunks (for progress reporting and long runs)."""
 
     def __init__(self, device: Union[Device, str], workload: WorkloadSpec, options: dict[str, Any]):
         dev = device if isinstance(device, Device) else Device(device)
         text, origin = dev.core_args()
-        self._core = _core.Simulator(text, origin, list(dev.overrides), json.dumps(workload), json.dumps(options))
+        self._core = _core.Simulator(text, origin, list(dev.overrides), core_json(workload, "workload", WorkloadError), core_json(options, "options"))
         self._started = time.perf_counter()
+        self.setup = {"ssdlab_version": _core.__version__, "git_commit": _core.__git_commit__,
+                      "device": {"source": dev.source, "overrides": list(dev.overrides), "toml": dev.resolved_toml()},
+                      "workload": _absolute(workload), "options": options}
 
     def advance(self, budget: int = CHUNK) -> bool:
         return self._core.advance(budget)
@@ -67,7 +78,8 @@ class Simulation:
 
     def result(self) -> Result:
         return Result.from_core(self._core.result_json(), self._core.series(), time.perf_counter() - self._started,
-                                iostat=self._core.iostat())
+                                iostat=self._core.iostat(), setup=self.setup,
+                                latency_histogram={op: self._core.latency_distribution(op) for op in ("read", "write", "all")})
 
     def iostat(self) -> dict:
         """The host view (run option ``iostat_interval_us``): one row per simulated interval, as
@@ -84,6 +96,22 @@ class Simulation:
     def save_q_table(self, path: str) -> None:
         """Save the learned Q-table (RL schedulers) as JSON, reusable with ``gc.rl.q_table``."""
         self._core.save_q_table(path)
+
+
+def rerun(setup: dict[str, Any], progress: Optional[Callable[[int], None]] = None) -> Result:
+    """Run a result's ``setup`` (``Result.setup``, or a ``--json`` file's ``setup``) again:
+    the same device (its resolved TOML), workload and options give the same result."""
+    try:
+        dev = Device.from_toml(setup["device"]["toml"], setup["device"].get("source", "result"))
+        wl, opts = setup["workload"], setup["options"]
+    except (KeyError, TypeError) as e:
+        raise ConfigError(f"setup: expected device.toml, workload and options (a result's setup), missing {e}") from None
+    sim = Simulation(dev, wl, opts)
+    sim.setup["device"] = dict(setup["device"])  # as first given (its preset and overrides)
+    while not sim.advance(CHUNK):
+        if progress is not None:
+            progress(sim.requests_done)
+    return sim.result()
 
 
 def simulate(

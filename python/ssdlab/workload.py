@@ -9,6 +9,14 @@ from typing import Any, Optional
 WorkloadSpec = dict
 
 
+def _check_name(field: str, name: Optional[str], names: Any) -> None:
+    """A name the core would refuse, refused now (not when the workload is first run)."""
+    if name is not None and name not in names:
+        from ssdlab.errors import WorkloadError
+
+        raise WorkloadError(f"workload: {field}: expected one of {', '.join(names)}, got {name!r}")
+
+
 def trace(
     path: str | Path,
     *,
@@ -60,6 +68,7 @@ def synthetic(
     from ssdlab import registry
 
     d = registry.defaults()["synthetic"]
+    _check_name("pattern", pattern, registry.names("synthetic pattern"))
     given = {
         "pattern": pattern,
         "read_fraction": read_fraction,
@@ -91,6 +100,7 @@ def fs(personality: str, requests: int = 100_000, **options: Any) -> WorkloadSpe
     """
     from ssdlab import registry
 
+    _check_name("personality", personality, registry.names("fs personality"))
     known = registry.defaults()["fs"]["spec"]
     unknown = sorted(set(options) - set(known))
     if unknown:
@@ -112,6 +122,7 @@ def preset(name: str, requests: int = 200_000) -> WorkloadSpec:
     ``oltp``; ``ssdlab.workload.preset_names()``). Stand-ins, not the traces: they match the
     row's write ratio, mean interval and mean request size, with bursty idle periods and
     hot/cold overwrites chosen by us."""
+    _check_name("preset", name, preset_names())
     return {"kind": "preset", "name": name, "requests": requests}
 
 

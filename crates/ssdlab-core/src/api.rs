@@ -7,6 +7,30 @@ use crate::offline::{OfflineMethod, OfflineSetup, OfflineWorkload};
 use crate::sim::{SimOptions, Simulation};
 use crate::trace::{open_workload, trace_info, TraceInfo, TraceSpec, WorkloadSpec};
 
+/// `json` as a `T`, an error naming the field at fault (`options: replay.queue_depth: invalid
+/// value: integer `-3`, expected u32`) through `wrap` (which says what was being read).
+fn from_json<T: serde::de::DeserializeOwned>(
+    json: &str,
+    wrap: impl FnOnce(String) -> SsdError,
+) -> Result<T> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        // serde_json's position is in the front end's JSON, not anything the user wrote.
+        let text = inner.to_string();
+        let text = match text.rfind(" at line ") {
+            Some(i) if inner.line() > 0 => text[..i].to_string(),
+            _ => text,
+        };
+        wrap(if path == "." || path.is_empty() {
+            text
+        } else {
+            format!("{path}: {text}")
+        })
+    })
+}
+
 /// A device from a preset name or TOML text (`origin` names the file), with overrides.
 pub fn load_device(
     preset_or_toml: &str,
@@ -18,13 +42,12 @@ pub fn load_device(
 
 /// Parse a workload specification (JSON).
 pub fn parse_workload(json: &str) -> Result<WorkloadSpec> {
-    serde_json::from_str(json).map_err(|e| SsdError::Workload(e.to_string()))
+    from_json(json, SsdError::Workload)
 }
 
 /// Parse run options (JSON).
 pub fn parse_options(json: &str) -> Result<SimOptions> {
-    let o: SimOptions =
-        serde_json::from_str(json).map_err(|e| SsdError::config("options", e.to_string()))?;
+    let o: SimOptions = from_json(json, |e| SsdError::config("options", e))?;
     o.validate()?;
     Ok(o)
 }
@@ -90,8 +113,7 @@ pub fn memory_report(device: &DeviceConfig) -> Result<serde_json::Value> {
 
 /// `ssdlab trace info`: statistics of a trace file (JSON trace spec).
 pub fn trace_stats(spec_json: &str, page_size: u64) -> Result<TraceInfo> {
-    let spec: TraceSpec =
-        serde_json::from_str(spec_json).map_err(|e| SsdError::Workload(e.to_string()))?;
+    let spec: TraceSpec = from_json(spec_json, SsdError::Workload)?;
     trace_info(&spec, page_size)
 }
 
@@ -114,13 +136,12 @@ pub fn run_offline_json(
     placements_json: &str,
     seed: u64,
 ) -> Result<String> {
-    let workload: OfflineWorkload =
-        serde_json::from_str(workload_json).map_err(|e| SsdError::Workload(e.to_string()))?;
-    let setup: OfflineSetup =
-        serde_json::from_str(setup_json).map_err(|e| SsdError::config("offline", e.to_string()))?;
+    let workload: OfflineWorkload = from_json(workload_json, SsdError::Workload)?;
+    let setup: OfflineSetup = from_json(setup_json, |e| SsdError::config("offline", e))?;
     let methods = parse_methods(methods_json)?;
-    let placements: Vec<String> = serde_json::from_str(placements_json)
-        .map_err(|e| SsdError::config("offline.placements", e.to_string()))?;
+    let placements: Vec<String> = from_json(placements_json, |e| {
+        SsdError::config("offline.placements", e)
+    })?;
     let out = crate::experiments::offline::compare(&workload, &setup, &methods, &placements, seed)?;
     to_json(&out)
 }
@@ -133,8 +154,7 @@ pub fn offline_table_one(seed: u64) -> Result<String> {
 
 /// One method object or an array of them; an unknown name lists the valid ones.
 fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
-    let v: serde_json::Value = serde_json::from_str(json)
-        .map_err(|e| SsdError::config("offline.method", e.to_string()))?;
+    let v: serde_json::Value = from_json(json, |e| SsdError::config("offline.method", e))?;
     let items = match v {
         serde_json::Value::Array(a) => a,
         other => vec![other],
@@ -208,6 +228,7 @@ pub fn defaults() -> serde_json::Value {
     serde_json::json!({
         "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
         "trace": TraceSpec::new(""),
+        "options": SimOptions::default(),
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,
@@ -241,16 +262,16 @@ pub fn slc_agent() -> serde_json::Value {
 /// `ssdlab experiment fill`: the drive-review write curve (JSON
 /// [`crate::experiments::fill::FillSetup`] in, [`crate::experiments::fill::FillResult`] out).
 pub fn fill_experiment(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::fill::FillSetup = serde_json::from_str(setup_json)
-        .map_err(|e| SsdError::config("experiment fill", e.to_string()))?;
+    let setup: crate::experiments::fill::FillSetup =
+        from_json(setup_json, |e| SsdError::config("experiment fill", e))?;
     to_json(&crate::experiments::fill::run(&setup)?)
 }
 
 /// `ssdlab experiment slc`: the SLC-cache policies by utilisation (JSON
 /// [`crate::experiments::slc::SlcSetup`] in, [`crate::experiments::slc::SlcResult`] out).
 pub fn slc_experiment(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::slc::SlcSetup = serde_json::from_str(setup_json)
-        .map_err(|e| SsdError::config("experiment slc", e.to_string()))?;
+    let setup: crate::experiments::slc::SlcSetup =
+        from_json(setup_json, |e| SsdError::config("experiment slc", e))?;
     to_json(&crate::experiments::slc::compare(&setup)?)
 }
 
@@ -258,23 +279,23 @@ pub fn slc_experiment(setup_json: &str) -> Result<String> {
 /// TRIM policies (JSON [`crate::experiments::detect::DetectSetup`] in; the report, the tree and
 /// the train/eval datasets out).
 pub fn detect_experiment(setup_json: &str) -> Result<crate::experiments::detect::DetectOutcome> {
-    let setup: crate::experiments::detect::DetectSetup = serde_json::from_str(setup_json)
-        .map_err(|e| SsdError::config("experiment detect", e.to_string()))?;
+    let setup: crate::experiments::detect::DetectSetup =
+        from_json(setup_json, |e| SsdError::config("experiment detect", e))?;
     crate::experiments::detect::train_and_eval(&setup)
 }
 
 /// `ssdlab experiment slc --tune-ust`: `ust`'s table tuned offline on the stand-ins (JSON
 /// [`crate::experiments::slc::SlcSetup`] in, [`crate::experiments::slc::UstTuning`] out).
 pub fn tune_ust(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::slc::SlcSetup = serde_json::from_str(setup_json)
-        .map_err(|e| SsdError::config("experiment slc", e.to_string()))?;
+    let setup: crate::experiments::slc::SlcSetup =
+        from_json(setup_json, |e| SsdError::config("experiment slc", e))?;
     to_json(&crate::experiments::slc::tune_ust(&setup)?)
 }
 
 /// `ssdlab experiment rlgc`: every run of the RL-assisted GC comparison (JSON
 /// [`crate::experiments::rlgc::RlgcSetup`] in, [`crate::experiments::rlgc::RlgcComparison`] out).
 pub fn rlgc_experiment(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::rlgc::RlgcSetup = serde_json::from_str(setup_json)
-        .map_err(|e| SsdError::config("experiment rlgc", e.to_string()))?;
+    let setup: crate::experiments::rlgc::RlgcSetup =
+        from_json(setup_json, |e| SsdError::config("experiment rlgc", e))?;
     to_json(&crate::experiments::rlgc::compare(&setup)?)
 }

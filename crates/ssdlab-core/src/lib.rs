@@ -36,6 +36,9 @@
 //! component's name. The core never reads the wall clock. Same configuration, same workload,
 //! same seed ⇒ bit-identical results.
 
+/// The git commit the core was built from (`unknown` outside a checkout).
+pub const GIT_COMMIT: &str = env!("SSDLAB_GIT_COMMIT");
+
 pub mod api;
 pub mod cache;
 pub mod config;

@@ -107,5 +107,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WorkloadError", py.get_type::<errors::WorkloadError>())?;
     m.add("DeviceFullError", py.get_type::<errors::DeviceFullError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__git_commit__", ssdlab_core::GIT_COMMIT)?;
     Ok(())
 }

@@ -14,6 +14,7 @@ from ssdlab.device import Device
 from ssdlab.result import Result
 from ssdlab.simulate import build_options
 from ssdlab.workload import WorkloadSpec
+from ssdlab.errors import WorkloadError, core_json
 
 #: Default workload: bursty writes with idle periods, light enough that partial GC can hide in
 #: the gaps on the ``tiny`` device, heavy enough that GC runs all the time.
@@ -143,7 +144,7 @@ class GcSchedulingEnv(gym.Env):
             sim_seed = int(options["sim_seed"])
         opts = build_options(self.workload, seed=sim_seed, precondition=self.precondition)
         text, origin = self.device.core_args()
-        self._sim = _core.DecisionSimulator(text, origin, list(self.device.overrides), json.dumps(self.workload), json.dumps(opts))
+        self._sim = _core.DecisionSimulator(text, origin, list(self.device.overrides), core_json(self.workload, "workload", WorkloadError), core_json(opts, "options"))
         self._decisions = 0
         first = self._sim.advance_to_decision()
         if first is None:

@@ -17,6 +17,7 @@ from ssdlab.device import Device
 from ssdlab.result import Result
 from ssdlab.simulate import build_options
 from ssdlab.workload import WorkloadSpec
+from ssdlab.errors import WorkloadError, core_json
 
 #: The stand-ins of ``ssdlab experiment slc`` (the core's ``experiments::slc::StandIn``).
 STAND_INS = ("pc", "ycsb-a")
@@ -237,8 +238,8 @@ class SlcCacheEnv(gym.Env):
         if options and "sim_seed" in options:
             sim_seed = int(options["sim_seed"])
         text, origin = self.device.core_args()
-        self._sim = _core.SlcDecisionSimulator(text, origin, list(self.device.overrides), json.dumps(self.workload),
-                                               json.dumps(self.run_options(sim_seed)))
+        self._sim = _core.SlcDecisionSimulator(text, origin, list(self.device.overrides), core_json(self.workload, "workload", WorkloadError),
+                                               core_json(self.run_options(sim_seed), "options"))
         self._decisions = 0
         self._done = False
         first = self._sim.first()

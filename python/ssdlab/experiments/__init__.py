@@ -3,9 +3,28 @@ tables. Add one with ``@experiment_app.command("name")`` in a module of this pac
 it below."""
 from __future__ import annotations
 
+import sys
+
 import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce a paper's comparison.")
+
+
+@experiment_app.callback()
+def _running(ctx: typer.Context) -> None:
+    """Reproduce a paper's comparison."""
+    # On a terminal, a spinner with the elapsed time while the core runs the experiment's
+    # simulations (they report no per-run progress yet); its output prints above it.
+    from ssdlab.cli_common import err_console
+
+    if not sys.stderr.isatty() or ctx.resilient_parsing:
+        return
+    bar = Progress(SpinnerColumn(), TextColumn(f"experiment {ctx.invoked_subcommand}"), TimeElapsedColumn(),
+                   console=err_console, transient=True)
+    bar.add_task("run", total=None)
+    bar.start()
+    ctx.call_on_close(bar.stop)
 
 from ssdlab.experiments import offline as _offline  # noqa: E402,F401  (registers "offline")
 from ssdlab.experiments import ttflash as _ttflash  # noqa: E402,F401  (registers "ttflash")

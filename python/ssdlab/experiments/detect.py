@@ -24,7 +24,7 @@ from rich.table import Table
 
 from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail, write_json
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 
 
@@ -103,7 +103,7 @@ def sklearn_comparison(train_x: np.ndarray, train_y: np.ndarray, eval_x: np.ndar
 def run(**kw: Any) -> dict[str, Any]:
     """The experiment, by the core, plus the scikit-learn comparison (see :func:`setup`)."""
     s = setup(**kw)
-    report, tx, ty, ex, ey, pred = _core.detect_experiment(json.dumps(s))
+    report, tx, ty, ex, ey, pred = _core.detect_experiment(core_json(s, "experiment detect"))
     r = json.loads(report)
     sk = sklearn_comparison(tx, ty, ex, ey, pred, seed=s.get("seed", 1))
     r["sklearn_agreement"] = sk["sklearn_agreement"] if sk else None
@@ -171,7 +171,7 @@ def tables(r: dict[str, Any]) -> list[Table]:
 def experiment_detect(
     device: Optional[str] = typer.Option(None, "--device", "-d", help="Preset name or TOML file (default: mqsim-small at 128 blocks per plane)."),
     set_: list[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
-    seed: int = typer.Option(1, "--seed"),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     train_seconds: Optional[float] = typer.Option(None, "--train-seconds", help="Simulated seconds of each training run (default 600)."),
     eval_seconds: Optional[float] = typer.Option(None, "--eval-seconds", help="Simulated seconds of each held-out run (default 300)."),
     manage: bool = typer.Option(True, "--manage/--no-manage", help="Run the TRIM-policy comparison."),

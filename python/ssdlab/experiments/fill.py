@@ -15,7 +15,7 @@ from rich.table import Table
 
 from ssdlab import _core
 from ssdlab.cli_common import console, fail
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 
 
@@ -26,7 +26,7 @@ def run(device: str, overrides: list[str], slc: Optional[str] = None, request_ki
     sets = list(overrides) + ([f"cache.slc={slc}"] if slc else [])
     setup = {"device": text, "origin": device, "overrides": sets, "request_kib": request_kib,
              "queue_depth": queue_depth, "points": points, "seed": seed}
-    return json.loads(_core.fill_experiment_json(json.dumps(setup)))
+    return json.loads(_core.fill_experiment_json(core_json(setup, "experiment fill")))
 
 
 def summary(r: dict[str, Any]) -> Table:
@@ -62,9 +62,9 @@ def experiment_fill(
     device: str = typer.Option("yoo-qlc", "--device", "-d", help="Preset name or TOML file."),
     slc: Optional[str] = typer.Option(None, "--slc", help="SLC-cache policy (sets cache.slc; see `ssdlab policies`)."),
     request_kib: int = typer.Option(128, "--request-kib", help="Request size (reviews: 128 KiB)."),
-    queue_depth: int = typer.Option(32, "--queue-depth", help="Requests in flight (reviews: 32)."),
+    queue_depth: int = typer.Option(32, "--queue-depth", help="Requests in flight (default 32, as drive reviews run)."),
     points: int = typer.Option(100, "--points", help="Points on the curve."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the curve as JSON."),
 ) -> None:

@@ -13,7 +13,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from ssdlab import offline
+from ssdlab import offline, registry
 from ssdlab.cli_common import console, err_console, write_json
 from ssdlab.cli_offline import WORKLOAD_HELP, problem_line, workload_of
 from ssdlab.errors import SsdlabError
@@ -81,13 +81,13 @@ def offline_experiment(
     blocks: Optional[int] = typer.Option(None, "--blocks", help="T; default: scaled to the write footprint with --spare."),
     pages_per_block: int = typer.Option(128, "--pages-per-block", help="N_p (toy workloads: always 4)."),
     spare: float = typer.Option(0.07, "--spare", help="Spare factor used to scale --blocks."),
-    playouts: int = typer.Option(1024, "--playouts", help="MCTS playouts (the seed plateaus by 16384)."),
+    playouts: int = typer.Option(1024, "--playouts", help="MCTS playouts (default 1024 so that every method runs quickly; the seed plateaus by 16384, offline --method mcts's default)."),
     psi: Optional[int] = typer.Option(None, "--psi", help="Sampling parameter psi of Algorithms 2-3 (default N_p/4)."),
-    seed: int = typer.Option(1, "--seed"),
-    trace_format: str = typer.Option("auto", "--format"),
-    lba_map: str = typer.Option("dense", "--lba-map", help="dense (compact the footprint), none or modulo."),
-    max_requests: Optional[int] = typer.Option(None, "--max-requests"),
-    requests: int = typer.Option(100_000, "--requests", "-n", help="Synthetic workloads: requests."),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
+    trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
+    lba_map: str = typer.Option("dense", "--lba-map", help="dense (default: the offline problem is the trace's footprint, compacted), none or modulo."),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests", help="Use only the trace's first N requests."),
+    requests: int = typer.Option(100_000, "--requests", "-n", help="Synthetic workloads: requests (default 100,000: offline search is costlier than simulation)."),
     logical_pages: Optional[int] = typer.Option(None, "--logical-pages", help="Synthetic: logical space in pages (default 65536)."),
     placements: bool = typer.Option(True, "--placements/--no-placements",
                                     help="Add multi-frontier placement rows with greedy cleaning (Figure 9)."),

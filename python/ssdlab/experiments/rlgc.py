@@ -15,7 +15,7 @@ from rich.table import Table
 
 from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.workload import preset, preset_names, trace
 
@@ -33,7 +33,7 @@ def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat
     setup = {"device": text, "origin": device, "overrides": list(overrides), "workload": workload, "seed": seed,
              "repeat": repeat, "precondition_passes": passes, "time_scale": time_scale, "schedulers": schedulers,
              "sensitivity": sensitivity, "series": series}
-    out = json.loads(_core.rlgc_experiment_json(json.dumps(setup)))
+    out = json.loads(_core.rlgc_experiment_json(core_json(setup, "experiment rlgc")))
     return {"schedulers": {s["scheduler"]: s["runs"] for s in out["schedulers"]},
             "sensitivity": {r["label"]: (r["overrides"], r["run"]) for r in out["sensitivity"]}}
 
@@ -72,17 +72,17 @@ def experiment_rlgc(
     device: str = typer.Option("kang-128gb", "--device", "-d", help="kang-128gb or kang-512gb (any preset or TOML works)."),
     workload: str = typer.Option("home1", "--workload", "-w", help="A Table 1 stand-in: " + ", ".join(("home1", "home2", "home3", "home4", "webmail", "webmail-online", "rbesql", "msnfs", "oltp"))),
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Replay a trace instead (e.g. the real FIU/MSR traces)."),
-    lba_map: str = typer.Option("modulo", "--lba-map"),
+    lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo (default modulo: a trace's addresses folded onto the smaller simulated device)."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Traces: multiply inter-arrival times (re-rate a trace that saturates the device)."),
-    requests: int = typer.Option(1_000_000, "--requests", "-n", help="Requests per run (the presets need ~1M on the Kang devices for GC to run long)."),
+    requests: int = typer.Option(1_000_000, "--requests", "-n", help="Requests per run (default 1,000,000: the presets need ~1M on the Kang devices for GC to run long)."),
     repeat: int = typer.Option(3, "--repeat", help="Seeds per scheduler (the standard deviation is over these)."),
-    seed: int = typer.Option(1, "--seed"),
-    passes: float = typer.Option(0.0, "--precondition-passes", help="Random overwrite passes after the sequential fill."),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
+    passes: float = typer.Option(0.0, "--precondition-passes", help="Random overwrite passes after the sequential fill (default 0: the seed's devices start from a sequential fill)."),
     set_: List[str] = typer.Option([], "--set", help="section.key=value for every scheduler."),
-    schedulers: str = typer.Option(",".join(SCHEDULERS), "--schedulers"),
+    schedulers: str = typer.Option(",".join(SCHEDULERS), "--schedulers", help="Comma-separated GC schedulers to compare."),
     sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run rlgc under other bin edges, action sets and reward levels."),
     series_path: Optional[Path] = typer.Option(None, "--series", help="Save free blocks over time per scheduler (npz)."),
-    json_path: Optional[Path] = typer.Option(None, "--json"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
 ) -> None:
     """Run the seed's six schedulers and print its Tables 5-10 (normalised to LazyRTGC)."""
     if repeat < 1:

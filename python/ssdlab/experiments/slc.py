@@ -21,7 +21,7 @@ from rich.table import Table
 
 from ssdlab import _core
 from ssdlab.cli_common import console, fail, write_json
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.workload import trace as trace_spec
 
@@ -49,13 +49,13 @@ def setup(device: str, overrides: list[str], *, workload: Optional[str] = None, 
 
 def run(device: str, overrides: list[str], **kw: Any) -> dict[str, Any]:
     """The comparison, by the core (see :func:`setup` for the keywords)."""
-    return json.loads(_core.slc_experiment_json(json.dumps(setup(device, overrides, **kw))))
+    return json.loads(_core.slc_experiment_json(core_json(setup(device, overrides, **kw), "experiment slc")))
 
 
 def tune_ust(device: str, overrides: list[str], **kw: Any) -> dict[str, Any]:
     """``ust``'s table tuned offline on both stand-ins: ``table`` and every ``candidates`` run."""
     kw.setdefault("workload", "pc")
-    return json.loads(_core.tune_ust_json(json.dumps(setup(device, overrides, **kw))))
+    return json.loads(_core.tune_ust_json(core_json(setup(device, overrides, **kw), "experiment slc")))
 
 
 def tables(r: dict[str, Any]) -> list[Table]:
@@ -103,8 +103,8 @@ def experiment_slc(
     utilisation: List[float] = typer.Option([], "--utilisation", "-u",
                                             help="Space utilisations (repeatable; default 0.3 0.5 0.7 0.9)."),
     policy: List[str] = typer.Option([], "--policy", "-p", help="Policies (repeatable; default all but external)."),
-    queue_depth: int = typer.Option(8, "--queue-depth", help="Requests in flight (closed loop)."),
-    seed: int = typer.Option(0, "--seed"),
+    queue_depth: int = typer.Option(8, "--queue-depth", help="Requests in flight, closed loop (default 8: a client's queue, as in docs/slc.md's tables)."),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result; the tables in docs/slc.md are --seed 0)."),
     sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run rl under other open values."),
     pretrain: bool = typer.Option(False, "--pretrain", help="Also run rl from a table trained on the other stand-in."),
     tune: bool = typer.Option(False, "--tune-ust", help="Tune ust's table offline on both stand-ins instead."),

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from ssdlab import _core, registry
 from ssdlab.cli_common import fail
-from ssdlab.errors import SsdlabError
+from ssdlab.errors import SsdlabError, WorkloadError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.simulate import build_options
 from ssdlab.workload import synthetic, trace
@@ -45,7 +45,7 @@ def run(
     text = Path(device).read_text() if Path(device).is_file() else device
     pre = {"sequential": True, "random_passes": precondition_passes} if precondition_passes >= 0 else False
     opts = build_options(workload, seed=seed, replay="open", time_scale=time_scale, precondition=pre)
-    out = _core.ttflash_experiment_json(text, device, list(overrides or []), json.dumps(workload), json.dumps(opts), list(stacks or STACKS))
+    out = _core.ttflash_experiment_json(text, device, list(overrides or []), core_json(workload, "workload", WorkloadError), core_json(opts, "options"), list(stacks or STACKS))
     res = json.loads(out)
     res["workload"] = workload
     res["time_scale"] = time_scale
@@ -98,13 +98,13 @@ def ttflash_cmd(
     workload: Optional[str] = typer.Option(None, "--workload", "-w", help=f"Named synthetic workload: {', '.join(WORKLOADS)}."),
     device: str = typer.Option("ttflash-small", "--device", "-d", help="Preset or TOML file (ttflash-small: the measured configuration; the full ttflash preset's 10 % spare cannot hold parity plus GC reserves)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable), e.g. geometry.blocks_per_plane=256."),
-    trace_format: str = typer.Option("auto", "--format"),
-    lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo."),
-    max_requests: Optional[int] = typer.Option(None, "--max-requests"),
+    trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
+    lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo (default modulo: a trace's addresses folded onto the smaller simulated device)."),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests", help="Use only the trace's first N requests."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Multiply inter-arrival times (0.5 = twice as fast)."),
-    precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (negative: no preconditioning)."),
+    precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (default 1: GC active from the start, as in the seed's aged device; negative: no preconditioning)."),
     stacks: List[str] = typer.Option([], "--stack", help="Run only these stacks (repeatable; any + list of rain, pb, gtr, gtf, rgc, pfg, nogc also works, e.g. ttflash+pfg); default the seed's six."),
-    seed: int = typer.Option(1, "--seed"),
+    seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
 ) -> None:
     """Tiny-Tail Flash: the six stacks on one workload, in the seed's Table 1 form."""

@@ -561,12 +561,19 @@ impl Ftl {
             + self.program_marks.as_ref().map_or(0, |m| m.capacity())
     }
 
-    /// Per-block erase count statistics: (min, mean, max).
-    pub fn erase_stats(&self) -> (u32, f64, u32) {
+    /// Per-block erase count statistics: (min, mean, max), counting the erases since `base`
+    /// (each block's count at some earlier point; empty: since the device was new).
+    pub fn erase_stats(&self, base: &[u32]) -> (u32, f64, u32) {
+        let counts = || {
+            self.erase_count
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| e - base.get(i).copied().unwrap_or(0))
+        };
         let n = self.erase_count.len().max(1) as f64;
-        let min = self.erase_count.iter().copied().min().unwrap_or(0);
-        let max = self.erase_count.iter().copied().max().unwrap_or(0);
-        let mean = self.erase_count.iter().map(|e| f64::from(*e)).sum::<f64>() / n;
+        let min = counts().min().unwrap_or(0);
+        let max = counts().max().unwrap_or(0);
+        let mean = counts().map(f64::from).sum::<f64>() / n;
         (min, mean, max)
     }
 }

@@ -60,6 +60,9 @@ pub struct Simulation {
     /// ahead, when an LBA map split them (see [`Request::fragment_follows`]).
     split_runs: Vec<(u64, u64)>,
     next_split_runs: Vec<(u64, u64)>,
+    /// Each block's erase count when the measured phase started (after preconditioning), so
+    /// that `erase_per_block` counts what `erases` counts.
+    erase_base: Vec<u32>,
 }
 
 /// Arrival and completion times of the replay.
@@ -131,11 +134,13 @@ impl Simulation {
             gc_steps: Vec::new(),
             split_runs: Vec::new(),
             next_split_runs: Vec::new(),
+            erase_base: Vec::new(),
             cfg,
             opts,
         };
         if let Some(p) = sim.opts.precondition {
             sim.precondition_pages = sim.model.precondition(&p, sim.opts.seed)?;
+            sim.erase_base = sim.model.ftl().erase_counts().to_vec();
         }
         if let Some(us) = sim.opts.iostat_interval_us {
             sim.host = Some(host::HostView::new(us)?);
@@ -355,7 +360,7 @@ impl Simulation {
     pub fn result(&self) -> SimResult {
         let ftl = self.model.ftl();
         let c = ftl.counters;
-        let (min, mean, max) = ftl.erase_stats();
+        let (min, mean, max) = ftl.erase_stats(&self.erase_base);
         let host = c.host_pages_written;
         SimResult {
             device: self.cfg.name.clone(),
@@ -378,6 +383,7 @@ impl Simulation {
             requests: self.rec.counts,
             blocked_requests: self.rec.blocked,
             sim_time_s: self.clock.last_completion.max(self.clock.last_arrival) as f64 / 1e9,
+            arrival_span_s: self.clock.last_arrival as f64 / 1e9,
             gc_busy_s: self.model.gc_busy_ns() as f64 / 1e9,
             latency_us: self.rec.latency.report(),
             precondition_pages: self.precondition_pages,

@@ -13,7 +13,8 @@ pub struct RequestCounts {
     pub total: u64,
 }
 
-/// Erase counts per block over the whole device life (including preconditioning).
+/// Erase counts per block in the measured phase (after preconditioning), as `erases` counts
+/// them: `mean` × blocks = `erases`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct EraseStats {
     pub min: u32,
@@ -44,6 +45,9 @@ pub struct SimResult {
     pub blocked_requests: u64,
     /// Simulated time from the first arrival to the last completion, seconds.
     pub sim_time_s: f64,
+    /// Simulated time from the first to the last arrival, seconds: `sim_time_s` much beyond it
+    /// means the device did not keep up with the arrivals (an open-loop replay's queues grew).
+    pub arrival_span_s: f64,
     /// Time planes spent on GC (copies and erases), summed over planes, seconds.
     pub gc_busy_s: f64,
     pub latency_us: LatencyReport,

@@ -30,7 +30,7 @@ impl LineFormat for PlainCsv {
         if first && looks_like_header(f.str(0, "time_us")?) {
             return Ok(Outcome::Ignore);
         }
-        f.require(4, "time_us,op,offset_bytes,size_bytes")?;
+        f.require_exactly(4, "time_us,op,offset_bytes,size_bytes")?;
         let arrival_ns = f.decimal(0, "time_us", 3)?;
         let o = f.str(1, "op")?;
         let op =
@@ -91,6 +91,7 @@ mod tests {
                     "field 2 (op): expected one of R, W, T, read, write, trim, got \"X\"",
                 ),
                 ("1,W,0", "too few fields"),
+                ("1,W,0,4096,7", "too many fields: expected 4"),
                 ("1,W,zero,8", "field 3 (offset_bytes)"),
             ],
         );

@@ -41,6 +41,18 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// Exactly `n` fields (a format of ssdlab's own, where a field more is a mistake).
+    pub(crate) fn require_exactly(&self, n: usize, layout: &str) -> FieldResult<()> {
+        self.require(n, layout)?;
+        if self.items.len() > n {
+            return Err(format!(
+                "too many fields: expected {n} ({layout}), got {}",
+                self.items.len()
+            ));
+        }
+        Ok(())
+    }
+
     /// Field `i` (0-based) as text.
     pub(crate) fn str(&self, i: usize, name: &str) -> FieldResult<&'a str> {
         self.items

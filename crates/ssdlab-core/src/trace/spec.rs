@@ -287,6 +287,36 @@ pub enum IdleDist {
 
 crate::config::impl_registry!(IdleDist, "idle distribution", "--idle-dist", default);
 
+/// As a user would write it (run headers, result descriptions): `poisson, 2000 IOPS`.
+impl std::fmt::Display for ArrivalSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArrivalSpec::Closed => write!(f, "closed"),
+            ArrivalSpec::Fixed { interval_us } => write!(f, "fixed, every {interval_us} µs"),
+            ArrivalSpec::Poisson { iops } => write!(f, "poisson, {iops} IOPS"),
+            ArrivalSpec::OnOff {
+                burst_requests,
+                burst_interval_us,
+                idle_mean_us,
+                idle,
+            } => write!(
+                f,
+                "on-off, bursts of {burst_requests} requests {burst_interval_us} µs apart, idle {idle_mean_us} µs mean ({idle})"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for IdleDist {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdleDist::Pareto { shape } => write!(f, "pareto, shape {shape}"),
+            IdleDist::Lognormal { sigma } => write!(f, "lognormal, sigma {sigma}"),
+            other => write!(f, "{}", <&'static str>::from(other)),
+        }
+    }
+}
+
 impl ArrivalSpec {
     pub fn validate(&self) -> Result<()> {
         let pos = |name: &str, v: f64, min_ok: f64, strict: bool| -> Result<()> {

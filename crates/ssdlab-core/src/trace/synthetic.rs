@@ -164,8 +164,8 @@ impl RequestSource for Synthetic {
 
     fn describe(&self) -> String {
         format!(
-            "synthetic {:?}: {} requests of {} B over {} slots, {:.0} % reads, arrivals {:?}",
-            self.spec.pattern,
+            "synthetic {}: {} requests of {} B over {} slots, {:.0} % reads, arrivals {}",
+            <&'static str>::from(self.spec.pattern),
             self.spec.requests,
             self.slot_bytes,
             self.slots,

@@ -464,7 +464,7 @@ impl RequestSource for FsSource {
         let s = &self.spec;
         let (a, b) = self.partition_range();
         format!(
-            "fs {}: {} requests on a {:.1} MiB partition at {:.1} MiB, trim {}, stale {:.0} %, arrivals {:?}",
+            "fs {}: {} requests on a {:.1} MiB partition at {:.1} MiB, trim {}, stale {:.0} %, arrivals {}",
             self.personality.describe(),
             s.requests,
             (b - a) as f64 / 1048576.0,
