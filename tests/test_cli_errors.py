@@ -215,3 +215,35 @@ def test_a_result_records_its_setup_and_runs_again_from_it(cli, tmp_path):
     assert again == first
     assert_one_line_error(cli("run", "--from", str(a), "--seed", "2"), "--from", "--seed cannot be added")
     assert_one_line_error(cli("run", "--from", str(t)), f"--from {t}", "expected the JSON of ssdlab run")
+
+
+def test_an_overloaded_open_loop_run_is_said_to_be(cli):
+    # 20,000 IOPS of random writes on the small device with steady-state GC: it cannot keep up.
+    p = cli("run", "-d", "tiny", "-n", "20000", "--arrival", "poisson", "--iops", "20000")
+    assert p.returncode == 0, p.stderr
+    assert "ssdlab: warning: offered load" in p.stderr and "did not keep up" in p.stderr, p.stderr
+    # A tenth of it, with idle time for GC: no warning.
+    p = cli("run", "-d", "tiny", "-n", "5000", "--arrival", "poisson", "--iops", "200")
+    assert p.returncode == 0, p.stderr
+    assert "warning" not in p.stderr, p.stderr
+
+
+def test_latency_distributions_are_exported(cli, tmp_path):
+    out = tmp_path / "r.json"
+    assert cli("run", "-d", "tiny", "-n", "3000", "--read-fraction", "0.3", "--sample-interval", "0.01",
+               "--json", str(out)).returncode == 0
+    d = json.loads(out.read_text())
+    for op in ("read", "write", "all"):
+        h = d["latency_histogram"][op]
+        assert sum(h["count"]) == d["latency_us"][op]["count"]
+        assert h["latency_us"] == sorted(h["latency_us"])
+        # The histogram's buckets bracket the exact maximum (three significant digits).
+        assert abs(h["latency_us"][-1] / d["latency_us"][op]["max"] - 1) < 1e-3
+    # --sample-interval 0.01 s: sample i is taken at the first event of the i-th 10 ms interval.
+    t = d["series"]["time_s"]
+    assert len(t) > 5 and all(int(x / 0.01 + 1e-9) == i for i, x in enumerate(t[:-1]))
+    r = ssdlab.simulate("tiny", workload.synthetic("uniform", 3000, read_fraction=0.3))
+    x, f = r.cdf("write")
+    assert len(x) == len(f) > 0 and f[-1] == 1.0 and all(a <= b for a, b in zip(f, f[1:]))
+    with pytest.raises(ValueError):
+        r.cdf("erase")

@@ -227,8 +227,8 @@ pub fn defaults() -> serde_json::Value {
         .collect();
     serde_json::json!({
         "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
-        "trace": TraceSpec::new(""),
         "options": SimOptions::default(),
+        "trace": TraceSpec::new(""),
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,

@@ -56,13 +56,13 @@ pub struct Simulation {
     /// GC steps the device recorded since the last look.
     host: Option<host::HostView>,
     gc_steps: Vec<host::GcSpan>,
+    /// Each block's erase count when the measured phase started (after preconditioning), so
+    /// that `erase_per_block` counts what `erases` counts.
+    erase_base: Vec<u32>,
     /// The page runs after the first of the request being served, and of the request fetched
     /// ahead, when an LBA map split them (see [`Request::fragment_follows`]).
     split_runs: Vec<(u64, u64)>,
     next_split_runs: Vec<(u64, u64)>,
-    /// Each block's erase count when the measured phase started (after preconditioning), so
-    /// that `erase_per_block` counts what `erases` counts.
-    erase_base: Vec<u32>,
 }
 
 /// Arrival and completion times of the replay.
@@ -132,9 +132,9 @@ impl Simulation {
             finished: false,
             host: None,
             gc_steps: Vec::new(),
+            erase_base: Vec::new(),
             split_runs: Vec::new(),
             next_split_runs: Vec::new(),
-            erase_base: Vec::new(),
             cfg,
             opts,
         };
@@ -398,8 +398,14 @@ impl Simulation {
         }
     }
 
-    pub(crate) fn source_location(&self) -> Option<(String, u64)> {
-        self.source.location()
+    /// `file:line: ` of the last request (binary traces: `file:record: record N at byte offset
+    /// X: `), to put before an error about it; empty for generators.
+    pub(crate) fn source_at(&self) -> String {
+        match (self.source.location(), self.source.record_label()) {
+            (Some((f, l)), Some(record)) => format!("{f}:{l}: {record}: "),
+            (Some((f, l)), None) => format!("{f}:{l}: "),
+            (None, _) => String::new(),
+        }
     }
 
     /// The latency distribution (value µs, count) of one type (`None` = all), for CDF plots.

@@ -42,10 +42,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn beyond_capacity(&self, req: &Request) -> SsdError {
-        let at = match self.source_location() {
-            Some((f, l)) => format!("{f}:{l}: "),
-            None => String::new(),
-        };
+        let at = self.source_at();
         SsdError::Invalid(format!(
             "{at}request at byte offset {} size {} ends beyond the logical capacity ({} bytes); use --lba-map dense|modulo to compact or wrap the footprint",
             req.offset_bytes,
@@ -89,10 +86,7 @@ impl Simulation {
         if t <= MAX_ARRIVAL_NS {
             return Ok(());
         }
-        let at = match self.source_location() {
-            Some((f, l)) => format!("{f}:{l}: "),
-            None => String::new(),
-        };
+        let at = self.source_at();
         Err(SsdError::Invalid(format!(
             "{at}request arrives {t} ns after the first one (time_scale {time_scale}), beyond the {MAX_ARRIVAL_NS} ns (146 years) the simulated clock allows; check the trace's timestamps"
         )))

@@ -15,14 +15,21 @@ use crate::error::{Result, SsdError};
 pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Opens `path` for streaming. The content is decompressed on the fly when the file starts with
-/// the gzip magic or its name ends in `.gz` (multi-member gzip, as `cat a.gz b.gz` makes, is
-/// read whole). Nothing is loaded beyond the read buffer.
+/// the gzip magic (multi-member gzip, as `cat a.gz b.gz` makes, is read whole). A non-empty
+/// file whose name ends in `.gz` must start with it. Nothing is loaded beyond the read buffer.
 pub(crate) fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|e| SsdError::io(&name, e))?;
     let mut raw = BufReader::with_capacity(1 << 16, file);
     let head = raw.fill_buf().map_err(|e| SsdError::io(&name, e))?;
-    let gz = head.starts_with(&GZIP_MAGIC) || name.ends_with(".gz");
+    let gz = head.starts_with(&GZIP_MAGIC);
+    if name.ends_with(".gz") && !gz && !head.is_empty() {
+        return Err(SsdError::io(
+            &name,
+            "byte offset 0: the name ends in .gz but the content does not start with the gzip \
+             magic bytes 1f 8b; rename the file or compress it",
+        ));
+    }
     if gz {
         Ok(Box::new(BufReader::with_capacity(
             1 << 16,
@@ -38,10 +45,12 @@ pub(crate) fn read_head(path: &Path, max: usize) -> Result<Vec<u8>> {
     let name = path.display().to_string();
     let input = open_input(path)?;
     let mut head = Vec::with_capacity(max);
-    input
-        .take(max as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| SsdError::io(&name, e))?;
+    input.take(max as u64).read_to_end(&mut head).map_err(|e| {
+        SsdError::io(
+            &name,
+            format!("detecting the format from bytes 0..{max}: {e}"),
+        )
+    })?;
     Ok(head)
 }
 
@@ -80,7 +89,7 @@ impl LineInput {
             let n = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| {
                 SsdError::io(
                     &self.file,
-                    format!("reading after line {}: {e}", self.line_no),
+                    format!("reading line {}: {e}", self.line_no + 1),
                 )
             })?;
             if n == 0 {

@@ -91,7 +91,10 @@ impl LbaMapped {
 
     fn err(&self, message: String) -> SsdError {
         match self.inner.location() {
-            Some((file, line)) => SsdError::trace(file, line, message),
+            Some((file, line)) => match self.inner.record_label() {
+                Some(record) => SsdError::trace(file, line, format!("{record}: {message}")),
+                None => SsdError::trace(file, line, message),
+            },
             None => SsdError::Workload(message),
         }
     }
@@ -246,6 +249,10 @@ impl RequestSource for LbaMapped {
 
     fn location(&self) -> Option<(String, u64)> {
         self.inner.location()
+    }
+
+    fn record_label(&self) -> Option<String> {
+        self.inner.record_label()
     }
 
     fn skipped(&self) -> u64 {

@@ -52,6 +52,12 @@ pub trait RequestSource: Send {
     fn location(&self) -> Option<(String, u64)> {
         None
     }
+    /// For binary formats, whose [`location`](Self::location) numbers records rather than
+    /// lines: `record N at byte offset X`, which errors raised downstream put before their
+    /// message. `None` for text formats and generators.
+    fn record_label(&self) -> Option<String> {
+        None
+    }
     /// How many well-formed records were read but yielded no request so far (another device,
     /// another blktrace action, a non-data SCSI opcode). Generators skip nothing.
     fn skipped(&self) -> u64 {

@@ -373,6 +373,9 @@ impl RequestSource for Take {
     fn location(&self) -> Option<(String, u64)> {
         self.inner.location()
     }
+    fn record_label(&self) -> Option<String> {
+        self.inner.record_label()
+    }
     fn skipped(&self) -> u64 {
         self.inner.skipped()
     }

@@ -99,12 +99,16 @@ impl VscsiSource {
         let file = path.display().to_string();
         let mut input = open_input(path)?;
         let mut head = [0u8; 80];
-        let got = fill(&mut input, &mut head).map_err(|e| SsdError::io(&file, e))?;
+        let got = fill(&mut input, &mut head)
+            .map_err(|e| SsdError::io(&file, format!("record 1 at byte offset 0: {e}")))?;
         let version = if got == 0 {
             VscsiVersion::V1 // an empty file is an empty trace
         } else {
             detect_version(&head[..got]).ok_or_else(|| {
-                SsdError::trace(&file, 1, "not a VSCSI trace: no v1 (32-byte) or v2 (40-byte) record version field in the first records")
+                SsdError::trace(&file, 1, format!(
+                    "record 1 at byte offset 0: not a VSCSI trace: neither a v1 version field (0x01nn at byte 14 of 32-byte records) nor a v2 one (0x02nn at byte 2 of 40-byte records) in the first {} bytes",
+                    got
+                ))
             })?
         };
         let input: Box<dyn Read + Send> =
@@ -140,7 +144,10 @@ impl RequestSource for VscsiSource {
         loop {
             let offset = self.record * n as u64;
             let got = fill(&mut self.input, &mut self.buf[..n]).map_err(|e| {
-                SsdError::io(&self.file, format!("record {}: {e}", self.record + 1))
+                SsdError::io(
+                    &self.file,
+                    format!("record {} at byte offset {offset}: {e}", self.record + 1),
+                )
             })?;
             if got == 0 {
                 return Ok(None);
@@ -170,19 +177,26 @@ impl RequestSource for VscsiSource {
             let Some(op) = scsi_op(cmd) else {
                 let record = self.record;
                 self.skips.add(SkipReason::UnknownOpcode, || {
-                    format!("record {record}, byte offset {offset}: opcode {cmd:#04x}")
+                    format!("record {record} at byte offset {offset}: opcode {cmd:#04x}")
                 });
                 continue;
             };
-            let too_big = || {
+            let too_big = |what: String| {
                 SsdError::trace(
                     &self.file,
                     self.record,
-                    format!("record {}: value too large", self.record),
+                    format!(
+                        "record {} at byte offset {offset}: {what} does not fit in 64 bits",
+                        self.record
+                    ),
                 )
             };
-            let offset_bytes = lbn.checked_mul(512).ok_or_else(too_big)?;
-            let arrival_ns = ts.checked_mul(1000).ok_or_else(too_big)?;
+            let offset_bytes = lbn
+                .checked_mul(512)
+                .ok_or_else(|| too_big(format!("lbn {lbn} × 512 bytes")))?;
+            let arrival_ns = ts
+                .checked_mul(1000)
+                .ok_or_else(|| too_big(format!("timestamp {ts} µs in ns")))?;
             return Ok(Some(Request {
                 arrival_ns,
                 op,
@@ -199,6 +213,11 @@ impl RequestSource for VscsiSource {
 
     fn location(&self) -> Option<(String, u64)> {
         (self.record > 0).then(|| (self.file.clone(), self.record))
+    }
+
+    fn record_label(&self) -> Option<String> {
+        let at = self.record.checked_sub(1)? * self.version.record_len() as u64;
+        Some(format!("record {} at byte offset {at}", self.record))
     }
 
     fn skipped(&self) -> u64 {

@@ -1,5 +1,6 @@
 //! Shared helpers for integration tests.
 #![allow(dead_code)] // each test binary uses a different part of the support module
 pub mod analytic;
+pub mod fuzz;
 pub mod traces;
 pub mod workloads;
