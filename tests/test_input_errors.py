@@ -31,7 +31,7 @@ def test_unknown_opcode_only_is_an_error_with_count_and_offset(cli, tmp_path):
     p.write_bytes(vscsi_v1(0x12))
     r = cli("run", "-d", "tiny", "-t", str(p), "--no-progress")
     assert_one_line_error(r, str(p), "its only record was skipped", "1 with an opcode that is neither a read nor a write",
-                          "record 1, byte offset 0: opcode 0x12")
+                          "record 1 at byte offset 0: opcode 0x12")
 
 
 def test_disk_filter_that_keeps_nothing_lists_the_disks(cli, tmp_path):

@@ -130,7 +130,7 @@ fn unknown_opcodes_and_other_actions_are_counted_with_the_first() {
     let p = fixture("opcodes.vscsi", &bin);
     let e = error(json!({"kind": "trace", "path": p, "format": "vscsi"}));
     assert!(
-        e.contains("all 2 records were skipped: 2 with an opcode that is neither a read nor a write (first at record 1, byte offset 0: opcode 0x12)"),
+        e.contains("all 2 records were skipped: 2 with an opcode that is neither a read nor a write (first at record 1 at byte offset 0: opcode 0x12)"),
         "{e}"
     );
     let p = fixture("opcode.vscsi", &v1(0x12));

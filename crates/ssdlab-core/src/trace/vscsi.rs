@@ -177,7 +177,7 @@ impl RequestSource for VscsiSource {
             let Some(op) = scsi_op(cmd) else {
                 let record = self.record;
                 self.skips.add(SkipReason::UnknownOpcode, || {
-                    format!("record {record}, byte offset {offset}: opcode {cmd:#04x}")
+                    format!("record {record} at byte offset {offset}: opcode {cmd:#04x}")
                 });
                 continue;
             };
