@@ -28,3 +28,9 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def pytest_configure(config):
+    # tests/browser.py prints what installing a browser does on the terminal, past the capture.
+    import browser
+    browser.pytest_config = config
