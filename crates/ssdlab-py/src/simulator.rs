@@ -134,6 +134,13 @@ impl Simulator {
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
+    /// Every type's latency distribution in logarithmic bins (the core's
+    /// `LatencyRecorder::coarse`) as JSON: `{read|write|all: {latency_us: [..], count: [..]}}`.
+    fn latency_distributions_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.lock().latency_distributions())
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
     /// The learned Q-table as JSON (RL schedulers), or None.
     fn q_table_json(&self) -> PyResult<Option<String>> {
         Ok(self.lock().q_table().map(|t| t.to_json()))

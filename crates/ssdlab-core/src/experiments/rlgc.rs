@@ -10,7 +10,7 @@ use crate::config::{DeviceConfig, Registry, SchedulerKind};
 use crate::device::Precondition;
 use crate::error::{Result, SsdError};
 use crate::sim::{Replay, SimOptions, Simulation};
-use crate::stats::{LatencyReport, RequestCounts};
+use crate::stats::{Distributions, LatencyReport, RequestCounts};
 use crate::trace::{open_workload, ArrivalSpec, WorkloadSpec};
 
 /// The seed's schedulers, in its tables' order.
@@ -90,6 +90,8 @@ pub struct RlgcRun {
     pub blocked_requests: u64,
     pub requests: RequestCounts,
     pub seed: u64,
+    /// Latency distributions (logarithmic bins), for the seed's Figure 7 CCDFs.
+    pub latency_histogram: Distributions,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<FreeBlocks>,
 }
@@ -198,6 +200,7 @@ impl RlgcSetup {
             blocked_requests: r.blocked_requests,
             requests: r.requests,
             seed,
+            latency_histogram: sim.latency_distributions(),
             series: series.then(|| FreeBlocks {
                 time_s: r.series.time_s.clone(),
                 free_blocks: r.series.free_blocks.clone(),

@@ -4,7 +4,7 @@
 use crate::config::{DeviceConfig, RainConfig};
 use crate::error::{Result, SsdError};
 use crate::sim::{SimOptions, Simulation, TtflashReport};
-use crate::stats::SimResult;
+use crate::stats::{Distributions, SimResult};
 use crate::trace::RequestSource;
 
 /// The stacks of the seed's experiment, in its order.
@@ -19,6 +19,8 @@ pub struct StackRun {
     pub blocked_fraction: f64,
     pub erases: u64,
     pub report: TtflashReport,
+    /// Latency distributions (logarithmic bins), for CCDF plots.
+    pub latency_histogram: Distributions,
 }
 
 /// `device` with the `[rain]` section of `stack` (see [`RainConfig::from_stack`]); the other
@@ -47,6 +49,7 @@ pub fn run_stack(
     let result = sim.run()?;
     let report = sim.ttflash_report();
     Ok(StackRun {
+        latency_histogram: sim.latency_distributions(),
         stack: stack.to_string(),
         blocked_fraction: report.blocked_fraction,
         erases: result.erases,
@@ -79,6 +82,11 @@ pub fn compare(
             o.insert(
                 "ttflash".into(),
                 serde_json::to_value(run.report).map_err(|e| SsdError::Invalid(e.to_string()))?,
+            );
+            o.insert(
+                "latency_histogram".into(),
+                serde_json::to_value(run.latency_histogram)
+                    .map_err(|e| SsdError::Invalid(e.to_string()))?,
             );
         }
         configs.insert(stack.clone(), v);

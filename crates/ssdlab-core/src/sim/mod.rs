@@ -412,4 +412,9 @@ impl Simulation {
     pub fn latency_distribution(&self, op: Option<crate::trace::OpKind>) -> Vec<(f64, u64)> {
         self.rec.latency.distribution(op)
     }
+
+    /// Every type's latency distribution in logarithmic bins, for the experiments' CCDFs.
+    pub fn latency_distributions(&self) -> crate::stats::Distributions {
+        self.rec.latency.coarse()
+    }
 }

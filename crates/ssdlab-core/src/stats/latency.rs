@@ -115,6 +115,58 @@ impl LatencyRecorder {
     }
 }
 
+/// A latency distribution as plots need it: `count[i]` requests took at most `latency_us[i]`
+/// (and more than `latency_us[i - 1]`), values increasing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Distribution {
+    pub latency_us: Vec<f64>,
+    pub count: Vec<u64>,
+}
+
+/// Distributions by type, for the experiments' CCDF plots.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Distributions {
+    pub read: Distribution,
+    pub write: Distribution,
+    pub all: Distribution,
+}
+
+/// Bins per decade of [`LatencyRecorder::coarse`]: bin edges 10^(1/200) apart, so a value is
+/// rounded up by at most 1.2 %, below what a log–log CCDF can show, while a run spanning six
+/// decades (µs to s) keeps at most 1,200 points — the histogram's own 3-digit buckets can
+/// number ~20,000 per type, too many to keep per run in an experiment's JSON. Counts are
+/// exact, so the CCDF's tail (down to 1 / count) is too.
+pub const COARSE_BINS_PER_DECADE: f64 = 200.0;
+
+impl LatencyRecorder {
+    /// Every type's distribution in logarithmic bins ([`COARSE_BINS_PER_DECADE`]); a bin's
+    /// value is its highest recorded value.
+    pub fn coarse(&self) -> Distributions {
+        let one = |t: &Track| {
+            let mut d = Distribution::default();
+            let mut bin = i64::MIN;
+            for v in t.hist.iter_recorded() {
+                let us = v.value_iterated_to().min(t.max) as f64 / 1000.0;
+                let b = (us.max(1e-3).log10() * COARSE_BINS_PER_DECADE).ceil() as i64;
+                if b == bin {
+                    *d.latency_us.last_mut().expect("a bin was opened") = us;
+                    *d.count.last_mut().expect("a bin was opened") += v.count_at_value();
+                } else {
+                    bin = b;
+                    d.latency_us.push(us);
+                    d.count.push(v.count_at_value());
+                }
+            }
+            d
+        };
+        Distributions {
+            read: one(&self.read),
+            write: one(&self.write),
+            all: one(&self.all),
+        }
+    }
+}
+
 /// Percentiles are the HDR histogram's (the highest value equivalent to the quantile's bucket,
 /// within 0.1 %); count, mean and max are exact.
 fn summarize(t: &Track) -> LatencySummary {
@@ -140,6 +192,54 @@ fn summarize(t: &Track) -> LatencySummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coarse_bins_keep_every_count_and_round_values_up_by_at_most_a_bin() {
+        let mut r = LatencyRecorder::default();
+        for i in 1..=200_000u64 {
+            // 1 µs .. ~1 s, denser at the bottom: 20,000+ distinct 3-digit buckets.
+            r.record(OpKind::Write, i * i / 40);
+        }
+        r.record(OpKind::Read, 7_000);
+        let d = r.coarse();
+        assert_eq!(d.write.count.iter().sum::<u64>(), 200_000);
+        assert_eq!(d.all.count.iter().sum::<u64>(), 200_001);
+        assert_eq!(
+            (d.read.latency_us.clone(), d.read.count.clone()),
+            (vec![7.0], vec![1])
+        );
+        assert!(d.write.latency_us.len() <= 7 * COARSE_BINS_PER_DECADE as usize);
+        assert!(d.write.latency_us.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(*d.write.latency_us.last().unwrap(), r.report().write.max);
+        // The bins' quantiles are the fine histogram's within one bin.
+        let fine = r.distribution(Some(OpKind::Write));
+        let step = 10f64.powf(1.0 / COARSE_BINS_PER_DECADE);
+        for q in [0.5, 0.9, 0.99, 0.999] {
+            let at = |v: &[(f64, u64)]| {
+                let target = (q * 200_000.0) as u64;
+                let mut seen = 0;
+                v.iter()
+                    .find(|(_, c)| {
+                        seen += c;
+                        seen >= target
+                    })
+                    .unwrap()
+                    .0
+            };
+            let coarse: Vec<(f64, u64)> = d
+                .write
+                .latency_us
+                .iter()
+                .copied()
+                .zip(d.write.count.iter().copied())
+                .collect();
+            let (f, c) = (at(&fine), at(&coarse));
+            assert!(
+                c >= f && c <= f * step * 1.001,
+                "q {q}: fine {f}, coarse {c}"
+            );
+        }
+    }
 
     #[test]
     fn percentiles_are_three_significant_digits() {

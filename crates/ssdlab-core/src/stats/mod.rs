@@ -4,6 +4,6 @@ mod latency;
 mod result;
 mod series;
 
-pub use latency::{LatencyRecorder, LatencyReport, LatencySummary};
+pub use latency::{Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary};
 pub use result::{EraseStats, RequestCounts, SimResult};
 pub use series::{SampleCursor, TimeSeries};
