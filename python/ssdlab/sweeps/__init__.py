@@ -51,6 +51,8 @@ def sweep(spec: Union[str, Path, Mapping[str, Any]], *, jobs: Optional[int] = No
     sw = expand(spec)
     with tempfile.TemporaryDirectory(prefix="ssdlab-sweep-") as tmp:
         with Store(Path(out) if out is not None else Path(tmp) / "results") as store:
+            if not isinstance(spec, Mapping):
+                store.keep_spec(sw.name, Path(spec).read_text())
             p = plan(sw, store, retry_errors)
             workers = cpu_count() if jobs is None else jobs
             execute_plan(p, store, make_executor(min(workers, max(1, len(p.todo))) if workers else 0),

@@ -76,6 +76,7 @@ def sweep(
         if dry_run:
             return print_plan(plan(sw, store, retry_errors))
         store.open()
+        store.keep_spec(sw.name, spec.read_text())
     except StoreError as e:
         fail(f"--results/-o {e}")
     except ImportError:

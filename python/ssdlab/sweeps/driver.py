@@ -50,7 +50,7 @@ def execute_plan(p: Plan, store: Store, executor: Executor,
     with executor:
         for outcome in executor.run(p.todo):
             task = by_id[outcome.id]
-            store.write(make_row(task, outcome), outcome.series, types)
+            store.write(make_row(task, outcome), outcome.series, types, outcome.histogram)
             report.ran += 1
             report.ok += outcome.status == "ok"
             report.errors += outcome.status != "ok"

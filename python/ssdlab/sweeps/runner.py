@@ -37,6 +37,8 @@ class Outcome:
     results: dict[str, Any] = field(default_factory=dict)
     #: The run's time series (numpy columns); None on error.
     series: Optional[dict[str, np.ndarray]] = None
+    #: Latency distributions by type (``op → (latency µs, count)``, logarithmic bins); None on error.
+    histogram: Optional[dict[str, tuple[np.ndarray, np.ndarray]]] = None
     wall_time_s: float = 0.0
     attempts: int = 1
 
@@ -62,7 +64,7 @@ def execute(task: RunTask) -> Outcome:
         return Outcome(task.id, "error", one_line(f"internal error ({type(e).__name__}): {e}"),
                        wall_time_s=time.perf_counter() - start)
     return Outcome(task.id, "ok", None, result_columns(r), {k: np.asarray(v) for k, v in r.series.items()},
-                   wall_time_s=time.perf_counter() - start)
+                   sim.latency_distributions(), wall_time_s=time.perf_counter() - start)
 
 
 def crashed(task: RunTask, attempts: int) -> Outcome:

@@ -22,6 +22,7 @@ values null), a row file per run appends without rewriting anything, any datafra
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
@@ -33,6 +34,9 @@ FORMAT = 1
 RESULTS = "results.parquet"
 ROWS = "rows"
 SERIES = "series"
+HISTOGRAMS = "histograms"
+#: The specifications swept into the store, by sweep name (the report's "how to reproduce").
+SPECS = "specs"
 NEEDS = "the sweep results store needs pyarrow: pip install 'ssdlab[parquet]'"
 #: Columns in front of the rest, in this order.
 FIRST = ("id", "status", "error")
@@ -131,6 +135,7 @@ class Store:
         self.root = Path(root)
         self.rows = self.root / ROWS
         self.series_dir = self.root / SERIES
+        self.histogram_dir = self.root / HISTOGRAMS
         self._lock: Optional[Any] = None
 
     # -- opening -------------------------------------------------------------------------
@@ -154,6 +159,7 @@ class Store:
         try:
             self.rows.mkdir(parents=True, exist_ok=True)
             self.series_dir.mkdir(exist_ok=True)
+            self.histogram_dir.mkdir(exist_ok=True)
             marker = self.root / MARKER
             if not marker.exists():
                 marker.write_text(json.dumps({"format": FORMAT, "kind": "ssdlab sweep results"}) + "\n")
@@ -163,7 +169,7 @@ class Store:
         fmt = json.loads((self.root / MARKER).read_text()).get("format")
         if fmt != FORMAT:
             raise StoreError(f"{self.root}: store format {fmt}; this ssdlab reads format {FORMAT}")
-        for d in (self.root, self.rows, self.series_dir):
+        for d in (self.root, self.rows, self.series_dir, self.histogram_dir):
             for tmp in d.glob(".*.tmp"):
                 tmp.unlink()
         return self
@@ -194,17 +200,41 @@ class Store:
 
     # -- writing -------------------------------------------------------------------------
     def write(self, row: Mapping[str, Any], series: Optional[Mapping[str, np.ndarray]] = None,
-              types: Optional[Mapping[str, str]] = None) -> None:
-        """Store a finished run: its series (if any), then its row (``types``: see
-        :func:`row_table`)."""
+              types: Optional[Mapping[str, str]] = None,
+              histogram: Optional[Mapping[str, tuple[np.ndarray, np.ndarray]]] = None) -> None:
+        """Store a finished run: its series and latency distributions (if any), then its row
+        (``types``: see :func:`row_table`). The row goes last: a run is stored once its row is."""
         pa = pyarrow()
         try:
             if series is not None:
                 write_atomic(pa.table({k: np.asarray(v) for k, v in series.items()}),
                              self.series_dir / f"{row['id']}.parquet")
+            if histogram is not None:
+                ops = [op for op, (lat, _) in histogram.items() for _ in range(len(lat))]
+                write_atomic(pa.table({"op": pa.array(ops, pa.string()),
+                                       "latency_us": np.concatenate([h[0] for h in histogram.values()]).astype(np.float64),
+                                       "count": np.concatenate([h[1] for h in histogram.values()]).astype(np.int64)}),
+                             self.histogram_dir / f"{row['id']}.parquet")
             write_atomic(row_table(row, types), self.rows / f"{row['id']}.parquet")
         except OSError as e:
             raise StoreError(f"{self.root}: cannot write run {row['id']}: {e.strerror or e}") from None
+
+    def keep_spec(self, name: str, text: str) -> None:
+        """Keep the text of the specification named ``name`` (``specs/NAME.toml``), so that the
+        store says how it was made."""
+        try:
+            (self.root / SPECS).mkdir(exist_ok=True)
+            path = self.root / SPECS / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name) or 'sweep'}.toml"
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+        except OSError as e:
+            raise StoreError(f"{self.root}: cannot write: {e.strerror or e}") from None
+
+    def specs(self) -> dict[str, str]:
+        """The specifications kept in the store, ``name → TOML text``."""
+        d = self.root / SPECS
+        return {p.stem: p.read_text() for p in sorted(d.glob("*.toml"))} if d.is_dir() else {}
 
     def compact(self) -> int:
         """Fold the row files into ``results.parquet`` (written whole, then renamed) and remove
@@ -251,6 +281,17 @@ class Store:
         """``id → status`` of every stored run."""
         t = self.read()
         return dict(zip(t.column("id").to_pylist(), t.column("status").to_pylist()))
+
+    def histogram(self, run_id: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """A run's latency distributions, ``op → (latency µs, count)`` (empty: none stored)."""
+        import pyarrow.parquet as pq
+
+        path = self.histogram_dir / f"{run_id}.parquet"
+        if not path.is_file():
+            return {}
+        t = pq.read_table(path)
+        op, lat, count = (t.column(n).to_numpy(zero_copy_only=False) for n in ("op", "latency_us", "count"))
+        return {o: (lat[op == o], count[op == o]) for o in dict.fromkeys(op)}
 
     def series(self, run_id: str) -> dict[str, np.ndarray]:
         """A run's time series as numpy columns."""
