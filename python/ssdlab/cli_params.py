@@ -93,7 +93,7 @@ def _checked(callback: Any, kind: type, r: Range) -> Any:
 
 
 #: Options that name a file the command writes: checked before the work, not after it.
-OUTPUTS = {"--json", "--rules", "--output"}
+OUTPUTS = {"--json", "--rules", "--output", "--report"}
 #: Outputs by command (where the same option name is an input elsewhere).
 COMMAND_OUTPUTS = {("detect", "train"): {"--model"}, ("experiment", "detect"): {"--model"}}
 

@@ -32,3 +32,6 @@ from ssdlab.experiments import rlgc as _rlgc  # noqa: E402,F401  (registers "rlg
 from ssdlab.experiments import fill as _fill  # noqa: E402,F401  (registers "fill")
 from ssdlab.experiments import slc as _slc  # noqa: E402,F401  (registers "slc")
 from ssdlab.experiments import detect as _detect  # noqa: E402,F401  (registers "detect")
+
+#: Each experiment's module by name (``ssdlab report`` asks it for its tables).
+MODULES = {"offline": _offline, "ttflash": _ttflash, "rlgc": _rlgc, "fill": _fill, "slc": _slc, "detect": _detect}

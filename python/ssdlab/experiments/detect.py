@@ -23,9 +23,10 @@ import typer
 from rich.table import Table
 
 from ssdlab import _core, registry
-from ssdlab.cli_common import console, fail, write_json
+from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments.output import finish, report_option
 
 
 def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *, seed: Optional[int] = None,
@@ -122,6 +123,10 @@ def _pct(x: Optional[float]) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2%}"
 
 
+def report_tables(r: dict[str, Any]) -> list[Table]:
+    return tables(r)
+
+
 def tables(r: dict[str, Any]) -> list[Table]:
     out = []
     t = Table(title=f"GC detection on {r['device']} · C4.5 over iostat ({r['features']} attributes, window {r['window']}, label: {r['label']} GC fraction > {r['label_threshold']})",
@@ -186,6 +191,7 @@ def experiment_detect(
                                  help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
     model_out: Optional[Path] = typer.Option(None, "--model", help="Also save the trained tree (JSON, for detect watch/eval)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
+    report_path: Optional[Path] = report_option(),
 ) -> None:
     """Host-side GC detection with C4.5 over iostat, and TRIM on detection (Park & Kim 2017)."""
     check_device(device)
@@ -208,4 +214,4 @@ def experiment_detect(
         except OSError as e:
             fail(f"--model {model_out}: cannot write: {e}")
         console.print(f"tree saved to {model_out}")
-    write_json(json_path, r)
+    finish("detect", r, json_path, report_path, tables(r))

@@ -17,6 +17,7 @@ from ssdlab import _core
 from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments.output import finish, report_option
 
 
 def run(device: str, overrides: list[str], slc: Optional[str] = None, request_kib: int = 128, queue_depth: int = 32,
@@ -27,6 +28,10 @@ def run(device: str, overrides: list[str], slc: Optional[str] = None, request_ki
     setup = {"device": text, "origin": device, "overrides": sets, "request_kib": request_kib,
              "queue_depth": queue_depth, "points": points, "seed": seed}
     return json.loads(_core.fill_experiment_json(core_json(setup, "experiment fill")))
+
+
+def report_tables(r: dict[str, Any]) -> list[Table]:
+    return [summary(r), curve(r)]
 
 
 def summary(r: dict[str, Any]) -> Table:
@@ -67,17 +72,14 @@ def experiment_fill(
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the curve as JSON."),
+    report_path: Optional[Path] = report_option(),
 ) -> None:
     """The drive-review write curve: throughput against data written over one full sequential fill."""
     try:
         r = run(device, set_, slc=slc, request_kib=request_kib, queue_depth=queue_depth, points=points, seed=seed)
     except SsdlabError as e:  # bad input: one line, no traceback
         fail(str(e))
-    console.print(summary(r))
-    console.print(curve(r))
-    if json_path is not None:
-        try:
-            json_path.write_text(json.dumps(r, indent=1))
-        except OSError as e:
-            fail(f"--json {json_path}: cannot write: {e}")
-        console.print(f"wrote {json_path}")
+    printed = report_tables(r)
+    for t in printed:
+        console.print(t)
+    finish("fill", r, json_path, report_path, printed)

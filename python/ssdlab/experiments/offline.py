@@ -14,10 +14,11 @@ import typer
 from rich.table import Table
 
 from ssdlab import offline, registry
-from ssdlab.cli_common import console, err_console, write_json
+from ssdlab.cli_common import console, err_console
 from ssdlab.cli_offline import WORKLOAD_HELP, problem_line, workload_of
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments.output import finish, report_option
 
 ONLINE = ("greedy", "fifo", "cost-benefit", "d-choices")
 #: The seed's Table I, internal writes (exhaustive, pruned, greedy) — its traces are not published,
@@ -25,7 +26,7 @@ ONLINE = ("greedy", "fifo", "cost-benefit", "d-choices")
 SEED_TABLE_I = {"uniform": (6, 7, 10), "normal": (2, 2, 3), "exponential": (6, 7, 10), "gamma": (15, 15, 23)}
 
 
-def table_one(seed: int, json_path: Optional[Path]) -> None:
+def table_one(seed: int, json_path: Optional[Path], report_path: Optional[Path] = None) -> None:
     """Table I: exhaustive (bounded DFS) vs pruned DFS vs Greedy on the four toy traces."""
     t = Table(title="Table I: exhaustive vs pruned vs greedy (8 blocks x 4 pages, 46 writes)", title_justify="left")
     for c in ("trace", "footprint", "exhaustive writes", "schedules", "pruned writes", "schedules", "greedy writes",
@@ -43,7 +44,7 @@ def table_one(seed: int, json_path: Optional[Path]) -> None:
     console.print("schedules: complete schedules visited by DFS with an exact bound (a branch that cannot beat the best "
                   "found is cut); exhaustive branches on every cleanable block, pruned on Algorithms 1-3's candidates.",
                   highlight=False)
-    write_json(json_path, {"table": "I", "seed": seed, "traces": out})
+    finish("offline", {"table": "I", "seed": seed, "traces": out}, json_path, report_path, [t])
 
 
 def method_rows(run: offline.OfflineRun) -> Table:
@@ -92,6 +93,7 @@ def offline_experiment(
     placements: bool = typer.Option(True, "--placements/--no-placements",
                                     help="Add multi-frontier placement rows with greedy cleaning (Figure 9)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write every method's report under methods.<name>."),
+    report_path: Optional[Path] = report_option(),
 ) -> None:
     """Greedy, FIFO, Cost/Benefit, d-Choices and MCTS (plus exhaustive and pruned DFS when the
     problem has at most 64 physical pages and 64 page writes) on one workload, beside
@@ -101,7 +103,7 @@ def offline_experiment(
             from ssdlab.cli_common import fail
 
             fail("--toy runs the four Table I toy traces; drop --trace/--workload")
-        table_one(seed, json_path)
+        table_one(seed, json_path, report_path)
         return
     wl = workload_of(trace_path, workload, trace_format=trace_format, lba_map=lba_map, max_requests=max_requests,
                      requests=requests)
@@ -125,17 +127,19 @@ def offline_experiment(
         reports.update(offline.run_offline(wl, ["exhaustive", pruned], **geometry).reports)
     run = offline.OfflineRun(problem=run.problem, reports=reports, placements=placed)
     console.print(problem_line(run.problem), highlight=False)
-    console.print(method_rows(run))
+    printed = [method_rows(run)]
+    console.print(printed[0])
     if not run.problem.toy_sized:
         console.print(f"exhaustive and pruned DFS skipped: more than {offline.TOY_LIMIT} physical pages or page writes.",
                       highlight=False)
     if skipped:
         console.print(skipped, highlight=False, markup=False)
-    console.print(convergence_table(reports["mcts"]))
-    write_json(json_path, {
+    printed.append(convergence_table(reports["mcts"]))
+    console.print(printed[-1])
+    finish("offline", {
         "problem": run.problem.__dict__, "seed": seed,
         "methods": {k: v.to_dict(schedule=False) for k, v in reports.items()},
         "placements": {k: {**v.__dict__, "improvement_pct": v.improvement_pct(reports["greedy"].internal_writes)}
                        for k, v in run.placements.items()},
         "convergence": [c.__dict__ for c in reports["mcts"].convergence],
-    })
+    }, json_path, report_path, printed)

@@ -17,6 +17,7 @@ from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments.output import finish, report_option
 from ssdlab.workload import preset, preset_names, trace
 
 #: The seed's schedulers, in its tables' order, and the one they are normalised to (from the core).
@@ -42,6 +43,12 @@ def normalised(runs: dict[str, list[dict]], key: str) -> dict[str, list[float]]:
     """Per scheduler, per seed: write latency at `key` over LazyRTGC's at the same seed."""
     base = [r["latency_us"]["write"][key] for r in runs[BASELINE]]
     return {s: [r["latency_us"]["write"][key] / b if b else float("nan") for r, b in zip(rs, base)] for s, rs in runs.items()}
+
+
+def report_tables(d: dict[str, Any]) -> list[Table]:
+    """The tables of a written result (``ssdlab report``)."""
+    runs = {s: v["runs"] for s, v in d["schedulers"].items()}
+    return tables(runs, f"{d.get('device')}, {d.get('workload')}, {d.get('repeat')} seed(s)")
 
 
 def tables(runs: dict[str, list[dict]], title: str) -> list[Table]:
@@ -83,6 +90,7 @@ def experiment_rlgc(
     sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run rlgc under other bin edges, action sets and reward levels."),
     series_path: Optional[Path] = typer.Option(None, "--series", help="Save free blocks over time per scheduler (npz)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
+    report_path: Optional[Path] = report_option(),
 ) -> None:
     """Run the seed's six schedulers and print its Tables 5-10 (normalised to LazyRTGC)."""
     if repeat < 1:
@@ -104,7 +112,8 @@ def experiment_rlgc(
         fail(str(e))
     runs: dict[str, list[dict]] = everything["schedulers"]
     title = f"{device}, {trace_path or workload}, {repeat} seed(s)" + (f", time scale {time_scale}" if time_scale != 1.0 else "")
-    for t in tables(runs, title):
+    printed = tables(runs, title)
+    for t in printed:
         console.print(t)
     out: dict[str, Any] = {"device": device, "workload": str(trace_path or workload), "repeat": repeat,
                            "time_scale": time_scale, "schedulers": {}}
@@ -133,6 +142,7 @@ def experiment_rlgc(
             sens.add_row(label, *(f"{vals[k]:.2f}x" for k in TAIL_KEYS), f"{r['erases'] / base['erases']:.3f}x")
             out["sensitivity"][label] = {"overrides": extra, "normalised_write": vals, "normalised_erases": r["erases"] / base["erases"]}
         console.print(sens)
+        printed.append(sens)
     if series_path is not None:
         arrays = {}
         for s, rs in runs.items():
@@ -142,9 +152,4 @@ def experiment_rlgc(
             np.savez(series_path, **arrays)
         except OSError as e:
             fail(f"--series {series_path}: cannot write: {e}")
-    if json_path is not None:
-        try:
-            json_path.write_text(json.dumps(out, indent=1))
-        except OSError as e:
-            fail(f"--json {json_path}: cannot write: {e}")
-        console.print(f"results written to {json_path}")
+    finish("rlgc", out, json_path, report_path, printed)

@@ -20,9 +20,10 @@ import typer
 from rich.table import Table
 
 from ssdlab import _core
-from ssdlab.cli_common import console, fail, write_json
+from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments.output import finish, report_option
 from ssdlab.workload import trace as trace_spec
 
 #: The seeded stand-ins for the seed's two traces (the core's ``StandIn``).
@@ -56,6 +57,10 @@ def tune_ust(device: str, overrides: list[str], **kw: Any) -> dict[str, Any]:
     """``ust``'s table tuned offline on both stand-ins: ``table`` and every ``candidates`` run."""
     kw.setdefault("workload", "pc")
     return json.loads(_core.tune_ust_json(core_json(setup(device, overrides, **kw), "experiment slc")))
+
+
+def report_tables(r: dict[str, Any]) -> list[Table]:
+    return tables(r) if "utilisations" in r else []
 
 
 def tables(r: dict[str, Any]) -> list[Table]:
@@ -110,6 +115,7 @@ def experiment_slc(
     tune: bool = typer.Option(False, "--tune-ust", help="Tune ust's table offline on both stand-ins instead."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
+    report_path: Optional[Path] = report_option(),
 ) -> None:
     """SLC-cache policies by space utilisation: throughput, WAF, latency breakdown (Yoo & Shin 2020)."""
     if workload is not None and workload not in STAND_INS:
@@ -128,12 +134,13 @@ def experiment_slc(
             for row in r["table"]:
                 t.add_row(f"{row['up_to']:.2f}", f"{row['slc_fraction']:.4f}", str(row["theta_kib"]))
             console.print(t)
-            write_json(json_path, r)
+            finish("slc-tune", r, json_path, report_path, [t])
             return
         r = run(device, set_, workload=None if trace else (workload or "pc"), trace=str(trace) if trace else None,
                 policies=policy or None, sensitivity=sensitivity, pretrain=pretrain, **kw)
     except SsdlabError as e:  # bad input: one line, no traceback
         fail(str(e))
-    for t in tables(r):
+    printed = tables(r)
+    for t in printed:
         console.print(t)
-    write_json(json_path, r)
+    finish("slc", r, json_path, report_path, printed)

@@ -16,6 +16,7 @@ from ssdlab import _core, registry
 from ssdlab.cli_common import fail
 from ssdlab.errors import SsdlabError, WorkloadError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments.output import finish, report_option
 from ssdlab.simulate import build_options
 from ssdlab.workload import synthetic, trace
 
@@ -58,6 +59,13 @@ def _ratio(a: float, b: float) -> str:
 
 
 def print_tables(res: dict[str, Any], console: Console) -> None:
+    for t in report_tables(res):
+        console.print(t)
+
+
+def report_tables(res: dict[str, Any]) -> list[Table]:
+    """The seed's Table 1 form per operation, then blocked I/Os, mean latency and P/E cycles."""
+    out = []
     cfg = {s: res["configs"][s] for s in res["stacks"]}  # in the seed's order
     ref = cfg.get("nogc")
     for kind in ("read", "write", "all"):
@@ -72,7 +80,7 @@ def print_tables(res: dict[str, Any], console: Console) -> None:
                 row.append(_ratio(v, ref["latency_us"][kind][key]) if ref else f"{v:.0f}")
             t.add_row(*row)
         t.add_row("nogc µs", *[f"{cfg[s]['latency_us'][kind]['p99_9']:.0f}" if s == "nogc" else "" for s in cfg])
-        console.print(t)
+        out.append(t)
     t = Table(title="blocked I/Os, average latency, P/E cycles")
     for c in ["stack", "blocked by GC", "mean µs", "mean / nogc", "base / mean", "erases", "extra P/E vs nogc", "parity pages"]:
         t.add_column(c, justify="right")
@@ -89,7 +97,8 @@ def print_tables(res: dict[str, Any], console: Console) -> None:
             f"{100 * (r['erases'] / ref['erases'] - 1):+.1f} %" if ref and ref["erases"] else "-",
             str(r.get("parity_pages_written", 0)),
         )
-    console.print(t)
+    out.append(t)
+    return out
 
 
 @experiment_app.command("ttflash")
@@ -106,6 +115,7 @@ def ttflash_cmd(
     stacks: List[str] = typer.Option([], "--stack", help="Run only these stacks (repeatable; any + list of rain, pb, gtr, gtf, rgc, pfg, nogc also works, e.g. ttflash+pfg); default the seed's six."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
+    report_path: Optional[Path] = report_option(),
 ) -> None:
     """Tiny-Tail Flash: the six stacks on one workload, in the seed's Table 1 form."""
     console = Console(width=160)
@@ -123,9 +133,4 @@ def ttflash_cmd(
     except SsdlabError as e:  # bad input: one line, no traceback (anything else is a bug and should show)
         fail(str(e))
     print_tables(res, console)
-    if json_path is not None:
-        try:
-            json_path.write_text(json.dumps(res, indent=1))
-        except OSError as e:
-            fail(f"--json {json_path}: cannot write: {e}")
-        console.print(f"wrote {json_path}")
+    finish("ttflash", res, json_path, report_path, report_tables(res))

@@ -1,0 +1,91 @@
+"""``ssdlab plot KIND RESULTS`` and ``ssdlab report RESULTS``: figures and a self-contained HTML
+report of any result ssdlab writes (a run's or an experiment's ``--json``, a sweep's results
+folder, a saved Q-table). Both need the ``plot`` extra (matplotlib)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from ssdlab.cli_common import console, fail
+
+OPS = ("read", "write", "all")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plot")(plot)
+    app.command("report")(report)
+
+
+def _plots() -> Any:
+    """The plots package, or one line naming the extra."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        from ssdlab.plots.style import NEEDS
+
+        fail(NEEDS)
+    import ssdlab.plots
+
+    return ssdlab.plots
+
+
+def _op(op: Optional[str]) -> Optional[str]:
+    if op is not None and op not in OPS:
+        fail(f"--op: expected one of {', '.join(OPS)}, got '{op}'")
+    return op
+
+
+def plot(
+    kind: str = typer.Argument(..., help="ccdf, percentiles, series, waf, slc, fill, mcts or qtable (ssdlab plot --list)."),
+    results: Path = typer.Argument(..., help="A --json result (run or experiment), a sweep results folder, or a saved Q-table."),
+    out: Optional[Path] = typer.Option(None, "--output", "-o", help="Figure file: .png, .svg or .pdf (default KIND.png beside RESULTS)."),
+    op: Optional[str] = typer.Option(None, "--op", help="Latency of read, write or all requests (default: the result's own — rlgc: write, ttflash: read)."),
+) -> None:
+    """Draw one figure of a result (matplotlib; PNG, SVG or PDF)."""
+    plots = _plots()
+    if kind not in plots.KINDS:
+        fail(f"KIND: expected one of {', '.join(plots.KINDS)}, got '{kind}'")
+    op = _op(op)
+    out = out if out is not None else (results if results.is_dir() else results.parent) / f"{kind}.png"
+    if out.suffix.lower() not in plots.FORMATS:
+        fail(f"--output/-o {out}: expected a file name ending in {', '.join(plots.FORMATS)}")
+    src = plots.load(results)
+    try:
+        fig = plots.figure(kind, src, op)
+    except ValueError as e:
+        fail(str(e))
+    try:
+        plots.save(fig, out)
+    except OSError as e:
+        fail(f"--output/-o {out}: cannot write: {e.strerror or e}")
+    console.print(f"{kind} of {results} written to {out}", highlight=False, markup=False)
+
+
+def experiment_tables(src: Any) -> list:
+    """The experiment's own tables, from the module that prints them (one hook per experiment:
+    ``report_tables(result_dict)``)."""
+    from ssdlab.experiments import MODULES
+
+    kind = "offline" if src.kind == "offline-toy" else src.kind
+    mod = MODULES.get(kind)
+    hook = getattr(mod, "report_tables", None)
+    return list(hook(src.raw)) if hook is not None else []
+
+
+def report(
+    results: Path = typer.Argument(..., help="A --json result (run or experiment), a sweep results folder, or a saved Q-table."),
+    out: Path = typer.Option(Path("report.html"), "--output", "-o", help="The HTML file to write (self-contained: plots inlined)."),
+) -> None:
+    """Write one self-contained HTML report of a result: configuration, versions, tables, every
+    figure that applies, and the commands that make each again."""
+    plots = _plots()
+    from ssdlab.plots import html
+
+    src = plots.load(results)
+    try:
+        html.write(out, src, experiment_tables(src))
+    except OSError as e:
+        fail(f"--output/-o {out}: cannot write: {e.strerror or e}")
+    console.print(f"report of {results} written to {out}", highlight=False, markup=False)

@@ -1,0 +1,299 @@
+"""What a plot or a report reads: any result ssdlab writes, as one shape.
+
+A :class:`Source` is one results file or folder — a run's ``--json``, an experiment's
+``--json``, a sweep's results store, a saved Q-table — read into :class:`Group`\\ s: the things
+a figure compares (a policy, a scheduler, a stack, a sweep's configuration), each with its
+scalars by ``--json`` path (``waf``, ``latency_us.write.p99``), its latency distributions and
+its time series where the result has them. Plot kinds draw groups; they never parse files.
+
+An experiment's JSON names its experiment (``"experiment": "rlgc"``, written since the report
+landed); older files are recognised by their keys.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ssdlab.errors import SsdlabError
+
+#: A latency distribution: (latency µs, count), latencies increasing.
+Histogram = tuple[np.ndarray, np.ndarray]
+
+
+class SourceError(SsdlabError):
+    """A results path that is not something ssdlab wrote (one line, names the path)."""
+
+
+@dataclass
+class Group:
+    """One compared thing and what is known about it."""
+
+    label: str
+    scalars: dict[str, float] = field(default_factory=dict)
+    histogram: dict[str, Histogram] = field(default_factory=dict)
+    series: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Finer grouping where a figure needs it (the SLC experiment's utilisation).
+    facet: Optional[str] = None
+    #: A sweep's configuration of the group: axis column → value.
+    keys: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Source:
+    """One results file or folder, read."""
+
+    path: Path
+    #: ``run``, ``sweep``, ``qtable`` or an experiment's name (``rlgc``, ``ttflash``, …).
+    kind: str
+    title: str
+    groups: list[Group]
+    raw: Any
+    #: The command that makes it again, if known.
+    command: Optional[str] = None
+    #: Versions and configuration to show (name → text).
+    about: dict[str, str] = field(default_factory=dict)
+    #: The operation whose latency the source is about (rlgc: writes; ttflash: reads).
+    op: str = "all"
+    #: A sweep's compared configuration columns (what varies, the seed aside).
+    axes: list[str] = field(default_factory=list)
+
+
+def flatten(d: Any, prefix: str = "", out: Optional[dict[str, float]] = None) -> dict[str, float]:
+    """Numeric leaves of nested dicts by dotted path (``latency_us.write.p99``)."""
+    out = {} if out is None else out
+    if isinstance(d, dict):
+        for k, v in d.items():
+            flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(d, (int, float)) and not isinstance(d, bool) and d is not None:
+        out[prefix] = float(d)
+    return out
+
+
+def histograms(d: Optional[dict]) -> dict[str, Histogram]:
+    """``{op: {latency_us: [...], count: [...]}}`` as arrays (empty types dropped)."""
+    out = {}
+    for op, h in (d or {}).items():
+        lat, cnt = np.asarray(h.get("latency_us", []), float), np.asarray(h.get("count", []), np.int64)
+        if len(lat):
+            out[op] = (lat, cnt)
+    return out
+
+
+def merge(hs: list[dict[str, Histogram]]) -> dict[str, Histogram]:
+    """Several runs' distributions as one (the seeds of one configuration)."""
+    out: dict[str, Histogram] = {}
+    for op in dict.fromkeys(op for h in hs for op in h):
+        lat = np.concatenate([h[op][0] for h in hs if op in h])
+        cnt = np.concatenate([h[op][1] for h in hs if op in h])
+        values, inverse = np.unique(lat, return_inverse=True)
+        out[op] = (values, np.bincount(inverse, weights=cnt).astype(np.int64))
+    return out
+
+
+def mean_scalars(runs: list[dict[str, float]]) -> dict[str, float]:
+    keys = dict.fromkeys(k for r in runs for k in r)
+    return {k: float(np.mean([r[k] for r in runs if k in r])) for k in keys}
+
+
+# -- readers, one per kind of file ------------------------------------------------------------
+def _run(path: Path, d: dict) -> Source:
+    g = Group(f"{d.get('device', '?')}", flatten({k: v for k, v in d.items() if k not in ("series", "setup", "latency_histogram")}),
+              histograms(d.get("latency_histogram")), {k: np.asarray(v) for k, v in (d.get("series") or {}).items()})
+    setup = d.get("setup") or {}
+    about = {"device": str(d.get("device")), "workload": str(d.get("workload")), "seed": str(d.get("seed")),
+             "ssdlab": f"{setup.get('ssdlab_version', '?')} ({setup.get('git_commit') or 'no git commit'})"}
+    return Source(path, "run", f"{d.get('device')} · {d.get('workload')}", [g], d,
+                  command=f"ssdlab run --from {path.name}", about=about)
+
+
+def _rlgc(path: Path, d: dict) -> Source:
+    groups = []
+    for s, v in d["schedulers"].items():
+        runs = v.get("runs", [])
+        g = Group(s, flatten({k: x for k, x in v.items() if k != "runs"}),
+                  merge([histograms(r.get("latency_histogram")) for r in runs]))
+        groups.append(g)
+    return Source(path, "rlgc", f"RL-assisted GC · {d.get('device')} · {d.get('workload')} · {d.get('repeat')} seed(s)",
+                  groups, d, op="write")
+
+
+def _ttflash(path: Path, d: dict) -> Source:
+    groups = [Group(s, flatten({k: v for k, v in d["configs"][s].items() if k != "latency_histogram"}),
+                    histograms(d["configs"][s].get("latency_histogram"))) for s in d["stacks"]]
+    wl = d.get("workload") or {}
+    return Source(path, "ttflash", f"Tiny-Tail Flash · {d.get('device')} · {wl.get('path') or wl.get('pattern') or ''}",
+                  groups, d, op="read")
+
+
+def _slc(path: Path, d: dict) -> Source:
+    groups = []
+    for u, runs in d["utilisations"].items():
+        for name, p in runs["policies"].items():
+            groups.append(Group(name, flatten(p), facet=f"utilisation {float(u):.0%}"))
+    return Source(path, "slc", f"SLC cache · {d.get('device')} · {d.get('workload')}", groups, d, op="write")
+
+
+def _fill(path: Path, d: dict) -> Source:
+    pts = d.get("points", [])
+    g = Group(str(d.get("slc_policy")), flatten({k: v for k, v in d.items() if k != "points"}),
+              series={"written_gb": np.asarray([p["written_gb"] for p in pts]), "mb_s": np.asarray([p["mb_s"] for p in pts])})
+    return Source(path, "fill", f"Fill curve · {d.get('device')} · SLC policy {d.get('slc_policy')}", [g], d)
+
+
+def _offline(path: Path, d: dict) -> Source:
+    groups = [Group(m, flatten({k: v for k, v in r.items() if k not in ("convergence", "schedule", "params")}))
+              for m, r in d["methods"].items()]
+    groups += [Group(f"placement: {p}", flatten(r)) for p, r in (d.get("placements") or {}).items()]
+    prob = d.get("problem") or {}
+    return Source(path, "offline", f"Offline cleaning · {prob.get('blocks', '?')} blocks × {prob.get('pages_per_block', '?')} pages",
+                  groups, d)
+
+
+def _offline_toy(path: Path, d: dict) -> Source:
+    groups = []
+    for trace, t in d["traces"].items():
+        for m, r in t["methods"].items():
+            groups.append(Group(m, flatten({k: v for k, v in r.items() if k not in ("convergence", "schedule", "params")}),
+                                facet=trace))
+    return Source(path, "offline-toy", "Offline cleaning · Table I toy traces", groups, d)
+
+
+def _detect(path: Path, d: dict) -> Source:
+    """Groups: the TRIM comparison's runs (one per mode), with per-second write bandwidth."""
+    m = d.get("management") or {}
+    groups = []
+    for r in m.get("runs", []):
+        mb = np.asarray(r.get("write_mb_s", []), float)
+        groups.append(Group(str(r["mode"]), flatten({k: v for k, v in r.items() if not isinstance(v, list)}),
+                            series={"time_s": np.arange(1, len(mb) + 1, dtype=float), "write_mb_s": mb,
+                                    "gc_fraction": np.asarray(r.get("gc_fraction", []), float)}))
+    src = Source(path, "detect", f"Host-side GC detection · {d.get('device')} · {d.get('features')} attributes", groups, d)
+    if m.get("floor_mb_s"):
+        src.about["bandwidth floor"] = f"{m['floor_mb_s']:.1f} MB/s"
+    return src
+
+
+def _slc_tune(path: Path, d: dict) -> Source:
+    return Source(path, "slc-tune", f"SLC cache · ust's table tuned offline · {d.get('device', '')}", [], d)
+
+
+def _qtable(path: Path, d: dict) -> Source:
+    return Source(path, "qtable", f"Q-table · {d.get('states')} states × {d.get('actions')} actions", [], d)
+
+
+#: How a JSON file is recognised when it does not name its experiment: (test, reader).
+READERS: dict[str, tuple[Callable[[dict], bool], Callable[[Path, dict], Source]]] = {
+    "qtable": (lambda d: str(d.get("format", "")).startswith("ssdlab-qtable"), _qtable),
+    "run": (lambda d: "setup" in d and "latency_us" in d and "waf" in d, _run),
+    "rlgc": (lambda d: "schedulers" in d and "repeat" in d, _rlgc),
+    "ttflash": (lambda d: "configs" in d and "stacks" in d, _ttflash),
+    "slc": (lambda d: "utilisations" in d and isinstance(d["utilisations"], dict), _slc),
+    "fill": (lambda d: "points" in d and "cache_gb" in d, _fill),
+    "offline-toy": (lambda d: d.get("table") == "I" and "traces" in d, _offline_toy),
+    "offline": (lambda d: "methods" in d and "convergence" in d, _offline),
+    "detect": (lambda d: "eval_runs" in d and "confusion" in d, _detect),
+    "slc-tune": (lambda d: "candidates" in d and "table" in d, _slc_tune),
+}
+
+
+def _json(path: Path) -> Source:
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError) as e:
+        raise SourceError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    except json.JSONDecodeError as e:
+        raise SourceError(f"{path}:{e.lineno}: expected the JSON ssdlab writes (--json), {e.msg}") from None
+    if not isinstance(d, dict):
+        raise SourceError(f"{path}: expected a JSON object written by ssdlab (--json)")
+    return from_dict(d, path)
+
+
+def from_dict(d: dict, path: Path) -> Source:
+    """A result already in memory (an experiment writing its own report), named ``path``."""
+    kind = d.get("experiment")
+    if kind == "offline" and d.get("table") == "I":
+        kind = "offline-toy"
+    if kind not in READERS:
+        kind = next((k for k, (test, _) in READERS.items() if test(d)), None)
+    if kind is None:
+        raise SourceError(f"{path}: expected the --json of ssdlab run or of an experiment, a saved Q-table, "
+                          "or a sweep results folder")
+    try:
+        src = READERS[kind][1](path, d)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise SourceError(f"{path}: a {kind} result with a missing or malformed field ({type(e).__name__}: {e})") from None
+    if d.get("command"):
+        src.command = d["command"]
+    for k, name in (("ssdlab_version", "ssdlab"), ("git_commit", "git commit")):
+        if d.get(k):
+            src.about.setdefault(name, str(d[k]))
+    return src
+
+
+def _sweep(path: Path) -> Source:
+    from ssdlab.sweeps.store import Store, StoreError
+
+    store = Store(path)
+    try:
+        table = store.read()
+    except StoreError as e:
+        raise SourceError(str(e)) from None
+    except ImportError:
+        raise SourceError(f"{path}: reading a sweep store needs pyarrow: pip install 'ssdlab[parquet]'") from None
+    rows = table.to_pylist()
+    ok = [r for r in rows if r["status"] == "ok"]
+    axes = varying_axes(rows)
+    groups: dict[str, list[dict]] = {}
+    for r in ok:
+        groups.setdefault(", ".join(f"{short(a)}={r[a]}" for a in axes) or "all runs", []).append(r)
+    out = []
+    for label, rs in groups.items():
+        scal = mean_scalars([{k: float(v) for k, v in r.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                              and v is not None} for r in rs])
+        first = sorted(rs, key=lambda r: r.get("seed") or 0)[0]
+        try:
+            series = store.series(first["id"])
+        except Exception:  # noqa: BLE001 - a store written before series existed: no series
+            series = {}
+        out.append(Group(label, scal, merge([store.histogram(r["id"]) for r in rs]), series,
+                         keys={a: first[a] for a in axes}))
+    out.sort(key=lambda g: [(0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)) for v in g.keys.values()])
+    specs = store.specs()
+    command = " ; ".join(f"ssdlab sweep {path}/specs/{n}.toml -o {path}" for n in specs) or None
+    versions = sorted({f"{r.get('ssdlab_version')} ({r.get('git_commit') or 'no git commit'})" for r in rows})
+    about = {"runs": f"{len(rows)} ({len(ok)} ok, {len(rows) - len(ok)} errors)",
+             "compared": ", ".join(short(a) for a in axes) or "nothing varies", "ssdlab": "; ".join(versions)}
+    about.update({f"spec {n}": text for n, text in specs.items()})
+    return Source(path, "sweep", f"Sweep {', '.join(specs) or path.name}", out, rows, command=command, about=about,
+                  axes=axes)
+
+
+#: Columns of a sweep row that configure the run (the rest are results and bookkeeping).
+CONFIG = re.compile(r"^(device|seed|set\..+|workload\..+|options\..+)$")
+
+
+def varying_axes(rows: list[dict]) -> list[str]:
+    """Configuration columns whose value differs between runs, but the seed: what a sweep
+    compares (the seeds of one configuration are averaged, their distributions merged)."""
+    cols = [c for c in (rows[0] if rows else {}) if CONFIG.match(c) and c != "seed"]
+    return [c for c in cols if len({json.dumps(r.get(c), sort_keys=True, default=str) for r in rows}) > 1]
+
+
+def short(column: str) -> str:
+    """``set.gc.victim`` → ``victim``; ``set.geometry.spare_factor`` → ``spare_factor``."""
+    return column.rsplit(".", 1)[-1]
+
+
+def load(path: Path | str) -> Source:
+    """Read ``path`` (a file or a sweep's results folder)."""
+    path = Path(path)
+    if path.is_dir():
+        return _sweep(path)
+    if not path.exists():
+        raise SourceError(f"{path}: no such file or folder; expected a --json result or a sweep results folder")
+    return _json(path)
