@@ -390,6 +390,28 @@ def test_a_failing_run_is_an_error_row_and_the_sweep_goes_on(cli, tmp_path):
     assert set(df.columns) == set(only.columns)
 
 
+# -- on Ray: what is refused without it (the Ray tests themselves: test_sweep_ray.py) ---------
+
+def test_ray_option_errors_are_one_line_with_or_without_ray(cli, tmp_path, monkeypatch):
+    spec = write_spec(tmp_path, grid(victims=("greedy",), spares=(0.2,), seeds=(1,)))
+    assert_one_line_error(cli("sweep", str(spec), "--ray", ""), "--ray", "expected local or a Ray cluster's address")
+    assert_one_line_error(cli("sweep", str(spec), "--ray", "local", "-j", "0"), "--jobs/-j", "at least 1 with --ray")
+    # Ray missing: a 'ray' package that cannot be imported, first on the path of the sweep's process.
+    fake = tmp_path / "no-ray" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'ray'\", name=\"ray\")\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(fake.parent), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    p = cli("sweep", str(spec), "--ray", "local")
+    assert_one_line_error(p, "--ray: needs the ray extra (pip install 'ssdlab[ray]')")
+    assert p.stderr.strip() == "ssdlab: error: --ray: needs the ray extra (pip install 'ssdlab[ray]')"
+    assert not (tmp_path / "spec.results").exists()  # refused before anything ran
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r"needs the ray extra \(pip install 'ssdlab\[ray\]'\)"):
+        ssdlab.sweep(spec, ray="local")
+    with pytest.raises(ValueError, match="expected local or a Ray cluster's address"):
+        ssdlab.sweep(spec, ray=" ")
+
+
 # -- the store -------------------------------------------------------------------------------
 
 def test_a_failed_write_leaves_the_stored_rows_and_no_partial_file(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ resumable Parquet results store (``docs/sweep.md``).
 >>> ssdlab.load("grid.results").groupby("set.gc.victim").waf.mean()  # doctest: +SKIP
 
 ``spec``: ``expand`` a specification into runs; ``store``: the results folder; ``executor``:
-where runs execute (local process pool; a Ray executor plugs in there); ``driver``: skip, run,
+where runs execute (in this process, a local process pool; ``executor_ray``: on Ray); ``driver``: skip, run,
 store, compact; ``cli``: ``ssdlab sweep``.
 """
 from __future__ import annotations
@@ -32,31 +32,37 @@ def _pandas(what: str) -> Any:
 
 
 def sweep(spec: Union[str, Path, Mapping[str, Any]], *, jobs: Optional[int] = None,
-          out: Union[str, Path, None] = None, retry_errors: bool = False, compact: bool = True) -> Any:
+          out: Union[str, Path, None] = None, retry_errors: bool = False, compact: bool = True,
+          ray: Optional[str] = None) -> Any:
     """Run the sweep ``spec`` (a TOML path, or the same structure as a dict: ``{"base": {...},
     "grid": {...}, "runs": [...]}``) and return its rows, in the spec's order, as a pandas
     DataFrame (one row per run; columns as ``ssdlab.load``).
 
-    ``jobs``: worker processes (None: one per CPU; 0: in this process). ``out``: the results
+    ``jobs``: worker processes (None: one per CPU; 0: in this process). ``ray``: run on Ray
+    instead — ``"local"`` (a Ray instance on this machine with ``jobs`` CPUs) or a cluster's
+    address (``"ray://head:10001"``, ``"auto"``; ``jobs`` then caps the runs at once); an
+    ``ImportError`` names the ``ray`` extra when Ray is missing. ``out``: the results
     folder, resumed if it holds an earlier run of the sweep (None: a temporary folder, removed
     afterwards — time series then are not kept). A spec that cannot be run raises
     :class:`SpecError` (a ``ConfigError``) before anything runs; runs that fail are rows with
     ``status == "error"``.
     """
     from ssdlab.sweeps.driver import execute_plan, plan
-    from ssdlab.sweeps.executor import cpu_count, make_executor
+    from ssdlab.sweeps.executor import executor_for
     from ssdlab.sweeps.store import Store
 
     _pandas("ssdlab.sweep")
+    if ray is not None:  # before anything runs: a bad address (ValueError), Ray missing (ImportError)
+        from ssdlab.sweeps.executor_ray import check_address, require_ray
+        ray = check_address(ray)
+        require_ray()
     sw = expand(spec)
     with tempfile.TemporaryDirectory(prefix="ssdlab-sweep-") as tmp:
         with Store(Path(out) if out is not None else Path(tmp) / "results") as store:
             if not isinstance(spec, Mapping):
                 store.keep_spec(sw.name, Path(spec).read_text())
             p = plan(sw, store, retry_errors)
-            workers = cpu_count() if jobs is None else jobs
-            execute_plan(p, store, make_executor(min(workers, max(1, len(p.todo))) if workers else 0),
-                         compact=compact)
+            execute_plan(p, store, executor_for(jobs, len(p.todo), ray), compact=compact)
             table = store.read()
         ids = table.column("id").to_pylist()
         at = {rid: i for i, rid in enumerate(ids)}

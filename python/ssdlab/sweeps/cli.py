@@ -1,4 +1,5 @@
-"""``ssdlab sweep SPEC.toml [-o RESULTS] [-j N]``: run a grid of simulations into a results store.
+"""``ssdlab sweep SPEC.toml [-o RESULTS] [-j N] [--ray local|ADDRESS]``: run a grid of simulations
+into a results store.
 
 The command needs pyarrow (it writes Parquet) but no dataframe library: it prints its summary
 with rich from the stored table.
@@ -20,7 +21,7 @@ from rich.text import Text
 from ssdlab.cli_common import console, err_console, fail, warn
 from ssdlab.sweeps.driver import Plan, execute_plan, plan
 from ssdlab.sweeps.example import example_spec
-from ssdlab.sweeps.executor import cpu_count, make_executor
+from ssdlab.sweeps.executor import executor_for
 from ssdlab.sweeps.keys import SpecError
 from ssdlab.sweeps.spec import Sweep, expand
 from ssdlab.sweeps.store import NEEDS, Store, StoreError
@@ -50,7 +51,8 @@ def register(app: typer.Typer) -> None:
 def sweep(
     spec: Optional[Path] = typer.Argument(None, help="Sweep specification, TOML (docs/sweep.md; --example prints one)."),
     results: Optional[Path] = typer.Option(None, "--results", "-o", help="Results folder: a new one, or the store of an earlier run of the sweep to resume (default: SPEC's name with .results, beside it)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: one per CPU; 0: in this process)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: one per CPU; 0: in this process). With --ray local: the local Ray instance's CPUs; with a cluster: at most N runs at once (default: every CPU of the cluster busy, 2 runs in flight per CPU)."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS|local", help="Run on Ray (the ray extra): 'local' starts a Ray instance on this machine; an address (ray://HOST:10001, HOST:6379, auto) joins a cluster whose workers have ssdlab installed and the traces at the same paths."),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="Run the runs stored as errors again (finished runs are otherwise skipped)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List the runs and which the store has; run nothing."),
     compact: bool = typer.Option(True, "--compact/--no-compact", help="When every run is stored, fold the row files into results.parquet."),
@@ -66,6 +68,8 @@ def sweep(
         return
     if spec is None:
         fail("SPEC: missing (a sweep specification, TOML; ssdlab sweep --example prints one)")
+    if ray is not None:
+        ray = check_ray(ray, jobs)
     try:
         sw = expand(spec)
     except SpecError as e:
@@ -82,9 +86,26 @@ def sweep(
     except ImportError:
         fail(f"{spec}: {NEEDS}")
     try:
-        run(sw, store, jobs, retry_errors, compact, progress)
+        run(sw, store, jobs, retry_errors, compact, progress, ray)
     finally:
         store.close()
+
+
+def check_ray(address: str, jobs: Optional[int]) -> str:
+    """``--ray``'s value, checked before anything else: not empty, with ``-j`` ≥ 1, Ray installed."""
+    from ssdlab.sweeps.executor_ray import RayMissing, check_address, require_ray
+
+    try:
+        address = check_address(address)
+    except ValueError as e:
+        fail(f"--ray: {e}")
+    if jobs is not None and jobs < 1:
+        fail(f"--jobs/-j: expected at least 1 with --ray (0 runs in this process, without Ray), got {jobs}")
+    try:
+        require_ray()
+    except RayMissing as e:
+        fail(f"--ray: {e}")
+    return address
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -92,15 +113,19 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def run(sw: Sweep, store: Store, jobs: Optional[int], retry_errors: bool, compact: bool,
-        progress: Optional[bool]) -> None:
+        progress: Optional[bool], ray: Optional[str] = None) -> None:
+    from ssdlab.sweeps.executor_ray import RayStartError
+
     p = plan(sw, store, retry_errors)
-    workers = cpu_count() if jobs is None else jobs
-    executor = make_executor(min(workers, max(1, len(p.todo))) if workers else 0)
+    executor = executor_for(jobs, len(p.todo), ray)
     total = len(sw.tasks)
-    where = "in this process" if not workers else f"on {executor.workers} worker{'s' * (executor.workers != 1)}"
+    try:
+        where = executor.where() if p.todo else ""  # starts Ray (not when there is nothing to run)
+    except RayStartError as e:
+        fail(f"--ray {ray}: cannot start Ray: {e}")
     dups = f" ({sw.duplicates} duplicate{'s' * (sw.duplicates != 1)} counted once)" if sw.duplicates else ""
     console.print(f"sweep {sw.name}: {total} runs{dups}, {p.skipped} in {store.root} already, {len(p.todo)} to run "
-                  + (where if p.todo else ""), highlight=False, markup=False)
+                  + where, highlight=False, markup=False)
     show = sys.stderr.isatty() if progress is None else progress
     done = p.skipped
     previous = signal.signal(signal.SIGTERM, _interrupt)

@@ -13,9 +13,10 @@ outcome), and :meth:`Executor.close` stops everything at once (Ctrl-C). The driv
   so that a run which kills its worker again is known to be the culprit: after
   ``max_attempts`` deaths it is an error row.
 
-A Ray executor is one more file: a class with ``run``/``close`` that submits
-``ray.remote(execute)`` tasks (a :class:`~ssdlab.sweeps.spec.RunTask` carries the device text,
-so a remote worker needs no file but a trace's) and yields outcomes from ``ray.wait``.
+- :class:`~ssdlab.sweeps.executor_ray.RayExecutor` (``--ray local|ADDRESS``), in its own file
+  so that Ray is imported only when asked for: ``ray.remote(execute)`` tasks (a
+  :class:`~ssdlab.sweeps.spec.RunTask` carries the device text, so a remote worker needs no
+  file but a trace's), outcomes from ``ray.wait``.
 """
 from __future__ import annotations
 
@@ -47,6 +48,10 @@ class Executor(ABC):
     def run(self, tasks: Sequence[RunTask]) -> Iterator[Outcome]:
         """One outcome per task, in completion order."""
 
+    def where(self) -> str:
+        """Where the runs execute, for the sweep's first line (``on 4 workers``)."""
+        return f"on {self.workers} worker{'s' * (self.workers != 1)}"
+
     def close(self) -> None:
         """Stop at once: runs in flight are abandoned (they are not finished, so not stored)."""
 
@@ -61,6 +66,9 @@ class InlineExecutor(Executor):
     """Runs in this process, in order."""
 
     workers = 1
+
+    def where(self) -> str:
+        return "in this process"
 
     def run(self, tasks: Sequence[RunTask]) -> Iterator[Outcome]:
         for t in tasks:
@@ -202,8 +210,22 @@ class LocalPoolExecutor(Executor):
             self._pool = None
 
 
-def make_executor(jobs: Optional[int]) -> Executor:
-    """``jobs`` worker processes (None: one per CPU); 0 runs in this process."""
+def make_executor(jobs: Optional[int], ray: Optional[str] = None) -> Executor:
+    """``jobs`` worker processes (None: one per CPU); 0 runs in this process. With ``ray``
+    (``"local"`` or a cluster's address), on Ray: ``jobs`` is then the local instance's CPUs,
+    or on a cluster a cap on the runs at once (see ``executor_ray``)."""
+    if ray is not None:
+        from ssdlab.sweeps.executor_ray import RayExecutor
+        return RayExecutor(ray, jobs)
     if jobs == 0:
         return InlineExecutor()
     return LocalPoolExecutor(cpu_count() if jobs is None else jobs)
+
+
+def executor_for(jobs: Optional[int], runs: int, ray: Optional[str] = None) -> Executor:
+    """:func:`make_executor` for ``runs`` runs: no more workers than runs (a process or a CPU
+    reserved for nothing is slower to start and to stop, not faster)."""
+    if ray is not None:
+        return make_executor(None if jobs is None else min(jobs, max(1, runs)), ray)
+    workers = cpu_count() if jobs is None else jobs
+    return make_executor(min(workers, max(1, runs)) if workers else 0)
