@@ -16,6 +16,8 @@ import pytest
 from conftest import ROOT, TRACES, run_cli
 
 GOLDEN = ROOT / "tests" / "golden"
+#: Keys every experiment's JSON has that say how and by what it was made (see experiments/output.py).
+PROVENANCE = ("command", "ssdlab_version", "git_commit")
 
 # name -> (CLI arguments before --json, needs the shared traces)
 CASES = {
@@ -41,7 +43,12 @@ def test_experiment_output_matches_golden(name, tmp_path, monkeypatch):
     out = tmp_path / "out.json"
     p = run_cli(*args, "--json", str(out))
     assert p.returncode == 0, p.stderr
-    text = json.dumps(json.loads(out.read_text()), indent=1, sort_keys=True) + "\n"
+    d = json.loads(out.read_text())
+    # Provenance, not results: the command names this test's temporary file, the commit changes
+    # with every commit.
+    for key in PROVENANCE:
+        d.pop(key, None)
+    text = json.dumps(d, indent=1, sort_keys=True) + "\n"
     # Trace paths depend on where the checkout is, not on the results.
     text = text.replace(str(TRACES), "<traces>")
     file = GOLDEN / f"{name}.json"

@@ -169,3 +169,24 @@ esac
     assert path == str(bin_ / "chromium"), reason
     assert (tmp_path / "calls").read_text().split() == ["install", "update", "install"]
     assert any("updating them first" in m for m in said)
+
+
+def test_reports_of_a_sweep_and_of_an_experiment_show_their_plots(tmp_path, cli):
+    """The real thing: ``ssdlab sweep --report`` (a 2 × 2 × 2 grid on the tiny device) and
+    ``ssdlab experiment ttflash --report``, each rendered by the browser, show their plots."""
+    require_browser()
+    spec = tmp_path / "grid.toml"
+    spec.write_text('[sweep]\nname = "browser"\n[base]\ndevice = "tiny"\nworkload.requests = 2000\n'
+                    'options.precondition = true\n[grid]\nset.gc.victim = ["greedy", "fifo"]\n'
+                    'set.geometry.spare_factor = [0.1, 0.2]\nseed = [1, 2]\n')
+    r = cli("sweep", str(spec), "-o", str(tmp_path / "grid.results"), "-j", "1", "--report", str(tmp_path / "sweep.html"))
+    assert r.returncode == 0, r.stderr
+    r = cli("experiment", "ttflash", "-w", "mixed70-small", "--max-requests", "5000",
+            "--report", str(tmp_path / "ttflash.html"))
+    assert r.returncode == 0, r.stderr
+    for name in ("sweep", "ttflash"):
+        html = (tmp_path / f"{name}.html").read_text()
+        assert html.count("<img ") >= 3
+        png = check_report_screenshot(tmp_path / f"{name}.html", tmp_path)
+        # Taller than one screen: the figures are below the tables, and were rendered.
+        assert image_stats(png)["height"] > 1500

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import typer
 
 from ssdlab.cli_common import console, fail
+from ssdlab.experiments import MODULES
 
 OPS = ("read", "write", "all")
 
@@ -66,8 +67,6 @@ def plot(
 def experiment_tables(src: Any) -> list:
     """The experiment's own tables, from the module that prints them (one hook per experiment:
     ``report_tables(result_dict)``)."""
-    from ssdlab.experiments import MODULES
-
     kind = "offline" if src.kind == "offline-toy" else src.kind
     mod = MODULES.get(kind)
     hook = getattr(mod, "report_tables", None)

@@ -1,5 +1,5 @@
 """What every experiment does with its result: name it, write it (``--json``) and, with
-``--report PATH``, write the HTML report of it (the ``plot`` extra)."""
+``--report PATH``, write the HTML report of it (the ``plot`` extra; ``ssdlab.cli_report``)."""
 from __future__ import annotations
 
 import shlex
@@ -7,27 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-import typer
-
 from ssdlab import _core
 from ssdlab.cli_common import console, fail, write_json
-
-
-def _needs_plots(value: Optional[Path]) -> Optional[Path]:
-    """``--report`` is refused before the experiment runs if matplotlib is missing."""
-    if value is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            from ssdlab.plots.style import NEEDS
-
-            fail(f"--report: {NEEDS}")
-    return value
-
-
-def report_option() -> Any:
-    return typer.Option(None, "--report", callback=_needs_plots,
-                        help="Also write a self-contained HTML report (tables, figures, configuration, how to reproduce; needs the plot extra).")
+from ssdlab.cli_report import report_option  # noqa: F401  (re-exported: each experiment's option)
 
 
 def command_line() -> str:

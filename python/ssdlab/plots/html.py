@@ -1,6 +1,6 @@
 """``ssdlab report``: one self-contained HTML file of a result — what was run and how to run it
-again, the versions, a table of every compared group, the experiment's own tables, and every
-figure that applies, each with the command that draws it.
+again, the versions, every figure that applies (each with the command that draws it), a table
+of every compared group and the experiment's own tables.
 
 Self-contained: figures are PNGs inlined as ``data:`` URIs and the style sheet is inline, so
 the file opens anywhere without a network. Text is black and grey on white: colour is the
@@ -40,7 +40,8 @@ pre { background: #f6f6f6; padding: 8px 10px; overflow-x: auto; }
 table.groups { border-collapse: collapse; font-size: 13px; }
 table.groups th, table.groups td { padding: 3px 9px; border-bottom: 1px solid #ddd; text-align: right; }
 table.groups th:first-child, table.groups td:first-child { text-align: left; }
-figure { margin: 18px 0 26px; } figure img { max-width: 100%; height: auto; display: block; }
+.figs { display: flex; flex-wrap: wrap; gap: 10px 22px; align-items: flex-start; }
+figure { margin: 8px 0 14px; max-width: 100%; } figure img { max-width: 100%; height: auto; display: block; }
 figcaption { color: #333; font-size: 14px; margin-top: 4px; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 14px; } dt { color: #444; } dd { margin: 0; }
 """
@@ -104,20 +105,24 @@ def render(src: Source, tables: Sequence[Any] = (), kinds: Optional[Sequence[str
     about = {k: v for k, v in src.about.items() if not k.startswith("spec ")}
     if about:
         parts.append("<dl>" + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in about.items()) + "</dl>")
+    # Figures first: a report is read at a glance; the numbers behind them follow.
+    if kinds:
+        parts.append("<h2>Figures</h2><div class='figs'>")
+    with style():
+        for kind in kinds:
+            fig = figure(kind, src)
+            w = min(MAX_WIDTH_PX, int(fig.get_figwidth() * 140))
+            parts.append(f"<figure style='width: {w}px'><img alt='{_esc(kind)}' width='{w}' "
+                         f"src='data:image/png;base64,{_png(fig)}'><figcaption><b>{_esc(kind)}</b>: "
+                         f"{_esc(KINDS[kind].HELP)}. <code>ssdlab plot {kind} {_esc(results)} -o {kind}.png</code>"
+                         "</figcaption></figure>")
+    if kinds:
+        parts.append("</div>")
     table = groups_table(src)
     if table:
         parts += ["<h2>Results</h2>", table]
     if tables:
         parts += ["<h2>Tables</h2>", rich_tables(tables)]
-    if kinds:
-        parts.append("<h2>Figures</h2>")
-    with style():
-        for kind in kinds:
-            fig = figure(kind, src)
-            w = min(MAX_WIDTH_PX, int(fig.get_figwidth() * 140))
-            parts.append(f"<figure><img alt='{_esc(kind)}' width='{w}' src='data:image/png;base64,{_png(fig)}'>"
-                         f"<figcaption><b>{_esc(kind)}</b>: {_esc(KINDS[kind].HELP)}. "
-                         f"<code>ssdlab plot {kind} {_esc(results)} -o {kind}.png</code></figcaption></figure>")
     for k, v in src.about.items():
         if k.startswith("spec "):
             parts += [f"<h2>Specification {_esc(k[5:])}</h2>", f"<pre>{_esc(v)}</pre>"]

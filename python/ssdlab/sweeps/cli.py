@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab.cli_common import console, err_console, fail, warn
+from ssdlab.cli_report import report_option, write_report
 from ssdlab.sweeps.driver import Plan, execute_plan, plan
 from ssdlab.sweeps.example import example_spec
 from ssdlab.sweeps.executor import executor_for
@@ -58,6 +59,7 @@ def sweep(
     compact: bool = typer.Option(True, "--compact/--no-compact", help="When every run is stored, fold the row files into results.parquet."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: when stderr is a terminal; otherwise one line per run)."),
     example: bool = typer.Option(False, "--example", help="Print an example specification (50 short runs) and exit."),
+    report_path: Optional[Path] = report_option(),
 ) -> None:
     """Run a grid of simulations (devices × overrides × workloads × options × seeds) into a
     Parquet results store, one row per run; resumable."""
@@ -89,6 +91,8 @@ def sweep(
         run(sw, store, jobs, retry_errors, compact, progress, ray)
     finally:
         store.close()
+    if report_path is not None:
+        write_report(store.root, report_path)
 
 
 def check_ray(address: str, jobs: Optional[int]) -> str:
