@@ -23,7 +23,7 @@ from ssdlab.device import Device
 from ssdlab.cli_detect import register as register_detect
 from ssdlab import cli_detect_train as _detect_train  # noqa: F401  (registers detect train/eval)
 from ssdlab.cli_offline import register as register_offline
-from ssdlab.sweeps.cli import register as register_sweep
+from ssdlab.cli_sweep import register as register_sweep
 from ssdlab.cli_plot import register as register_plot
 from ssdlab.cli_applies import check_run, given, option_name
 from ssdlab.cli_params import guard

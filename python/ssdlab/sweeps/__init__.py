@@ -48,7 +48,7 @@ def sweep(spec: Union[str, Path, Mapping[str, Any]], *, jobs: Optional[int] = No
     ``status == "error"``.
     """
     from ssdlab.sweeps.driver import execute_plan, plan
-    from ssdlab.sweeps.executor import executor_for
+    from ssdlab.sweeps.executors import executor_for
     from ssdlab.sweeps.store import Store
 
     _pandas("ssdlab.sweep")

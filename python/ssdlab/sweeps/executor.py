@@ -16,7 +16,7 @@ outcome), and :meth:`Executor.close` stops everything at once (Ctrl-C). The driv
 - :class:`~ssdlab.sweeps.executor_ray.RayExecutor` (``--ray local|ADDRESS``), in its own file
   so that Ray is imported only when asked for: ``ray.remote(execute)`` tasks (a
   :class:`~ssdlab.sweeps.spec.RunTask` carries the device text, so a remote worker needs no
-  file but a trace's), outcomes from ``ray.wait``.
+  file but a trace's), outcomes from ``ray.wait``. ``sweeps.executors`` chooses between them.
 """
 from __future__ import annotations
 
@@ -208,24 +208,3 @@ class LocalPoolExecutor(Executor):
         if self._pool is not None:
             self._stop(self._pool)
             self._pool = None
-
-
-def make_executor(jobs: Optional[int], ray: Optional[str] = None) -> Executor:
-    """``jobs`` worker processes (None: one per CPU); 0 runs in this process. With ``ray``
-    (``"local"`` or a cluster's address), on Ray: ``jobs`` is then the local instance's CPUs,
-    or on a cluster a cap on the runs at once (see ``executor_ray``)."""
-    if ray is not None:
-        from ssdlab.sweeps.executor_ray import RayExecutor
-        return RayExecutor(ray, jobs)
-    if jobs == 0:
-        return InlineExecutor()
-    return LocalPoolExecutor(cpu_count() if jobs is None else jobs)
-
-
-def executor_for(jobs: Optional[int], runs: int, ray: Optional[str] = None) -> Executor:
-    """:func:`make_executor` for ``runs`` runs: no more workers than runs (a process or a CPU
-    reserved for nothing is slower to start and to stop, not faster)."""
-    if ray is not None:
-        return make_executor(None if jobs is None else min(jobs, max(1, runs)), ray)
-    workers = cpu_count() if jobs is None else jobs
-    return make_executor(min(workers, max(1, runs)) if workers else 0)

@@ -22,7 +22,7 @@ from ssdlab.cli_common import console, err_console, fail, warn
 from ssdlab.cli_report import report_option, write_report
 from ssdlab.sweeps.driver import Plan, execute_plan, plan
 from ssdlab.sweeps.example import example_spec
-from ssdlab.sweeps.executor import executor_for
+from ssdlab.sweeps.executors import executor_for
 from ssdlab.sweeps.keys import SpecError
 from ssdlab.sweeps.spec import Sweep, expand
 from ssdlab.sweeps.store import NEEDS, Store, StoreError
