@@ -59,7 +59,7 @@ def draw(src: Source, op: Optional[str] = None):
             ax.set_title(f"{short(x_axis)}={value}")
             if ax is not axes[0]:
                 ax.set_ylabel("")
-        axes[-1].legend(loc="lower left")
+        common.legend_outside(fig, axes[-1])
         fig.suptitle(short_title(src.title, 120), fontsize=8)
         return fig
     fig, (ax,) = figure(COLUMN_IN if len(groups) <= 6 else WIDE_IN, 2.6)

@@ -61,3 +61,10 @@ def bar_labels(ax, labels: list[str]) -> None:
     """Group names under bars, turned when long or many."""
     turn = len(labels) > 4 or max((len(l) for l in labels), default=0) > 10
     ax.set_xticks(range(len(labels)), labels, rotation=30 if turn else 0, ha="right" if turn else "center")
+
+
+def legend_outside(fig, ax) -> None:
+    """One legend for a row of panels, right of them (inside the last panel it hides lines)."""
+    handles, names = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, names, loc="outside right upper")

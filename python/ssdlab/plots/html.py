@@ -37,6 +37,7 @@ body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans
 h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid #ccc; }
 .meta { color: #444; } code, pre { font: 13px/1.35 "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 pre { background: #f6f6f6; padding: 8px 10px; overflow-x: auto; }
+pre.cmd { white-space: pre-wrap; overflow-wrap: anywhere; }
 table.groups { border-collapse: collapse; font-size: 13px; }
 table.groups th, table.groups td { padding: 3px 9px; border-bottom: 1px solid #ddd; text-align: right; }
 table.groups th:first-child, table.groups td:first-child { text-align: left; }
@@ -101,7 +102,7 @@ def render(src: Source, tables: Sequence[Any] = (), kinds: Optional[Sequence[str
              f"<h1>{_esc(src.title)}</h1>",
              f"<p class='meta'>ssdlab {_esc(_core.__version__)} ({_esc(_core.__git_commit__ or 'no git commit')}) · "
              f"report made {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC from <code>{_esc(src.path)}</code></p>",
-             "<h2>How to reproduce</h2>", f"<pre>{_esc(_command_of(src))}\nssdlab report {results} -o report.html</pre>"]
+             "<h2>How to reproduce</h2>", f"<pre class='cmd'>{_esc(_command_of(src))}\nssdlab report {results} -o report.html</pre>"]
     about = {k: v for k, v in src.about.items() if not k.startswith("spec ")}
     if about:
         parts.append("<dl>" + "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in about.items()) + "</dl>")

@@ -11,7 +11,7 @@ from ssdlab.plots.source import Source
 from ssdlab.plots.style import COLUMN_IN, WIDE_IN, colours, figure, short_title
 
 NAME = "percentiles"
-HELP = "latency percentiles (p50 … p99.99) per policy/stack as grouped bars, log axis"
+HELP = "latency percentiles (p50 … p99.99) per policy/stack as grouped bars, log axis (a grid: lines against its numeric axis)"
 
 
 def key(op: str, p: str) -> str:
@@ -33,7 +33,7 @@ def draw(src: Source, op: Optional[str] = None):
             ax.set_yscale("log")
             ax.set_title(f"{op} {label}")
         axes[0].set_ylabel("latency (µs)")
-        axes[-1].legend()
+        common.legend_outside(fig, axes[-1])
         fig.suptitle(short_title(src.title, 120), fontsize=8)
         return fig
     panels = common.facets(src)

@@ -7,7 +7,7 @@ from ssdlab.plots.source import Source
 from ssdlab.plots.style import COLUMN_IN, WIDE_IN, colours, figure, short_title
 
 NAME = "waf"
-HELP = "WAF and erase counts (offline: internal writes; SLC: write MB/s) per policy as bars"
+HELP = "WAF and erase counts (offline: internal writes; SLC: write MB/s) per policy as bars (a grid: lines against its numeric axis)"
 #: What a panel may show, in order; a figure has the first two the groups have.
 METRICS = (("waf", "WAF"), ("erases", "erases"), ("internal_writes", "internal writes (pages)"),
            ("write_mb_s", "write throughput (MB/s)"), ("normalised_erases", "erases / baseline"))
@@ -31,7 +31,7 @@ def draw(src: Source, op=None):
         for ax, (k, label) in zip(axes, ms):
             common.draw_lines(ax, src, x_axis, line_axis, k, colours(common.line_count(src, line_axis)))
             ax.set_ylabel(label)
-        axes[-1].legend()
+        common.legend_outside(fig, axes[-1])
         fig.suptitle(short_title(src.title, 120), fontsize=8)
         return fig
     panels = common.facets(src)
