@@ -27,15 +27,18 @@ TAIL_LABELS = ("99th", "99.9th", "99.99th", "99.9999th")
 BASELINE = registry.defaults()["rlgc_baseline"]
 
 def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat: int, passes: float,
-            schedulers: list[str], sensitivity: bool, series: bool, time_scale: float = 1.0) -> dict[str, Any]:
+            schedulers: list[str], sensitivity: bool, series: bool, time_scale: float = 1.0,
+            from_empty: bool = False, references: bool = True) -> dict[str, Any]:
     """Every run of the comparison, by the core (``experiments::rlgc``): ``schedulers`` (name →
-    runs, in order) and ``sensitivity`` (label → (overrides, run))."""
+    runs, in order), ``references`` (label → runs: ``nogc``, ``blocking@t_igc``) and
+    ``sensitivity`` (label → (overrides, run))."""
     text = Path(device).read_text() if Path(device).is_file() else device
     setup = {"device": text, "origin": device, "overrides": list(overrides), "workload": workload, "seed": seed,
              "repeat": repeat, "precondition_passes": passes, "time_scale": time_scale, "schedulers": schedulers,
-             "sensitivity": sensitivity, "series": series}
+             "sensitivity": sensitivity, "series": series, "from_empty": from_empty, "references": references}
     out = json.loads(_core.rlgc_experiment_json(core_json(setup, "experiment rlgc")))
     return {"schedulers": {s["scheduler"]: s["runs"] for s in out["schedulers"]},
+            "references": {r["label"]: r["runs"] for r in out["references"]},
             "sensitivity": {r["label"]: (r["overrides"], r["run"]) for r in out["sensitivity"]}}
 
 
@@ -43,6 +46,14 @@ def normalised(runs: dict[str, list[dict]], key: str) -> dict[str, list[float]]:
     """Per scheduler, per seed: write latency at `key` over LazyRTGC's at the same seed."""
     base = [r["latency_us"]["write"][key] for r in runs[BASELINE]]
     return {s: [r["latency_us"]["write"][key] / b if b else float("nan") for r, b in zip(rs, base)] for s, rs in runs.items()}
+
+
+def share_under(run: dict, us: float, op: str = "write") -> float:
+    """The fraction of a run's ``op`` requests that took at most ``us`` (from its distribution;
+    the seed's Figure 1: "less than 1 ms for approximately 85 % of the accesses")."""
+    h = run.get("latency_histogram", {}).get(op) or {}
+    lat, cnt = np.asarray(h.get("latency_us", []), float), np.asarray(h.get("count", []), float)
+    return float(cnt[lat <= us].sum() / cnt.sum()) if cnt.sum() else float("nan")
 
 
 def report_tables(d: dict[str, Any]) -> list[Table]:
@@ -62,15 +73,21 @@ def tables(runs: dict[str, list[dict]], title: str) -> list[Table]:
     for s in runs:
         lat.add_row(s, *(f"{mean(norms[k][s]):.2f}x" for k in TAIL_KEYS))
         std.add_row(s, *(f"{pstdev(norms[k][s]):.3f}" for k in TAIL_KEYS))
-    er = Table(title="erase count normalised to LazyRTGC (and raw)", title_justify="left")
+    er = Table(title="erase count normalised to LazyRTGC (and raw); the shape of the write latency", title_justify="left")
     er.add_column("scheduler", style="bold")
     er.add_column("normalised", justify="right")
     er.add_column("erases (mean)", justify="right")
-    er.add_column("write p99.99 µs (mean)", justify="right")
+    er.add_column("write p50 µs", justify="right")
+    er.add_column("write p99.99 µs", justify="right")
+    er.add_column("p99 / p50", justify="right")
+    er.add_column("writes ≤ 1 ms", justify="right")
     base = mean(r["erases"] for r in runs[BASELINE])
     for s, rs in runs.items():
         e = mean(r["erases"] for r in rs)
-        er.add_row(s, f"{e / base:.3f}x" if base else "n/a (no GC)", f"{e:,.0f}", f"{mean(r['latency_us']['write']['p99_99'] for r in rs):,.0f}")
+        w = lambda k: mean(r["latency_us"]["write"][k] for r in rs)  # noqa: E731
+        er.add_row(s, f"{e / base:.3f}x" if base else "n/a (no GC)", f"{e:,.0f}", f"{w('p50'):,.0f}",
+                   f"{w('p99_99'):,.0f}", f"{w('p99') / w('p50'):,.0f}x" if w("p50") else "-",
+                   f"{mean(share_under(r, 1000.0) for r in rs):.1%}")
     return [lat, er, std]
 
 
@@ -84,7 +101,9 @@ def experiment_rlgc(
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Requests per run (default 1,000,000: the presets need ~1M on the Kang devices for GC to run long)."),
     repeat: int = typer.Option(3, "--repeat", help="Seeds per scheduler (the standard deviation is over these)."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
-    passes: float = typer.Option(0.0, "--precondition-passes", help="Random overwrite passes after the sequential fill (default 0: the seed's devices start from a sequential fill)."),
+    passes: float = typer.Option(0.0, "--precondition-passes", help="Random overwrite passes after the sequential fill (default 0: a sequential fill, then the workload)."),
+    from_empty: bool = typer.Option(False, "--from-empty", help="Start from an empty device, as the seed did (no fill: GC starts once the workload has written the device's capacity, so give enough --requests)."),
+    references: bool = typer.Option(True, "--references/--no-references", help="Also run nogc (page-level GC that costs no time: the seed's Figure 1 ideal) and blocking@t_igc (page-level GC triggered at T_IGC, the partial schedulers' level)."),
     set_: List[str] = typer.Option([], "--set", help="section.key=value for every scheduler."),
     schedulers: str = typer.Option(",".join(SCHEDULERS), "--schedulers", help="Comma-separated GC schedulers to compare."),
     sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run rlgc under other bin edges, action sets and reward levels."),
@@ -107,16 +126,21 @@ def experiment_rlgc(
         fail(f"--workload {workload}: expected one of {', '.join(preset_names())} (or --trace)")
     try:
         everything = run_all(device, list(set_), wl, seed, repeat, passes, chosen, sensitivity, series_path is not None,
-                             time_scale)
+                             time_scale, from_empty, references)
     except SsdlabError as e:
         fail(str(e))
-    runs: dict[str, list[dict]] = everything["schedulers"]
-    title = f"{device}, {trace_path or workload}, {repeat} seed(s)" + (f", time scale {time_scale}" if time_scale != 1.0 else "")
+    refs = everything["references"]
+    # The ideal first (the seed's Figure 1), the page-level variant at equal spare after the seed's six.
+    runs: dict[str, list[dict]] = {**{k: v for k, v in refs.items() if k == "nogc"}, **everything["schedulers"],
+                                   **{k: v for k, v in refs.items() if k != "nogc"}}
+    title = (f"{device}, {trace_path or workload}, {repeat} seed(s)" + (f", time scale {time_scale}" if time_scale != 1.0 else "")
+             + (", from empty" if from_empty else ""))
     printed = tables(runs, title)
     for t in printed:
         console.print(t)
     out: dict[str, Any] = {"device": device, "workload": str(trace_path or workload), "repeat": repeat,
-                           "time_scale": time_scale, "schedulers": {}}
+                           "time_scale": time_scale, "from_empty": from_empty, "references": sorted(refs),
+                           "schedulers": {}}
     norms = {k: normalised(runs, k) for k in TAIL_KEYS}
     base_erases = mean(r["erases"] for r in runs[BASELINE])
     for s, rs in runs.items():
@@ -127,6 +151,7 @@ def experiment_rlgc(
             "normalised_write": {k: mean(norms[k][s]) for k in TAIL_KEYS},
             "std_normalised_write": {k: pstdev(norms[k][s]) for k in TAIL_KEYS},
             "normalised_erases": mean(r["erases"] for r in rs) / base_erases if base_erases else None,
+            "write_share_under_1ms": mean(share_under(r, 1000.0) for r in rs),
             "runs": [{k: v for k, v in r.items() if k != "series"} for r in rs],
         }
     if sensitivity:
@@ -146,6 +171,8 @@ def experiment_rlgc(
     if series_path is not None:
         arrays = {}
         for s, rs in runs.items():
+            if "series" not in rs[0]:
+                continue  # references keep none
             arrays[f"{s}.time_s"] = np.asarray(rs[0]["series"]["time_s"])
             arrays[f"{s}.free_blocks"] = np.asarray(rs[0]["series"]["free_blocks"])
         try:

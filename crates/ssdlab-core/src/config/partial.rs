@@ -8,9 +8,19 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RlConfig {
-    /// The action set: page copies per action. The seed fixes no size (§5.2 says "typically 1 or
-    /// 2 page copies", intensive GC uses 5 or 7); 0..=7 lets the policy reach the intensive
-    /// amount of the 128 Gb chip, and 0 lets it skip GC. Any non-zero action erases a ready victim.
+    /// The action set: page copies per action; any action erases a ready victim instead. The
+    /// seed fixes no size; our reading of its text is 1..=5:
+    /// - at least 1: Algorithm 1 runs `partial_gc(A_t)` whenever it is triggered (line 7); the
+    ///   only skip is a zero inter-request interval (lines 3–5), so no action is "do nothing";
+    /// - more than 2: the aggressive variant caps actions "with more than two GC operations" at
+    ///   two (§5.3), which would be void if no action exceeded two; "e.g. five page copies" is
+    ///   the seed's own example of an action (§4, §5.1);
+    /// - below the intensive amount: intensive GC does "more (5 or 7)" than normal partial GC,
+    ///   "typically 1 or 2 page copies" (§5.2) — the policy's usual choices, the lower half of
+    ///   the set (Table 3 bins the previous action at max/2).
+    ///
+    /// Other sets are in `ssdlab experiment rlgc --sensitivity` (0–7, the default until
+    /// 2026-11-24; 0–3; 1–2; 0–15): the tail depends on this value more than on any other.
     #[serde(default = "actions")]
     pub actions: Vec<u32>,
     /// Upper edges (µs) of the current-interval bins (17 bins = 16 edges). Table 3 shows only
@@ -59,7 +69,7 @@ pub struct RlConfig {
 }
 
 fn actions() -> Vec<u32> {
-    (0..=7).collect()
+    (1..=5).collect()
 }
 fn interval_bins() -> Vec<f64> {
     vec![

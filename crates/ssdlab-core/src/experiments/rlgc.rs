@@ -30,7 +30,12 @@ pub const BASELINE: SchedulerKind = SchedulerKind::LazyRtgc;
 /// each (label, `gc.rl` overrides) applied to `rlgc`. The fine bins are 16 log-spaced edges
 /// from 100 µs to 100 ms (10^(2 + 3i/15), rounded to 0.1 µs).
 pub const SENSITIVITY: &[(&str, &[&str])] = &[
-    ("default (68 states, actions 0-7, rewards 1/0.5/0/-0.5)", &[]),
+    ("default (68 states, actions 1-5, rewards 1/0.5/0/-0.5)", &[]),
+    (
+        "actions 0-7 (the default before 2026-11-24)",
+        &["gc.rl.actions=[0, 1, 2, 3, 4, 5, 6, 7]"],
+    ),
+    ("actions 1-2 (\"typically 1 or 2\")", &["gc.rl.actions=[1, 2]"]),
     (
         "coarse interval bins (6)",
         &["gc.rl.interval_bins_us=[100.0, 1000.0, 5000.0, 20000.0, 100000.0]"],
@@ -78,7 +83,34 @@ pub struct RlgcSetup {
     /// Keep the first run's free-block series of each scheduler.
     #[serde(default)]
     pub series: bool,
+    /// Start from an empty device, as the seed did ("We started simulations with empty
+    /// contents"), instead of the sequential fill plus `precondition_passes`.
+    #[serde(default)]
+    pub from_empty: bool,
+    /// Also run the references (see [`REFERENCES`]) over the same seeds.
+    #[serde(default = "yes")]
+    pub references: bool,
 }
+
+fn yes() -> bool {
+    true
+}
+
+/// Reference rows beside the seed's schedulers, each (label, scheduler, overrides), where
+/// `{t_igc}` is replaced by `gc.partial.t_igc`:
+/// - `nogc`: the seed's Figure 1 "ideal storage without a GC overhead" — page-level GC does
+///   the same FTL work, but copies and erases take no time;
+/// - `blocking@t_igc`: page-level GC triggered at T_IGC free blocks instead of T_GC, the level
+///   the partial schedulers run down to (the seed's Figure 9: LazyRTGC keeps 3–4 free blocks),
+///   so that it is compared at the same effective spare space.
+pub const REFERENCES: &[(&str, SchedulerKind, &[&str])] = &[
+    ("nogc", SchedulerKind::Blocking, &["rain.nogc=true"]),
+    (
+        "blocking@t_igc",
+        SchedulerKind::Blocking,
+        &["gc.threshold_blocks={t_igc}"],
+    ),
+];
 
 /// One run's figures.
 #[derive(Debug, Clone, Serialize)]
@@ -118,10 +150,20 @@ pub struct SensitivityRun {
     pub run: RlgcRun,
 }
 
+/// One reference's runs (see [`REFERENCES`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReferenceRuns {
+    pub label: &'static str,
+    pub scheduler: SchedulerKind,
+    pub overrides: Vec<String>,
+    pub runs: Vec<RlgcRun>,
+}
+
 /// Every run of the comparison.
 #[derive(Debug, Clone, Serialize)]
 pub struct RlgcComparison {
     pub schedulers: Vec<SchedulerRuns>,
+    pub references: Vec<ReferenceRuns>,
     pub sensitivity: Vec<SensitivityRun>,
 }
 
@@ -158,9 +200,27 @@ impl RlgcSetup {
         seed: u64,
         series: bool,
     ) -> Result<RlgcRun> {
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        self.run_with(scheduler, &extra, seed, series)
+    }
+
+    /// The overrides of a reference: `{t_igc}` is the device's `gc.partial.t_igc`.
+    fn reference_overrides(&self, extra: &[&str]) -> Result<Vec<String>> {
+        let cfg = DeviceConfig::load(&self.device, &self.origin, &self.overrides)?;
+        let t_igc = cfg.gc.partial.t_igc.to_string();
+        Ok(extra.iter().map(|s| s.replace("{t_igc}", &t_igc)).collect())
+    }
+
+    fn run_with(
+        &self,
+        scheduler: SchedulerKind,
+        extra: &[String],
+        seed: u64,
+        series: bool,
+    ) -> Result<RlgcRun> {
         let mut overrides = self.overrides.clone();
         overrides.push(format!("gc.scheduler=\"{}\"", scheduler.name()));
-        overrides.extend(extra.iter().map(|s| s.to_string()));
+        overrides.extend(extra.iter().cloned());
         let cfg = DeviceConfig::load(&self.device, &self.origin, &overrides)?;
         // Workloads without arrival times are replayed closed loop (as `ssdlab run` does).
         let closed = matches!(
@@ -176,7 +236,7 @@ impl RlgcSetup {
                     time_scale: self.time_scale,
                 }
             },
-            precondition: Some(Precondition {
+            precondition: (!self.from_empty).then_some(Precondition {
                 sequential: true,
                 random_passes: self.precondition_passes,
                 fill_fraction: 1.0,
@@ -219,6 +279,21 @@ pub fn compare(setup: &RlgcSetup) -> Result<RlgcComparison> {
             .collect::<Result<Vec<_>>>()?;
         schedulers.push(SchedulerRuns { scheduler: s, runs });
     }
+    let mut references = Vec::new();
+    if setup.references {
+        for &(label, scheduler, extra) in REFERENCES {
+            let overrides = setup.reference_overrides(extra)?;
+            let runs = (0..setup.repeat)
+                .map(|i| setup.run_with(scheduler, &overrides, setup.seed + u64::from(i), false))
+                .collect::<Result<Vec<_>>>()?;
+            references.push(ReferenceRuns {
+                label,
+                scheduler,
+                overrides,
+                runs,
+            });
+        }
+    }
     let mut sensitivity = Vec::new();
     if setup.sensitivity {
         for (label, extra) in SENSITIVITY {
@@ -231,6 +306,7 @@ pub fn compare(setup: &RlgcSetup) -> Result<RlgcComparison> {
     }
     Ok(RlgcComparison {
         schedulers,
+        references,
         sensitivity,
     })
 }

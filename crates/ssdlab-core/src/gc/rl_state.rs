@@ -90,9 +90,9 @@ mod tests {
         let f = RlFeatures::new(&RlConfig::default());
         assert_eq!(f.states(), 68);
         assert_eq!(f.state(0, 0, 0), 0);
-        assert_eq!(f.state(50_000, 99_000, 3), 0); // 50 µs, 99 µs, 3 < 7/2
-        assert_eq!(f.state(50_000, 100_000, 4), 3); // current bin 1, action bin 1
-        assert_eq!(f.state(100_000, 1_000_000_000, 7), 67);
+        assert_eq!(f.state(50_000, 99_000, 2), 0); // 50 µs, 99 µs, 2 < 5/2 (actions 1..=5)
+        assert_eq!(f.state(50_000, 100_000, 3), 3); // current bin 1, action bin 1
+        assert_eq!(f.state(100_000, 1_000_000_000, 5), 67);
     }
 
     #[test]
