@@ -13,13 +13,18 @@
 //! < 1 ms for ~85 % of accesses on an ideal device without GC and a page-level p99 ~100× the
 //! median, so the tail is GC's, not queueing's. The first stand-ins (16-request bursts 50 µs
 //! apart, 80/20) queued every burst behind itself: the no-GC device kept only 9 % of writes
-//! under 1 ms and its p99.99 was 50 ms. Gaps of ~8 ms inside active periods (one 8 KiB write
-//! takes ≈ 0.7 ms, so writes rarely overlap) give ≥ 85 % under 1 ms and a no-GC p99.99 of
-//! 1.5–3 ms on both Kang devices for the six home/webmail rows; 70/30 locality keeps more valid
-//! pages per victim than 80/20, so page-level GC blocks ≥ 1 % of writes for tens of ms and its
-//! p99 is 80–110× the median on kang-128gb (tested: `tests/test_rlgc.py`). Rows whose mean
-//! interval is below one program (msnfs 739 µs with 21.7 KB requests, oltp 84 µs) saturate a
-//! one-chip device whatever the burst structure; rbesql (57.9 KB requests every 11.7 ms) too.
+//! under 1 ms and its p99.99 was 50 ms. Measured on kang-128gb home2 (1M requests): the gap
+//! decides the no-GC share under 1 ms (one 8 KiB write takes ≈ 0.7 ms; 2 ms gaps: 82 %,
+//! 3 ms: 85 %, 8 ms: 87.5 %); the active period's length decides whether GC reaches p99 —
+//! the writes that queue behind one GC must be ≥ 1 % of all (4 requests at 10 ms gaps:
+//! p99/p50 4×; 16 at 10 ms: 113×; 32 at 8 ms: 110–130×); the locality sets the GC's length
+//! (80/20: 133–150×, 70/30: 110×, 50/50: 88×, at 32–64 requests, 8 ms). 32 requests, 8 ms and
+//! 70/30 put home1–4 and webmail within 80–110× on kang-128gb and ≥ 85 % under 1 ms on both
+//! devices (tested on home2: `tests/test_rlgc.py`). Random overwrite passes before the run
+//! flatten it again (0.5 pass: 5×), so the experiment's default is the sequential fill alone.
+//! Rows whose mean interval is below one request's service (msnfs 739 µs with 21.7 KB
+//! requests, oltp 84 µs) saturate a one-chip device whatever the arrival structure; rbesql's
+//! 57.9 KB requests take 2–3 ms, so its median is above 1 ms with or without GC.
 
 use super::spec::{ArrivalSpec, IdleDist, Pattern, SyntheticSpec};
 use crate::error::{Result, SsdError};
