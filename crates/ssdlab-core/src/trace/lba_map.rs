@@ -18,7 +18,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use super::request::{Request, RequestSource};
+use super::request::{forward_to_inner, Request, RequestSource};
 use crate::error::{Result, SsdError};
 
 /// How trace addresses are fitted into the logical space.
@@ -246,22 +246,7 @@ impl RequestSource for LbaMapped {
             self.logical_bytes
         )
     }
-
-    fn location(&self) -> Option<(String, u64)> {
-        self.inner.location()
-    }
-
-    fn record_label(&self) -> Option<String> {
-        self.inner.record_label()
-    }
-
-    fn skipped(&self) -> u64 {
-        self.inner.skipped()
-    }
-
-    fn why_empty(&self) -> Option<String> {
-        self.inner.why_empty()
-    }
+    forward_to_inner!();
 }
 
 #[cfg(test)]

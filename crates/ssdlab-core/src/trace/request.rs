@@ -82,6 +82,34 @@ pub trait RequestSource: Send {
     }
 }
 
+/// The metadata methods of a [`RequestSource`] that wraps another in its field `inner` and
+/// changes only the requests (the LBA map, the `max_requests` cut, the non-empty check):
+/// forwarded whole, so that no wrapper hides where a request came from, what was skipped, why
+/// nothing was replayed, or the host file system behind the requests (its TRIMs and counters).
+macro_rules! forward_to_inner {
+    () => {
+        fn location(&self) -> Option<(String, u64)> {
+            self.inner.location()
+        }
+        fn record_label(&self) -> Option<String> {
+            self.inner.record_label()
+        }
+        fn skipped(&self) -> u64 {
+            self.inner.skipped()
+        }
+        fn why_empty(&self) -> Option<String> {
+            self.inner.why_empty()
+        }
+        fn trim_deleted(&mut self) -> u64 {
+            self.inner.trim_deleted()
+        }
+        fn host_fs(&self) -> Option<$crate::trace::fs::FsStats> {
+            self.inner.host_fs()
+        }
+    };
+}
+pub(crate) use forward_to_inner;
+
 /// A source over an in-memory list, for tests and for the Python API.
 pub struct VecSource {
     requests: Vec<Request>,

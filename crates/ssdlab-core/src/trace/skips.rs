@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::request::{Request, RequestSource};
+use super::request::{forward_to_inner, Request, RequestSource};
 use crate::error::{Result, SsdError};
 
 /// Why a well-formed record yielded no request.
@@ -164,18 +164,7 @@ impl RequestSource for NonEmpty {
     fn describe(&self) -> String {
         self.inner.describe()
     }
-    fn location(&self) -> Option<(String, u64)> {
-        self.inner.location()
-    }
-    fn record_label(&self) -> Option<String> {
-        self.inner.record_label()
-    }
-    fn skipped(&self) -> u64 {
-        self.inner.skipped()
-    }
-    fn why_empty(&self) -> Option<String> {
-        self.inner.why_empty()
-    }
+    forward_to_inner!();
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::blkparse::BlkAction;
 use super::format::{open_format, TraceFormat};
 use super::lba_map::{LbaMapMode, LbaMapped};
-use super::request::{Request, RequestSource};
+use super::request::{forward_to_inner, Request, RequestSource};
 use super::skips::NonEmpty;
 use super::synthetic::Synthetic;
 use crate::error::{Result, SsdError};
@@ -370,18 +370,7 @@ impl RequestSource for Take {
     fn describe(&self) -> String {
         self.inner.describe()
     }
-    fn location(&self) -> Option<(String, u64)> {
-        self.inner.location()
-    }
-    fn record_label(&self) -> Option<String> {
-        self.inner.record_label()
-    }
-    fn skipped(&self) -> u64 {
-        self.inner.skipped()
-    }
-    fn why_empty(&self) -> Option<String> {
-        self.inner.why_empty()
-    }
+    forward_to_inner!();
 }
 
 /// The raw reader of a trace spec: format (auto-detected if `auto`), device filter, blkparse
