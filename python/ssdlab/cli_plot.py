@@ -9,6 +9,7 @@ from typing import Any, Optional
 import typer
 
 from ssdlab.cli_common import console, fail
+from ssdlab.cli_report import require_plots, write_report
 from ssdlab.experiments import MODULES
 
 OPS = ("read", "write", "all")
@@ -17,19 +18,6 @@ OPS = ("read", "write", "all")
 def register(app: typer.Typer) -> None:
     app.command("plot")(plot)
     app.command("report")(report)
-
-
-def _plots() -> Any:
-    """The plots package, or one line naming the extra."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        from ssdlab.plots.style import NEEDS
-
-        fail(NEEDS)
-    import ssdlab.plots
-
-    return ssdlab.plots
 
 
 def _op(op: Optional[str]) -> Optional[str]:
@@ -45,7 +33,7 @@ def plot(
     op: Optional[str] = typer.Option(None, "--op", help="Latency of read, write or all requests (default: the result's own — rlgc: write, ttflash: read)."),
 ) -> None:
     """Draw one figure of a result (matplotlib; PNG, SVG or PDF)."""
-    plots = _plots()
+    plots = require_plots()
     if kind not in plots.KINDS:
         fail(f"KIND: expected one of {', '.join(plots.KINDS)}, got '{kind}'")
     op = _op(op)
@@ -79,12 +67,4 @@ def report(
 ) -> None:
     """Write one self-contained HTML report of a result: configuration, versions, tables, every
     figure that applies, and the commands that make each again."""
-    plots = _plots()
-    from ssdlab.plots import html
-
-    src = plots.load(results)
-    try:
-        html.write(out, src, experiment_tables(src))
-    except OSError as e:
-        fail(f"--output/-o {out}: cannot write: {e.strerror or e}")
-    console.print(f"report of {results} written to {out}", highlight=False, markup=False)
+    write_report(results, out, "--output/-o", experiment_tables)

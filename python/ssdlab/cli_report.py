@@ -3,22 +3,30 @@ work if matplotlib (the ``plot`` extra) is missing, and the report of a result o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import typer
 
 from ssdlab.cli_common import console, fail
 
 
+def require_plots(option: str = "") -> Any:
+    """The plots package, or one line naming the ``plot`` extra (after ``option``, if given)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        from ssdlab.plots.style import NEEDS
+
+        fail(f"{option}: {NEEDS}" if option else NEEDS)
+    import ssdlab.plots
+
+    return ssdlab.plots
+
+
 def _needs_plots(value: Optional[Path]) -> Optional[Path]:
     """``--report`` is refused before the experiment runs if matplotlib is missing."""
     if value is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            from ssdlab.plots.style import NEEDS
-
-            fail(f"--report: {NEEDS}")
+        require_plots("--report")
     return value
 
 
@@ -27,12 +35,16 @@ def report_option() -> Any:
                         help="Also write a self-contained HTML report (tables, figures, configuration, how to reproduce; needs the plot extra).")
 
 
-def write_report(results: Path, report_path: Path) -> None:
-    """The report of a result on disk (a sweep's results folder, a --json file)."""
-    from ssdlab.plots import html, load
+def write_report(results: Path, report_path: Path, option: str = "--report",
+                 tables_of: Optional[Callable[[Any], Sequence[Any]]] = None) -> None:
+    """The report of a result on disk (a sweep's results folder, a --json file); ``tables_of``
+    gives the source's own tables (``ssdlab report``: the experiment's)."""
+    plots = require_plots(option)
+    from ssdlab.plots import html
 
+    src = plots.load(results)
     try:
-        html.write(report_path, load(results))
+        html.write(report_path, src, tables_of(src) if tables_of is not None else ())
     except OSError as e:
-        fail(f"--report {report_path}: cannot write: {e.strerror or e}")
-    console.print(f"report written to {report_path}", highlight=False, markup=False)
+        fail(f"{option} {report_path}: cannot write: {e.strerror or e}")
+    console.print(f"report of {results} written to {report_path}", highlight=False, markup=False)
