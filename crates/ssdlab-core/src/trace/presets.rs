@@ -98,12 +98,12 @@ pub const TABLE1: &[TableRow] = &[
 
 /// Requests per active period, their mean gap (capped at half the row's mean interval) and the
 /// idle-period spread of every stand-in (see the calibration above).
-pub const BURST_REQUESTS: f64 = 32.0;
-pub const BURST_GAP_US: f64 = 8000.0;
+pub const BURST_REQUESTS: f64 = 48.0;
+pub const BURST_GAP_US: f64 = 6000.0;
 pub const IDLE_SIGMA: f64 = 0.8;
 /// Hot/cold locality: this fraction of writes goes to `HOT_SPACE` of the footprint.
-pub const HOT_WRITES: f64 = 0.7;
-pub const HOT_SPACE: f64 = 0.3;
+pub const HOT_WRITES: f64 = 0.6;
+pub const HOT_SPACE: f64 = 0.4;
 /// Fraction of the logical space the stand-ins address.
 pub const FOOTPRINT: f64 = 0.1;
 
