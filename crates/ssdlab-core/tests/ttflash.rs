@@ -492,3 +492,56 @@ fn rain_honours_every_victim_policy() {
         "the policies must not all give one result: {copied:?}"
     );
 }
+
+/// The read-latency breakdown (issue 16) accounts for every nanosecond of every read and names
+/// the cause: `nogc`'s reads never wait for GC, `base`'s tail is GC's, ttFlash's reads never
+/// wait for GC in its tail (rebuilt or rotated around), and every rebuilt read is counted as one.
+#[test]
+fn read_breakdown_adds_up_and_names_the_cause() {
+    let cfg = device();
+    let run = |stack: &str| {
+        run_stack(&cfg, stack, opts(false), poisson70(&cfg, 20_000, 200_000)).unwrap()
+    };
+    let part = |r: &ssdlab_core::experiments::ttflash::StackRun, tail: &str, p: &str| {
+        r.read_breakdown[tail]["mean_us"][p].as_f64().unwrap()
+    };
+    for stack in ["nogc", "base", "ttflash"] {
+        let r = run(stack);
+        let all = &r.read_breakdown["all"];
+        let sum: f64 = all["mean_us"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_f64().unwrap())
+            .sum();
+        let mean = read_us(&r, "mean");
+        assert!(
+            (sum - mean).abs() < 1e-6 * mean,
+            "{stack}: parts {sum} vs mean {mean}"
+        );
+        assert_eq!(all["reads"].as_u64(), Some(r.result.requests.read));
+        let p99 = &r.read_breakdown["p99"];
+        let n = p99["reads"].as_u64().unwrap();
+        assert!((r.result.requests.read / 100..r.result.requests.read / 50).contains(&n));
+        match stack {
+            "nogc" => assert_eq!(part(&r, "all", "wait_gc"), 0.0),
+            "base" => {
+                let total: f64 = p99["mean_us"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .map(|v| v.as_f64().unwrap())
+                    .sum();
+                // GC's own time is most of it; the rest is host work that queued behind GC.
+                assert!(part(&r, "p99", "wait_gc") > 0.6 * total, "{p99}");
+            }
+            _ => {
+                // A GC-blocked read waits only when a rebuild is not sooner (rare).
+                assert!(part(&r, "all", "wait_gc") < 0.01 * mean);
+                assert!(part(&r, "p99", "wait_gc") < 0.01 * part(&r, "p99", "array"));
+                assert_eq!(all["rebuilt"].as_u64(), Some(r.report.rain.rebuilt_reads));
+                assert!(r.report.rain.rebuilt_reads > 0);
+            }
+        }
+    }
+}

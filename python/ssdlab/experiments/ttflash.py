@@ -98,6 +98,29 @@ def report_tables(res: dict[str, Any]) -> list[Table]:
             str(r.get("parity_pages_written", 0)),
         )
     out.append(t)
+    out.extend(breakdown_tables(cfg))
+    return out
+
+
+#: The read-latency parts the core reports (``read_breakdown.<tail>.mean_us``), in its order.
+PARTS = ["controller", "wait_host", "wait_gc", "wait_channel", "array", "transfer", "rebuild"]
+
+
+def breakdown_tables(cfg: dict[str, Any]) -> list[Table]:
+    """Where the reads' time goes, per stack: mean µs per part of the reads at or above p99 and
+    p99.9 (and how many of them were rebuilt from their stripe)."""
+    out = []
+    for tail, label in (("p99", "99th"), ("p99_9", "99.9th")):
+        if not all(r.get("read_breakdown") for r in cfg.values()):
+            return out
+        t = Table(title=f"read latency at or above the {label} percentile, by cause (mean µs per read)")
+        for c in ["stack", "reads", "rebuilt", *PARTS, "total"]:
+            t.add_column(c, justify="right")
+        for s, r in cfg.items():
+            b = r["read_breakdown"][tail]
+            m = b["mean_us"]
+            t.add_row(s, str(b["reads"]), str(b["rebuilt"]), *[f"{m[p]:.0f}" for p in PARTS], f"{sum(m.values()):.0f}")
+        out.append(t)
     return out
 
 

@@ -21,6 +21,9 @@ pub struct StackRun {
     pub report: TtflashReport,
     /// Latency distributions (logarithmic bins), for CCDF plots.
     pub latency_histogram: Distributions,
+    /// Where the reads' time went, for all reads and for the tails
+    /// ([`crate::stats::ReadBreakdown::to_json`]).
+    pub read_breakdown: serde_json::Value,
 }
 
 /// `device` with the `[rain]` section of `stack` (see [`RainConfig::from_stack`]); the other
@@ -46,10 +49,14 @@ pub fn run_stack(
 ) -> Result<StackRun> {
     let cfg = device_for(device, stack)?;
     let mut sim = Simulation::new(cfg, opts, source)?;
+    sim.explain_reads();
     let result = sim.run()?;
     let report = sim.ttflash_report();
     Ok(StackRun {
         latency_histogram: sim.latency_distributions(),
+        read_breakdown: sim
+            .read_breakdown()
+            .map_or(serde_json::Value::Null, |b| b.to_json()),
         stack: stack.to_string(),
         blocked_fraction: report.blocked_fraction,
         erases: result.erases,
@@ -60,7 +67,8 @@ pub fn run_stack(
 
 /// The whole comparison on one workload as JSON: `configs.<stack>` has the keys of a run's
 /// result (`latency_us.{read,write,all}.{mean,p50,p99,...}`, `erases`, …) plus
-/// `blocked_fraction`, `parity_pages_written` and `ttflash` (the RAIN counters). Every stack
+/// `blocked_fraction`, `parity_pages_written`, `ttflash` (the RAIN counters) and
+/// `read_breakdown` (where the reads' time went, all reads and the tails). Every stack
 /// gets a fresh source from `open` (same workload, same seed).
 pub fn compare(
     device: &DeviceConfig,
@@ -83,6 +91,7 @@ pub fn compare(
                 "ttflash".into(),
                 serde_json::to_value(run.report).map_err(|e| SsdError::Invalid(e.to_string()))?,
             );
+            o.insert("read_breakdown".into(), run.read_breakdown.clone());
             o.insert(
                 "latency_histogram".into(),
                 serde_json::to_value(run.latency_histogram)

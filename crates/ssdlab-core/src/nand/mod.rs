@@ -8,8 +8,14 @@
 //! channels (the seed's "RAIN ... same chip index across channels").
 
 mod channel;
+mod explain;
 
 pub use channel::ChannelTimeline;
+pub use explain::ReadParts;
+
+use std::collections::VecDeque;
+
+use explain::{overlap, ReadExplain};
 
 use crate::config::{DeviceConfig, GcBlocking, OpTimes};
 
@@ -73,6 +79,10 @@ pub struct Resources {
     /// Every GC step's plane-busy interval since the last [`Resources::take_gc_log`], when
     /// recording is on (the host view's GC labels).
     gc_log: Option<Vec<GcSpan>>,
+    /// The read-latency breakdown, when on ([`Resources::explain_reads`]): the current
+    /// request's critical page and, per plane (per die without multi-plane operation), the GC
+    /// intervals not yet passed, oldest first.
+    explain: Option<(ReadExplain, Vec<VecDeque<(u64, u64)>>)>,
 }
 
 impl Resources {
@@ -97,7 +107,84 @@ impl Resources {
             nogc: cfg.rain.nogc,
             chan_gc_until: vec![0; g.channels as usize],
             gc_log: None,
+            explain: None,
         }
+    }
+
+    /// Start keeping where each host read's time goes ([`ReadParts`]).
+    pub fn explain_reads(&mut self) {
+        let keys = if self.multiplane {
+            self.plane_free.len()
+        } else {
+            self.die_free.len()
+        };
+        self.explain = Some((ReadExplain::default(), vec![VecDeque::new(); keys]));
+    }
+
+    /// A read request is about to be served from `ready` (breakdown on).
+    pub fn begin_read(&mut self, ready: u64) {
+        if let Some((e, _)) = &mut self.explain {
+            e.begin(ready);
+        }
+    }
+
+    /// The parts of the latest-completing page read since [`Resources::begin_read`] (all zero
+    /// when no page was read from flash: buffer hits, unmapped pages).
+    pub fn read_parts(&self) -> Option<ReadParts> {
+        self.explain.as_ref().map(|(e, _)| e.parts())
+    }
+
+    /// The page reads issued until the next call are the members of a rebuild (GTR).
+    pub fn set_rebuilding(&mut self, on: bool) {
+        if let Some((e, _)) = &mut self.explain {
+            e.rebuilding = on;
+        }
+    }
+
+    /// The time line a plane's array operations queue on: the plane, or its die without
+    /// multi-plane operation.
+    #[inline]
+    fn queue_key(&self, plane: u32) -> usize {
+        if self.multiplane {
+            plane as usize
+        } else {
+            self.plane_die[plane as usize] as usize
+        }
+    }
+
+    /// A host read of `plane` from `ready`, starting its array read at `start` and its
+    /// transfer at `xfer`, by cause; called before the read occupies the plane. The wait
+    /// `[ready, start)` is GC's where GC intervals (or, under channel blocking, GC holding the
+    /// channel) cover it, the host's otherwise.
+    #[cold]
+    fn explain_read(&mut self, plane: u32, ready: u64, start: u64, read_ns: u64, xfer: u64) {
+        let key = self.queue_key(plane);
+        let plane_ready = ready.max(self.plane_free_at(plane));
+        let Some((e, spans)) = &mut self.explain else {
+            return;
+        };
+        let q = &mut spans[key];
+        while q.front().is_some_and(|&(_, until)| until <= ready) {
+            q.pop_front();
+        }
+        let mut gc: u64 = q
+            .iter()
+            .map(|&(a, b)| overlap(ready, plane_ready, a, b))
+            .sum();
+        // Channel-blocking GC: what the read waited beyond its plane's own queue.
+        gc += start - plane_ready;
+        let wait = start - ready;
+        let gc = gc.min(wait);
+        let parts = ReadParts {
+            wait_host: wait - gc,
+            wait_gc: gc,
+            wait_channel: xfer - (start + read_ns),
+            array: read_ns,
+            transfer: self.times.transfer_ns,
+            rebuild: 0,
+            rebuilt: false,
+        };
+        e.note(parts, xfer + self.times.transfer_ns);
     }
 
     /// Start (or stop) recording each GC step's busy interval.
@@ -165,6 +252,13 @@ impl Resources {
         for c in &mut self.channels {
             c.prune(now);
         }
+        if let Some((_, spans)) = &mut self.explain {
+            for q in spans {
+                while q.front().is_some_and(|&(_, until)| until <= now) {
+                    q.pop_front();
+                }
+            }
+        }
     }
 
     /// When `plane` can start its next array operation.
@@ -208,6 +302,9 @@ impl Resources {
         let ch = self.plane_channel[plane as usize] as usize;
         let xfer = self.channels[ch].reserve(start + read_ns, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns;
+        if self.explain.is_some() {
+            self.explain_read(plane, ready, start, read_ns, xfer);
+        }
         self.occupy(plane, done);
         OpDone {
             done,
@@ -357,6 +454,12 @@ impl Resources {
             });
         }
         self.occupy(plane, done);
+        if self.explain.is_some() {
+            let key = self.queue_key(plane);
+            if let Some((_, spans)) = &mut self.explain {
+                spans[key].push_back((start, done));
+            }
+        }
         if start > self.plane_gc_until[p] {
             self.plane_gc_from[p] = start;
         }

@@ -51,10 +51,12 @@ impl RainDevice {
                         .unwrap_or(ready);
                     if t < normal.done {
                         let mut d = OpDone::at(ready);
+                        self.base.res.set_rebuilding(true);
                         for &m in &set {
                             let o = self.base.res.read(self.base.ftl.plane_of_ppn(m), ready);
                             d.join(o);
                         }
+                        self.base.res.set_rebuilding(false);
                         r.stats.rebuilt_reads += 1;
                         r.stats.rebuilds_via_origin += u64::from(via);
                         // Two planes of the group collecting: rotating GC forbids it.

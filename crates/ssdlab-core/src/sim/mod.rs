@@ -85,6 +85,7 @@ struct Recorder {
     series: TimeSeries,
     cursor: SampleCursor,
     next_sample: u64,
+    breakdown: Option<Box<crate::stats::ReadBreakdown>>,
 }
 
 /// The device-model registry: the model a configuration asks for. Callers check first that it
@@ -416,5 +417,21 @@ impl Simulation {
     /// Every type's latency distribution in logarithmic bins, for the experiments' CCDFs.
     pub fn latency_distributions(&self) -> crate::stats::Distributions {
         self.rec.latency.coarse()
+    }
+
+    /// Keep where each read's time goes ([`crate::stats::ReadBreakdown`]; timed runs): from now
+    /// on every read request's latency is split into the controller overhead and its
+    /// critical page's parts (queueing behind host work, behind GC, on the channel, array,
+    /// transfer, rebuild).
+    pub fn explain_reads(&mut self) {
+        if self.opts.timing {
+            self.model.resources_mut().explain_reads();
+            self.rec.breakdown = Some(Box::default());
+        }
+    }
+
+    /// The read-latency breakdown, if [`Simulation::explain_reads`] was called.
+    pub fn read_breakdown(&self) -> Option<&crate::stats::ReadBreakdown> {
+        self.rec.breakdown.as_deref()
     }
 }

@@ -168,9 +168,16 @@ impl Simulation {
             h.advance_to(arrival, &mut self.gc_steps)?;
         }
         let ready = arrival + self.cfg.timing.controller_overhead_ns;
+        let explain = self.rec.breakdown.is_some() && req.op == OpKind::Read;
+        if explain {
+            self.model.resources_mut().begin_read(ready);
+        }
         let d = self.serve_pages(&req, first, pages, ready)?;
         let completion = d.done;
         self.rec.latency.record(req.op, completion - arrival);
+        if explain {
+            self.explain_read(completion - arrival, ready - arrival);
+        }
         if let Some(h) = &mut self.host {
             h.add(req.op, req.size_bytes, arrival, completion);
         }
@@ -198,6 +205,16 @@ impl Simulation {
         self.clock.last_completion = self.clock.last_completion.max(completion);
         self.sample_timed(arrival);
         Ok(())
+    }
+
+    /// A read request's latency into the breakdown, split as its critical page's parts.
+    #[cold]
+    fn explain_read(&mut self, latency: u64, controller: u64) {
+        let parts = self.model.resources_mut().read_parts().unwrap_or_default();
+        debug_assert_eq!(controller + parts.total(), latency);
+        if let Some(b) = &mut self.rec.breakdown {
+            b.add(latency, controller, parts);
+        }
     }
 
     /// All pages of a request whose first run has `first_run` pages.
