@@ -4,6 +4,7 @@ import json
 from typer.testing import CliRunner
 
 from ssdlab.cli import app
+from ssdlab.experiments import ttflash as tt
 
 from test_cli import assert_one_line_error
 
@@ -25,7 +26,7 @@ def test_experiment_ttflash_json(tmp_path):
     assert r.exit_code == 0, r.output
     assert "99.9th" in r.output and "blocked" in r.output
     res = json.loads(out.read_text())
-    assert res["stacks"] == ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+    assert res["stacks"] == ["nogc", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"]
     assert set(res["configs"]) == set(res["stacks"])
     for name, c in res["configs"].items():
         for kind in ("read", "write", "all"):
@@ -35,14 +36,13 @@ def test_experiment_ttflash_json(tmp_path):
         # is GC that costs no time, not no GC (measured: 88 erases without RAIN, 128-176 with).
         assert c["erases"] > 0, name
     cfg = res["configs"]
-    # nogc, base and pb share the plain FTL and differ only in what GC's time blocks, so the FTL
-    # does the same work in all three.
-    for key in ("erases", "gc_pages_copied", "host_pages_written"):
-        assert cfg["nogc"][key] == cfg["base"][key] == cfg["pb"][key], key
-    for name in ("nogc", "base", "pb"):
-        assert cfg[name]["parity_pages_written"] == 0, name
+    # base+rain, pb+rain and pb+gtr share the RAIN FTL and differ only in what GC's time blocks
+    # and whether blocked reads are rebuilt, so the FTL does the same work in all three.
+    for key in ("erases", "gc_pages_copied", "host_pages_written", "parity_pages_written"):
+        assert cfg["base+rain"][key] == cfg["pb+rain"][key] == cfg["pb+gtr"][key], key
+    assert cfg["nogc"]["parity_pages_written"] == 0
     # RAIN writes parity, which costs P/E cycles (the "extra P/E vs nogc" column).
-    for name in ("pb+gtr", "pb+gtr+gtf", "ttflash"):
+    for name in ("base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"):
         assert cfg[name]["parity_pages_written"] > 0, name
         assert cfg[name]["erases"] > cfg["nogc"]["erases"], name
 
@@ -63,11 +63,11 @@ def test_ttflash_tail_near_nogc_on_financial1(tmp_path, traces):
     assert r.exit_code == 0, r.output
     c = json.loads(out.read_text())["configs"]
     read = {name: c[name]["latency_us"]["read"] for name in c}
-    assert read["base"]["p99_9"] > 10 * read["nogc"]["p99_9"]
+    assert read["base+rain"]["p99_9"] > 10 * read["nogc"]["p99_9"]
     assert read["ttflash"]["p99_9"] < 1.1 * read["nogc"]["p99_9"]
     assert read["ttflash"]["p99_99"] < 2.6 * read["nogc"]["p99_99"]
-    assert c["base"]["blocked_fraction"] > 0.01
-    assert c["ttflash"]["blocked_fraction"] < c["base"]["blocked_fraction"] / 100
+    assert c["base+rain"]["blocked_fraction"] > 0.01
+    assert c["ttflash"]["blocked_fraction"] < c["base+rain"]["blocked_fraction"] / 100
     assert c["ttflash"]["ttflash"]["rain"]["rebuilt_reads"] > 0
 
 
@@ -89,3 +89,28 @@ def test_ttflash_tail_near_nogc_on_cloudphysics_32x_slower(tmp_path, traces):
     assert read["ttflash"]["p99_99"] < 2.6 * read["nogc"]["p99_99"]
     assert c["ttflash"]["blocked_fraction"] < c["base"]["blocked_fraction"] / 50
     assert c["ttflash"]["ttflash"]["rain"]["forced_gc"] < 10
+
+
+def test_default_experiment_each_technique_a_step_down():
+    """Issue 16's must-shows on the default experiment (mixed70-small, 3 seeds; docs/ttflash.md,
+    measured 2026-11-24): base+rain p99.9 ≥ 5× nogc (224–263×); the seed's progression base+rain
+    ≥ pb+rain ≥ pb+gtr ≥ pb+gtr+gtf ≥ ttflash at read p99.9 (on the mean over the seeds: the
+    middle steps are 1–3 % each — without rotation a group's planes collect at once, so few
+    GC-blocked reads can be rebuilt — and one seed alone can invert them); GC-blocked I/Os cut
+    ≥ 10× (14–15 % → ≤ 0.04 %); ttflash p99.9 ≤ 1.1× and p99.99 ≤ 2.6× nogc. (p99 does not hold
+    on this workload: 0.96–1.52×, RAIN parity's programs, not GC — docs/ttflash.md.)"""
+    runs = []
+    for seed in (1, 2, 3):
+        runs.append(tt.run("ttflash-small", tt.named_workload("mixed70-small"), seed=seed)["configs"])
+    order = ["base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+    p999 = {s: sum(c[s]["latency_us"]["read"]["p99_9"] for c in runs) / len(runs) for s in ["nogc", *order]}
+    assert p999["base+rain"] >= 5 * p999["nogc"]
+    for a, b in zip(order, order[1:]):
+        assert p999[a] >= p999[b], (a, b, p999)
+    for c in runs:
+        read = {s: c[s]["latency_us"]["read"] for s in c}
+        assert c["ttflash"]["blocked_fraction"] * 10 <= c["base+rain"]["blocked_fraction"]
+        assert read["ttflash"]["p99_9"] <= 1.1 * read["nogc"]["p99_9"]
+        assert read["ttflash"]["p99_99"] <= 2.6 * read["nogc"]["p99_99"]
+        # GC's share of ttFlash's read tail is gone: its p99.9 readers never waited for GC.
+        assert c["ttflash"]["read_breakdown"]["p99_9"]["mean_us"]["wait_gc"] == 0

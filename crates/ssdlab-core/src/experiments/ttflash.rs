@@ -1,5 +1,10 @@
-//! The Tiny-Tail Flash comparison, one call per configuration: the seed's stacks `nogc`,
-//! `base`, `pb`, `pb+gtr`, `pb+gtr+gtf`, `ttflash` run on the same device and workload.
+//! The Tiny-Tail Flash comparison, one call per configuration: the seed's stacks run on the
+//! same device and workload — `nogc` (GC at no cost, without RAIN: the seed's "NoGC (without
+//! RAIN)"), `base+rain` (channel-blocking GC with RAIN: the seed's "Base (with RAIN)"),
+//! `pb+rain`, `pb+gtr`, `pb+gtr+gtf` and `ttflash` (each adds one technique, as the seed's
+//! progression Base → +PB → +GTR → +GTF → +RGC; every stack but `nogc` has RAIN, so each step
+//! compares like with like). The mechanisms alone (`base`, `pb` without RAIN, …) remain
+//! available as stacks.
 
 use crate::config::{DeviceConfig, RainConfig};
 use crate::error::{Result, SsdError};
@@ -8,7 +13,14 @@ use crate::stats::{Distributions, SimResult};
 use crate::trace::RequestSource;
 
 /// The stacks of the seed's experiment, in its order.
-pub const STACKS: [&str; 6] = ["nogc", "base", "pb", "pb+gtr", "pb+gtr+gtf", "ttflash"];
+pub const STACKS: [&str; 6] = [
+    "nogc",
+    "base+rain",
+    "pb+rain",
+    "pb+gtr",
+    "pb+gtr+gtf",
+    "ttflash",
+];
 
 /// One configuration's outcome: the full result (its `latency_us` has the usual keys), the
 /// fraction of requests blocked by GC, erases (parity's GC included) and the RAIN counters.

@@ -272,6 +272,11 @@ impl Resources {
         }
     }
 
+    /// End of the latest GC operation scheduled on `plane`.
+    pub fn gc_until(&self, plane: u32) -> u64 {
+        self.plane_gc_until[plane as usize]
+    }
+
     /// Is `plane` (or its die) busy with GC at time `t`?
     pub fn gc_busy_at(&self, plane: u32, t: u64) -> bool {
         t < self.plane_gc_until[plane as usize]

@@ -49,6 +49,11 @@ pub struct RainDevice {
     pub(super) flush_clock: u64,
     pub(super) unit_scratch: Vec<u32>,
     pub(super) rebuild_scratch: Vec<u32>,
+    /// GTF under RAIN: the flush is running, so a page (or parity) for a plane busy with GC
+    /// is held in RAM instead of queued behind the GC ([`super::flush`]).
+    pub(super) holding: bool,
+    /// Programs held in RAM until their plane's GC ends.
+    pub(super) held: Vec<super::flush::Held>,
 }
 
 impl RainDevice {
@@ -91,6 +96,8 @@ impl RainDevice {
             flush_clock: 0,
             unit_scratch: Vec::new(),
             rebuild_scratch: Vec::new(),
+            holding: false,
+            held: Vec::new(),
         })
     }
 

@@ -143,9 +143,9 @@ impl RainDevice {
         let g = r.group_of_plane(w.plane);
         let mut d = OpDone::at(ready);
         if timed {
-            d = self.base.res.write(w.plane, ready);
+            d = self.program_or_hold(w.plane, Some(lpn), ready);
             if let Some(pp) = w.parity_plane {
-                let p = self.base.res.write(pp, ready);
+                let p = self.program_or_hold(pp, None, ready);
                 d.join(p);
             }
         }
