@@ -248,16 +248,20 @@ const HOSTILE: &[(&[&str], Option<&str>)] = &[
     (&["rain.rain=true"], Some("rain.rain")),
     (&["geometry.channels=65", "rain.rain=true"], Some("rain.rain")),
     (&["geometry.channels=4294967295", "rain.rain=true"], Some("geometry.channels")),
-    // RAIN parity takes 1/N of the flash: 20 % spare cannot hold it with 3 channels. Not a
-    // validation rule (a workload that never fills the device runs), an error once it fills.
-    (&["geometry.channels=3", "rain.rain=true"], Some("device full")),
+    // RAIN parity out of the spare (`parity_space = "spare"`) takes 1/N of the flash: 20 %
+    // spare cannot hold it with 3 channels. Not a validation rule (a workload that never fills
+    // the device runs), an error once it fills. On top (the default), it runs.
+    (&["geometry.channels=3", "rain.rain=true", "rain.parity_space=\"spare\""], Some("device full")),
+    (&["geometry.channels=3", "rain.rain=true"], None),
     (&["geometry.channels=3", "rain.rain=true", "geometry.spare_factor=0.6"], None),
     (&["geometry.channels=64", "rain.rain=true", "geometry.spare_factor=0.5"], None),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.gtr=true", "rain.gtf=true", "rain.rgc=true"], None),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.rgc=true", "rain.parallel_forced_gc=true"], None),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.7", "geometry.blocks_per_plane=16"], None),
     // One page per block: a stripe per super-block, and group GC cannot gain ground.
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "geometry.pages_per_block=1"], Some("device full")),
+    // (With parity on top the extra blocks let it run; out of the spare it fills.)
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "geometry.pages_per_block=1", "rain.parity_space=\"spare\""], Some("device full")),
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "geometry.pages_per_block=1"], None),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "gc.threshold_blocks=10"], None),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.gtf=true", "rain.buffer_mib=1e300"], None),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.nogc=true"], None),

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::DeviceConfig;
+
 /// Fewest channels a RAIN stripe spans (two data pages and a parity page).
 pub const MIN_RAIN_CHANNELS: u32 = 3;
 /// Most channels a RAIN stripe spans (per-stripe channel sets are u64 bit masks).
@@ -21,6 +23,22 @@ pub enum GcBlocking {
     /// "channel-blocked"). TTFlash's `base` is SSDsim, whose GC holds the channel while it moves
     /// a block; we model that coarser level for `base`.
     Channel,
+}
+
+/// Where RAIN's parity pages take their room from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParitySpace {
+    /// Provisioned on top (the seed's accounting: "additional P/E cycles due to RAIN", ideally
+    /// 1/7, at the same user capacity and utilisation): the RAIN device has ⌈N/(N − 1)⌉ × the
+    /// blocks per plane and exports the same logical pages as the plain device, so its data
+    /// area is as full as the plain device's whole flash. `geometry` describes the plain
+    /// device; the RAIN model builds its enlarged one ([`crate::config::DeviceConfig::rain_physical`]).
+    Extra,
+    /// Out of the given flash and spare: same physical flash and user capacity as the plain
+    /// device, parity raising the utilisation of the rest (docs/ttflash.md: +56–99 % erases at
+    /// 40 % spare; a 10 % spare cannot hold it at all).
+    Spare,
 }
 
 /// `[rain]` section.
@@ -53,6 +71,9 @@ pub struct RainConfig {
     /// GC for 8× its bandwidth under write bursts; docs/ttflash.md measures both.
     #[serde(default)]
     pub parallel_forced_gc: bool,
+    /// Where parity's room comes from (default `extra`: on top, the seed's accounting).
+    #[serde(default = "parity_space")]
+    pub parity_space: ParitySpace,
     /// GTF buffer size, MiB (the seed's preset: 64 MiB).
     #[serde(default = "buffer_mib")]
     pub buffer_mib: f64,
@@ -63,6 +84,9 @@ pub struct RainConfig {
 
 fn plane() -> GcBlocking {
     GcBlocking::Plane
+}
+fn parity_space() -> ParitySpace {
+    ParitySpace::Extra
 }
 fn buffer_mib() -> f64 {
     64.0
@@ -81,6 +105,7 @@ impl Default for RainConfig {
             rgc: false,
             nogc: false,
             parallel_forced_gc: false,
+            parity_space: parity_space(),
             buffer_mib: buffer_mib(),
             flush_at: flush_at(),
         }
@@ -168,6 +193,33 @@ impl RainConfig {
             ));
         }
         Ok(())
+    }
+}
+
+impl DeviceConfig {
+    /// The flash a RAIN device model is built on. With parity on top (`rain.parity_space =
+    /// "extra"`, the default) the blocks per plane grow to ⌈B·N/(N − 1)⌉ and the spare to what
+    /// keeps the logical pages (the user capacity) exactly the plain device's, so the data area
+    /// — all but one page in N — is as full as the plain device's flash: ttflash-small's 64
+    /// blocks become 74 at spare 0.406, the `ttflash` preset's 4096 become 4682 at 0.2127.
+    /// Otherwise (`spare`, or no parity) the configuration itself.
+    pub fn rain_physical(&self) -> DeviceConfig {
+        let mut c = self.clone();
+        if !(self.rain.rain && self.rain.parity_space == ParitySpace::Extra) {
+            return c;
+        }
+        let g = &self.geometry;
+        let n = u64::from(g.channels.max(2));
+        let logical = g.logical_pages();
+        let blocks = (u64::from(g.blocks_per_plane) * n).div_ceil(n - 1);
+        c.geometry.blocks_per_plane = u32::try_from(blocks).unwrap_or(u32::MAX);
+        let physical = c.geometry.physical_pages() as f64;
+        // ⌊P'·(1 − s')⌋ = L: s' from L/P', nudged down past floating-point rounding.
+        c.geometry.spare_factor = 1.0 - logical as f64 / physical;
+        while c.geometry.logical_pages() < logical {
+            c.geometry.spare_factor -= 1e-12;
+        }
+        c
     }
 }
 

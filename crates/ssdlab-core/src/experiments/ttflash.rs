@@ -36,6 +36,9 @@ pub struct StackRun {
     /// Where the reads' time went, for all reads and for the tails
     /// ([`crate::stats::ReadBreakdown::to_json`]).
     pub read_breakdown: serde_json::Value,
+    /// Blocks per plane of the flash the stack ran on (more than the device's with RAIN parity
+    /// on top: `rain.parity_space = "extra"`, [`DeviceConfig::rain_physical`]).
+    pub physical_blocks_per_plane: u32,
 }
 
 /// `device` with the `[rain]` section of `stack` (see [`RainConfig::from_stack`]); the other
@@ -66,6 +69,7 @@ pub fn run_stack(
     let report = sim.ttflash_report();
     Ok(StackRun {
         latency_histogram: sim.latency_distributions(),
+        physical_blocks_per_plane: sim.ftl().blocks_per_plane(),
         read_breakdown: sim
             .read_breakdown()
             .map_or(serde_json::Value::Null, |b| b.to_json()),
@@ -80,7 +84,8 @@ pub fn run_stack(
 /// The whole comparison on one workload as JSON: `configs.<stack>` has the keys of a run's
 /// result (`latency_us.{read,write,all}.{mean,p50,p99,...}`, `erases`, …) plus
 /// `blocked_fraction`, `parity_pages_written`, `ttflash` (the RAIN counters) and
-/// `read_breakdown` (where the reads' time went, all reads and the tails). Every stack
+/// `read_breakdown` (where the reads' time went, all reads and the tails) and
+/// `physical_blocks_per_plane` (the flash the stack ran on). Every stack
 /// gets a fresh source from `open` (same workload, same seed).
 pub fn compare(
     device: &DeviceConfig,
@@ -104,6 +109,10 @@ pub fn compare(
                 serde_json::to_value(run.report).map_err(|e| SsdError::Invalid(e.to_string()))?,
             );
             o.insert("read_breakdown".into(), run.read_breakdown.clone());
+            o.insert(
+                "physical_blocks_per_plane".into(),
+                run.physical_blocks_per_plane.into(),
+            );
             o.insert(
                 "latency_histogram".into(),
                 serde_json::to_value(run.latency_histogram)

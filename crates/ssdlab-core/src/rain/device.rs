@@ -60,6 +60,8 @@ impl RainDevice {
     /// `check`: test mode (no double programs; page contents tracked as checksums so that every
     /// rebuild is verified).
     pub fn new(cfg: &DeviceConfig, seed: u64, timed: bool, check: bool) -> Result<Self> {
+        // Parity on top of the user's spare (`rain.parity_space`): more blocks, same user pages.
+        let cfg = &cfg.rain_physical();
         let mut base = PlainDevice::new(cfg, seed, timed, check, None)?;
         let g = &cfg.geometry;
         let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
@@ -107,6 +109,7 @@ impl RainDevice {
     /// victim index over them; with GTF, the buffer's count per logical page and its slots;
     /// `check` (test mode): page checksums and versions.
     pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
+        let cfg = &cfg.rain_physical();
         let g = &cfg.geometry;
         let n = u64::from(g.channels);
         let phys = g.physical_pages();

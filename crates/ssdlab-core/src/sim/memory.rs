@@ -34,7 +34,9 @@ const ENGINE_BYTES: u64 = 512 << 10;
 /// trace's distinct pages, the `oracle` placement's materialised workload).
 pub fn memory_estimate(cfg: &DeviceConfig, opts: &SimOptions) -> MemoryEstimate {
     let check = opts.check_every > 0;
-    let mut e = ftl_estimate(cfg, check);
+    // A RAIN model with parity on top runs on more blocks than the configuration says.
+    let physical = cfg.rain_physical();
+    let mut e = ftl_estimate(&physical, check);
     match cfg.model_kind() {
         DeviceModelKind::Plain => {}
         DeviceModelKind::TinyTail => e.add(RainDevice::memory_estimate(cfg, check)),
