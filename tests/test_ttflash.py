@@ -75,22 +75,25 @@ def test_ttflash_tail_near_nogc_on_financial1(tmp_path, traces):
 
 def test_ttflash_tail_near_nogc_on_cloudphysics_32x_slower(tmp_path, traces):
     """Bursty writes with idle time between: rotating GC must work through the idle time
-    (round 6; docs/ttflash.md, measured 2026-11-22: ttflash read p99 / p99.9 / p99.99 0.98 /
-    1.00 / 0.89x nogc, base p99.9 24x; before the fix, 64x slower gave p99.9 1,052x)."""
+    (round 6; docs/ttflash.md, measured 2026-11-24: ttflash read p99 / p99.9 / p99.99 0.97 /
+    0.94 / 0.89x nogc, base+rain p99.9 55x; before round 6's fix, 64x slower gave p99.9 1,052x).
+    Parity's P/E cost the seed's way (on top of the user's spare, same user capacity and data
+    utilisation): +15 % erases over nogc (seed: 15-18 %, must-show ≤ 25 %)."""
     out = tmp_path / "cp.json"
     trace = traces / "cloudphysics" / "cloudPhysicsIO.vscsi"
     args = ["experiment", "ttflash", "--trace", str(trace), "--time-scale", "32",
-            "--stack", "nogc", "--stack", "base", "--stack", "ttflash", "--json", str(out)]
+            "--stack", "nogc", "--stack", "base+rain", "--stack", "ttflash", "--json", str(out)]
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     c = json.loads(out.read_text())["configs"]
     read = {name: c[name]["latency_us"]["read"] for name in c}
-    assert read["base"]["p99_9"] > 10 * read["nogc"]["p99_9"]
+    assert read["base+rain"]["p99_9"] > 10 * read["nogc"]["p99_9"]
     for k in ("p99", "p99_9"):
         assert read["ttflash"][k] < 1.1 * read["nogc"][k]
     assert read["ttflash"]["p99_99"] < 2.6 * read["nogc"]["p99_99"]
-    assert c["ttflash"]["blocked_fraction"] < c["base"]["blocked_fraction"] / 50
+    assert c["ttflash"]["blocked_fraction"] < c["base+rain"]["blocked_fraction"] / 10
     assert c["ttflash"]["ttflash"]["rain"]["forced_gc"] < 10
+    assert 1.0 < c["ttflash"]["erases"] / c["nogc"]["erases"] <= 1.25
 
 
 def test_default_experiment_each_technique_a_step_down():
