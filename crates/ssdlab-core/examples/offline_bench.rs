@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use ssdlab_core::offline::{
-    load_problem, run_offline, OfflineMethod, OfflineSetup, OfflineWorkload,
+    load_problem, run_offline, OfflineMethod, OfflineSetup, OfflineWorkload, Playout,
 };
 use ssdlab_core::trace::{LbaMapMode, Pattern, SyntheticSpec, TraceSpec};
 
@@ -81,6 +81,7 @@ fn main() {
 
     let method = OfflineMethod::Mcts {
         playouts,
+        playout: Playout::BestOnline,
         psi: None,
         exploration: 1.0,
         workers: None,

@@ -1,6 +1,9 @@
 //! Monte Carlo Tree Search over pruned candidates (Shafaei & Desnoyers §III-C, Fig. 7): UCB1
-//! selection (Eq. 1), expansion of one untried candidate, a Greedy playout to the end of the trace,
-//! back-propagation; a fixed number of playouts, best schedule kept.
+//! selection (Eq. 1), expansion of one untried candidate, a playout to the end of the trace,
+//! back-propagation; a fixed number of playouts, best schedule kept. The seed completes each
+//! traverse with Greedy; by default the playout policy is the best deterministic online policy
+//! on the trace and the search starts from the best online schedule (`offline::run_offline`),
+//! so a "near-optimal" bound no online policy beats (issue 17).
 //!
 //! Parallelism is by batches: the main thread selects up to `workers` leaves one after another
 //! (each selection counts a visit on its path at once — a "virtual loss" — so the batch spreads
@@ -16,7 +19,7 @@ use rayon::prelude::*;
 
 use super::future::FutureIndex;
 use super::model::{Model, NONE};
-use super::policies::greedy_to_end;
+use super::policies::{greedy_to_end, run_to_end, Online};
 use super::prune::{pruned_candidates, PruneScratch};
 use crate::rng::{self, Rng};
 
@@ -28,6 +31,9 @@ pub struct MctsParams {
     /// Coefficient of the UCB1 exploration term; 1.0 is Eq. 1 of the seed.
     pub exploration: f64,
     pub workers: usize,
+    /// The policy that completes each playout (deterministic: no random draws, so results do
+    /// not depend on which worker ran a playout).
+    pub playout: crate::config::VictimPolicy,
 }
 
 /// What the search found.
@@ -81,6 +87,7 @@ struct Worker {
     base: Model,
     model: Model,
     scratch: PruneScratch,
+    playout: Online,
 }
 
 fn schedule_hash(s: &[u32]) -> u64 {
@@ -117,7 +124,7 @@ fn to_branch_point(
     (forced, cands)
 }
 
-fn run_job(w: &mut Worker, fut: &FutureIndex, psi: u32, job: &Job) -> JobResult {
+fn run_job(w: &mut Worker, fut: &FutureIndex, psi: u32, greedy: bool, job: &Job) -> JobResult {
     let m = &mut w.model;
     m.restore_from(&w.base);
     let last = job.path.len().saturating_sub(1);
@@ -133,7 +140,11 @@ fn run_job(w: &mut Worker, fut: &FutureIndex, psi: u32, job: &Job) -> JobResult 
         m.clean(*action);
     }
     let (forced, candidates) = to_branch_point(m, fut, psi, &mut w.scratch);
-    greedy_to_end(m, fut);
+    if greedy {
+        greedy_to_end(m, fut);
+    } else {
+        run_to_end(m, fut, &mut w.playout);
+    }
     let cost = m.internal_writes();
     let schedule = (cost < job.win_at).then(|| m.schedule().to_vec());
     let better_hash = (cost < job.greedy).then(|| schedule_hash(m.schedule()));
@@ -239,8 +250,9 @@ impl Tree {
     }
 }
 
-/// Run the MCTS from `root` (a fresh model), starting from `incumbent` (Greedy's cost and
-/// schedule), so the result is never worse than Greedy.
+/// Run the MCTS from `root` (a fresh model), starting from `incumbent` (a cost and schedule:
+/// the best online policy's), so the result is never worse than it. `greedy_internal` is what
+/// `better_than_greedy` counts against.
 pub fn mcts(
     root: &Model,
     fut: &FutureIndex,
@@ -259,8 +271,10 @@ pub fn mcts(
             base: base.clone(),
             model: base.clone(),
             scratch: PruneScratch::default(),
+            playout: Online::new(p.playout, rng::stream(seed, "offline.mcts.playout")),
         })
         .collect();
+    let greedy = p.playout == crate::config::VictimPolicy::Greedy;
     let mut tree = Tree {
         nodes: vec![Node {
             parent: NONE,
@@ -301,7 +315,7 @@ pub fn mcts(
         let results: Vec<JobResult> = pool
             .par_iter_mut()
             .zip(jobs.par_iter())
-            .map(|(w, job)| run_job(w, fut, p.psi, job))
+            .map(|(w, job)| run_job(w, fut, p.psi, greedy, job))
             .collect();
         for (job, r) in jobs.iter().zip(results) {
             let win = r.cost <= job.win_at;

@@ -40,7 +40,7 @@ pub use input::{load_problem, OfflineProblem, OfflineSetup, OfflineWorkload, Toy
 use model::Model;
 pub use placement::{run_placement, PlacementReport};
 use policies::Online;
-pub use registry::{default_psi, OfflineMethod};
+pub use registry::{default_psi, OfflineMethod, Playout};
 use search::Branching;
 pub use toy::{ToyDistribution, EXHAUSTIVE_LIMIT, TOY_WRITES};
 
@@ -242,8 +242,9 @@ fn run_online(fut: &FutureIndex, root: &Model, policy: &mut Online) -> Result<Fo
 }
 
 /// Run `method` on `trace` over the device `cfg`. Every method's schedule is replayed from
-/// scratch and must reproduce the reported internal writes; the search methods start from
-/// Greedy's schedule as incumbent, so they never report worse than Greedy.
+/// scratch and must reproduce the reported internal writes; the DFS searches start from
+/// Greedy's schedule as incumbent, MCTS from the best online policy's, so they never report
+/// worse than those.
 pub fn run_offline(
     trace: &[u32],
     cfg: &OfflineConfig,
@@ -295,17 +296,49 @@ pub fn run_offline(
         }
         OfflineMethod::Mcts {
             playouts,
+            playout,
             psi,
             exploration,
             workers,
         } => {
+            // Every online policy's schedule, for the incumbent (the best of all) and the
+            // playout policy (the best deterministic one, unless the seed's Greedy is asked).
+            let mut best_online = (g, greedy.schedule, VictimPolicy::Greedy);
+            let mut playout_policy = (g, VictimPolicy::Greedy);
+            for p in [
+                VictimPolicy::Fifo,
+                VictimPolicy::CostBenefit,
+                VictimPolicy::Random,
+                VictimPolicy::DChoices { d: 10 },
+            ] {
+                let f = run_online(&fut, &root, &mut online(p))?;
+                let deterministic =
+                    !matches!(p, VictimPolicy::Random | VictimPolicy::DChoices { .. });
+                if deterministic && f.internal < playout_policy.0 {
+                    playout_policy = (f.internal, p);
+                }
+                if f.internal < best_online.0 {
+                    best_online = (f.internal, f.schedule, p);
+                }
+            }
             let params = mcts::MctsParams {
                 playouts: *playouts,
                 psi: psi_of(psi),
                 exploration: *exploration,
                 workers: workers.unwrap_or_else(rayon::current_num_threads),
+                playout: match playout {
+                    Playout::Greedy => VictimPolicy::Greedy,
+                    Playout::BestOnline => playout_policy.1,
+                },
             };
-            let out = mcts::mcts(&root, &fut, &params, seed, g, (g, greedy.schedule));
+            let out = mcts::mcts(
+                &root,
+                &fut,
+                &params,
+                seed,
+                g,
+                (best_online.0, best_online.1),
+            );
             Found {
                 internal: out.best_internal,
                 schedule: out.best_schedule,

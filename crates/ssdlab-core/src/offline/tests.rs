@@ -258,6 +258,7 @@ fn offline_mcts_never_worse_than_greedy_revalidates_and_is_reproducible() {
         let trace = hot_cold(2_000, 160, seed);
         let method = OfflineMethod::Mcts {
             playouts: 96,
+            playout: Playout::BestOnline,
             psi: None,
             exploration: 1.0,
             workers: Some(2),
@@ -303,6 +304,7 @@ fn offline_mcts_on_toy_reaches_pruned_dfs() {
             &cfg,
             &OfflineMethod::Mcts {
                 playouts: 4096,
+                playout: Playout::BestOnline,
                 psi: None,
                 exploration: 1.0,
                 workers: Some(2),
