@@ -12,6 +12,15 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// A program the GTF flush holds in RAM until its plane's GC ends (`rain::flush`): the plane,
+/// the host page (`None`: a stripe's parity) and when it was flushed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Held {
+    pub(crate) plane: u32,
+    pub(crate) lpn: Option<u32>,
+    pub(crate) since: u64,
+}
+
 /// The write buffer.
 #[derive(Debug, Clone)]
 pub struct WriteBuffer {

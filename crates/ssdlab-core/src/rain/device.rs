@@ -53,7 +53,7 @@ pub struct RainDevice {
     /// is held in RAM instead of queued behind the GC ([`super::flush`]).
     pub(super) holding: bool,
     /// Programs held in RAM until their plane's GC ends.
-    pub(super) held: Vec<super::flush::Held>,
+    pub(super) held: Vec<super::buffer::Held>,
 }
 
 impl RainDevice {

@@ -8,15 +8,7 @@
 //! needs the held page reads it from RAM. Without RAIN pages are not held (the plain device
 //! places a page as it allocates it).
 
-/// A program held in RAM until its plane's GC ends: the host page (`None`: a stripe's parity)
-/// and when it was flushed.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Held {
-    plane: u32,
-    lpn: Option<u32>,
-    since: u64,
-}
-
+use super::buffer::Held;
 use super::device::RainDevice;
 use crate::error::Result;
 use crate::nand::OpDone;
