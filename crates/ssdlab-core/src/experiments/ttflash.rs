@@ -34,7 +34,7 @@ pub struct StackRun {
     /// Latency distributions (logarithmic bins), for CCDF plots.
     pub latency_histogram: Distributions,
     /// Where the reads' time went, for all reads and for the tails
-    /// ([`crate::stats::ReadBreakdown::to_json`]).
+    /// ([`crate::sim::ReadBreakdown::to_json`]).
     pub read_breakdown: serde_json::Value,
     /// Blocks per plane of the flash the stack ran on (more than the device's with RAIN parity
     /// on top: `rain.parity_space = "extra"`, [`DeviceConfig::rain_physical`]).

@@ -3,6 +3,7 @@
 //! knows only the [`DeviceModel`] seam and never asks which model it runs. A [`Simulation`] is a
 //! value; it owns its device model, workload and statistics.
 
+mod breakdown;
 mod decision;
 mod host;
 mod memory;
@@ -12,6 +13,7 @@ mod sampling;
 
 pub use crate::device::Precondition;
 pub use crate::rain::TtflashReport;
+pub use breakdown::ReadBreakdown;
 pub use host::{GcLabel, IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
 pub use memory::{
     available_memory, check_memory, check_memory_within, memory_budget, memory_estimate,
@@ -85,7 +87,7 @@ struct Recorder {
     series: TimeSeries,
     cursor: SampleCursor,
     next_sample: u64,
-    breakdown: Option<Box<crate::stats::ReadBreakdown>>,
+    breakdown: Option<Box<ReadBreakdown>>,
 }
 
 /// The device-model registry: the model a configuration asks for. Callers check first that it
@@ -419,7 +421,7 @@ impl Simulation {
         self.rec.latency.coarse()
     }
 
-    /// Keep where each read's time goes ([`crate::stats::ReadBreakdown`]; timed runs): from now
+    /// Keep where each read's time goes ([`ReadBreakdown`]; timed runs): from now
     /// on every read request's latency is split into the controller overhead and its
     /// critical page's parts (queueing behind host work, behind GC, on the channel, array,
     /// transfer, rebuild).
@@ -431,7 +433,7 @@ impl Simulation {
     }
 
     /// The read-latency breakdown, if [`Simulation::explain_reads`] was called.
-    pub fn read_breakdown(&self) -> Option<&crate::stats::ReadBreakdown> {
+    pub fn read_breakdown(&self) -> Option<&ReadBreakdown> {
         self.rec.breakdown.as_deref()
     }
 }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::latency::COARSE_BINS_PER_DECADE;
 use crate::nand::ReadParts;
+use crate::stats::COARSE_BINS_PER_DECADE;
 
 /// Sums of one latency bin.
 #[derive(Debug, Clone, Default)]
