@@ -3,6 +3,7 @@ runner for the CLI as a subprocess (so exit codes and stderr are the real ones).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -34,3 +35,11 @@ def pytest_configure(config):
     # tests/browser.py prints what installing a browser does on the terminal, past the capture.
     import browser
     browser.pytest_config = config
+
+
+def terminal_sigint() -> None:
+    """``preexec_fn`` for a CLI a test interrupts with SIGINT: the child starts with SIGINT's
+    default action, as from a terminal. A test run started in the background (``cmd &``, CI
+    runners) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler, so
+    the child would never see the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ssdlab import detect
+from conftest import terminal_sigint
 from test_cli import assert_one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +144,7 @@ def test_ctrl_c_stops_cleanly(model, tmp_path, sig, command):
     dev = live_device()
     args = ["watch", dev, "--model", str(model)] if command == "watch" else ["record", dev, "-o", str(tmp_path / "r")]
     p = subprocess.Popen([sys.executable, "-m", "ssdlab", "detect", *args], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True, preexec_fn=terminal_sigint)
     time.sleep(2.0)
     p.send_signal(sig)
     out, err = p.communicate(timeout=30)

@@ -23,6 +23,7 @@ from ssdlab.sweeps.executor import LocalPoolExecutor
 from ssdlab.sweeps.keys import ARRIVAL_FIELDS, option_defaults
 from ssdlab.sweeps.runner import execute
 from ssdlab.sweeps.store import Store, StoreError
+from conftest import terminal_sigint
 from test_cli import assert_one_line_error
 
 #: Short runs on the tiny preset (each a few ms to simulate).
@@ -264,7 +265,7 @@ def start():
     def run(args: list[str]) -> subprocess.Popen:
         env = dict(os.environ, COLUMNS="200")
         procs.append(subprocess.Popen([sys.executable, "-m", "ssdlab", *args], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, env=env))
+                                      stderr=subprocess.PIPE, text=True, env=env, preexec_fn=terminal_sigint))
         return procs[-1]
 
     yield run
