@@ -142,3 +142,13 @@ def test_ttflash_preset_at_its_own_spare():
     assert read["ttflash"]["p99_99"] <= 2.6 * read["nogc"]["p99_99"]
     assert c["ttflash"]["blocked_fraction"] * 10 <= c["base+rain"]["blocked_fraction"]
     assert c["ttflash"]["erases"] > 0
+
+
+def test_parity_space_is_the_devices_choice():
+    """`rain.parity_space` set on the device reaches every RAIN stack of the experiment: "spare"
+    runs on the device's own 64 blocks per plane, the default ("extra") on 74."""
+    wl = tt.named_workload("mixed70-small", 3000)
+    for space, blocks in (('"spare"', 64), ('"extra"', 74)):
+        c = tt.run("ttflash-small", wl, overrides=[f"rain.parity_space={space}"], stacks=["nogc", "ttflash"])["configs"]
+        assert c["ttflash"]["physical_blocks_per_plane"] == blocks, space
+        assert c["nogc"]["physical_blocks_per_plane"] == 64

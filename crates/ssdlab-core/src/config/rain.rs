@@ -214,10 +214,13 @@ impl DeviceConfig {
         let blocks = (u64::from(g.blocks_per_plane) * n).div_ceil(n - 1);
         c.geometry.blocks_per_plane = u32::try_from(blocks).unwrap_or(u32::MAX);
         let physical = c.geometry.physical_pages() as f64;
-        // ⌊P'·(1 − s')⌋ = L: s' from L/P', nudged down past floating-point rounding.
+        // ⌊P'·(1 − s')⌋ = L: s' from L/P', nudged past floating-point rounding either way.
         c.geometry.spare_factor = 1.0 - logical as f64 / physical;
         while c.geometry.logical_pages() < logical {
             c.geometry.spare_factor -= 1e-12;
+        }
+        while c.geometry.logical_pages() > logical {
+            c.geometry.spare_factor += 1e-12;
         }
         c
     }
@@ -226,6 +229,42 @@ impl DeviceConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parity on top: N/(N − 1) the blocks, exactly the plain device's logical pages; `spare`
+    /// and plain devices are unchanged.
+    #[test]
+    fn parity_on_top_keeps_the_user_capacity_exactly() {
+        for (preset, blocks) in [("ttflash-small", 74), ("ttflash", 4682)] {
+            let mut cfg = DeviceConfig::from_preset(preset, &[]).unwrap();
+            assert_eq!(cfg.rain_physical(), cfg, "{preset} without parity");
+            cfg.rain.rain = true;
+            let p = cfg.rain_physical();
+            assert_eq!(p.geometry.blocks_per_plane, blocks, "{preset}");
+            assert_eq!(
+                p.geometry.logical_pages(),
+                cfg.geometry.logical_pages(),
+                "{preset}"
+            );
+            p.validate(preset).unwrap();
+            cfg.rain.parity_space = ParitySpace::Spare;
+            assert_eq!(
+                cfg.rain_physical(),
+                cfg,
+                "{preset} with parity out of the spare"
+            );
+        }
+        for spare in [0.07, 0.1, 0.28, 0.4, 0.55] {
+            let mut cfg = DeviceConfig::from_preset("ttflash-small", &[]).unwrap();
+            cfg.geometry.spare_factor = spare;
+            cfg.rain.rain = true;
+            let p = cfg.rain_physical();
+            assert_eq!(
+                p.geometry.logical_pages(),
+                cfg.geometry.logical_pages(),
+                "{spare}"
+            );
+        }
+    }
 
     #[test]
     fn stacks_parse_and_impossible_ones_are_refused() {
