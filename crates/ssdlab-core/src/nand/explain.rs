@@ -2,6 +2,8 @@
 //! time lines attribute every nanosecond of a page read from `ready` to completion to one
 //! part; the engine keeps the parts of each read request's critical (last-completing) page.
 
+use std::collections::VecDeque;
+
 /// One page read's time from `ready` to completion, by cause (ns); the parts add up exactly.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReadParts {
@@ -60,16 +62,26 @@ impl ReadParts {
     }
 }
 
-/// The parts of the current request's critical page, while a request is being served.
+/// The parts of the current request's critical page while a request is being served, and the
+/// GC intervals not yet passed on each time line (plane, or die without multi-plane
+/// operation), oldest first.
 #[derive(Debug, Clone, Default)]
 pub(super) struct ReadExplain {
     parts: ReadParts,
     done: u64,
     /// The page reads being issued are the members of a rebuild.
     pub(super) rebuilding: bool,
+    gc_spans: Vec<VecDeque<(u64, u64)>>,
 }
 
 impl ReadExplain {
+    pub(super) fn new(time_lines: usize) -> Self {
+        ReadExplain {
+            gc_spans: vec![VecDeque::new(); time_lines],
+            ..Default::default()
+        }
+    }
+
     pub(super) fn begin(&mut self, ready: u64) {
         self.parts = ReadParts::default();
         self.done = ready;
@@ -90,9 +102,32 @@ impl ReadExplain {
     pub(super) fn parts(&self) -> ReadParts {
         self.parts
     }
+
+    /// A GC step occupies time line `key` over `[start, done)`.
+    pub(super) fn gc_step(&mut self, key: usize, start: u64, done: u64) {
+        self.gc_spans[key].push_back((start, done));
+    }
+
+    /// Forget GC intervals that ended by `now`.
+    pub(super) fn prune(&mut self, now: u64) {
+        for q in &mut self.gc_spans {
+            while q.front().is_some_and(|&(_, until)| until <= now) {
+                q.pop_front();
+            }
+        }
+    }
+
+    /// How much of `[from, to)` time line `key` spent on GC.
+    pub(super) fn gc_within(&mut self, key: usize, from: u64, to: u64) -> u64 {
+        let q = &mut self.gc_spans[key];
+        while q.front().is_some_and(|&(_, until)| until <= from) {
+            q.pop_front();
+        }
+        q.iter().map(|&(a, b)| overlap(from, to, a, b)).sum()
+    }
 }
 
 /// The part of `[from, to)` inside `[a, b)`.
-pub(super) fn overlap(from: u64, to: u64, a: u64, b: u64) -> u64 {
+fn overlap(from: u64, to: u64, a: u64, b: u64) -> u64 {
     to.min(b).saturating_sub(from.max(a))
 }

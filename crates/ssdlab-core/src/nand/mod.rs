@@ -13,9 +13,7 @@ mod explain;
 pub use channel::ChannelTimeline;
 pub use explain::ReadParts;
 
-use std::collections::VecDeque;
-
-use explain::{overlap, ReadExplain};
+use explain::ReadExplain;
 
 use crate::config::{DeviceConfig, GcBlocking, OpTimes};
 
@@ -79,10 +77,8 @@ pub struct Resources {
     /// Every GC step's plane-busy interval since the last [`Resources::take_gc_log`], when
     /// recording is on (the host view's GC labels).
     gc_log: Option<Vec<GcSpan>>,
-    /// The read-latency breakdown, when on ([`Resources::explain_reads`]): the current
-    /// request's critical page and, per plane (per die without multi-plane operation), the GC
-    /// intervals not yet passed, oldest first.
-    explain: Option<(ReadExplain, Vec<VecDeque<(u64, u64)>>)>,
+    /// The read-latency breakdown, when on ([`Resources::explain_reads`]).
+    explain: Option<ReadExplain>,
 }
 
 impl Resources {
@@ -118,12 +114,12 @@ impl Resources {
         } else {
             self.die_free.len()
         };
-        self.explain = Some((ReadExplain::default(), vec![VecDeque::new(); keys]));
+        self.explain = Some(ReadExplain::new(keys));
     }
 
     /// A read request is about to be served from `ready` (breakdown on).
     pub fn begin_read(&mut self, ready: u64) {
-        if let Some((e, _)) = &mut self.explain {
+        if let Some(e) = &mut self.explain {
             e.begin(ready);
         }
     }
@@ -131,12 +127,12 @@ impl Resources {
     /// The parts of the latest-completing page read since [`Resources::begin_read`] (all zero
     /// when no page was read from flash: buffer hits, unmapped pages).
     pub fn read_parts(&self) -> Option<ReadParts> {
-        self.explain.as_ref().map(|(e, _)| e.parts())
+        self.explain.as_ref().map(|e| e.parts())
     }
 
     /// The page reads issued until the next call are the members of a rebuild (GTR).
     pub fn set_rebuilding(&mut self, on: bool) {
-        if let Some((e, _)) = &mut self.explain {
+        if let Some(e) = &mut self.explain {
             e.rebuilding = on;
         }
     }
@@ -160,17 +156,11 @@ impl Resources {
     fn explain_read(&mut self, plane: u32, ready: u64, start: u64, read_ns: u64, xfer: u64) {
         let key = self.queue_key(plane);
         let plane_ready = ready.max(self.plane_free_at(plane));
-        let Some((e, spans)) = &mut self.explain else {
+        let transfer_ns = self.times.transfer_ns;
+        let Some(e) = &mut self.explain else {
             return;
         };
-        let q = &mut spans[key];
-        while q.front().is_some_and(|&(_, until)| until <= ready) {
-            q.pop_front();
-        }
-        let mut gc: u64 = q
-            .iter()
-            .map(|&(a, b)| overlap(ready, plane_ready, a, b))
-            .sum();
+        let mut gc = e.gc_within(key, ready, plane_ready);
         // Channel-blocking GC: what the read waited beyond its plane's own queue.
         gc += start - plane_ready;
         let wait = start - ready;
@@ -180,11 +170,11 @@ impl Resources {
             wait_gc: gc,
             wait_channel: xfer - (start + read_ns),
             array: read_ns,
-            transfer: self.times.transfer_ns,
+            transfer: transfer_ns,
             rebuild: 0,
             rebuilt: false,
         };
-        e.note(parts, xfer + self.times.transfer_ns);
+        e.note(parts, xfer + transfer_ns);
     }
 
     /// Start (or stop) recording each GC step's busy interval.
@@ -252,12 +242,8 @@ impl Resources {
         for c in &mut self.channels {
             c.prune(now);
         }
-        if let Some((_, spans)) = &mut self.explain {
-            for q in spans {
-                while q.front().is_some_and(|&(_, until)| until <= now) {
-                    q.pop_front();
-                }
-            }
+        if let Some(e) = &mut self.explain {
+            e.prune(now);
         }
     }
 
@@ -459,11 +445,9 @@ impl Resources {
             });
         }
         self.occupy(plane, done);
-        if self.explain.is_some() {
-            let key = self.queue_key(plane);
-            if let Some((_, spans)) = &mut self.explain {
-                spans[key].push_back((start, done));
-            }
+        let key = self.queue_key(plane);
+        if let Some(e) = &mut self.explain {
+            e.gc_step(key, start, done);
         }
         if start > self.plane_gc_until[p] {
             self.plane_gc_from[p] = start;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::nand::ReadParts;
-use crate::stats::COARSE_BINS_PER_DECADE;
+use crate::stats::coarse_bin;
 
 /// Sums of one latency bin.
 #[derive(Debug, Clone, Default)]
@@ -33,9 +33,10 @@ impl ReadBreakdown {
     /// One read request of `latency_ns`, `controller_ns` of it the controller's, the rest its
     /// critical page's `parts`.
     pub fn add(&mut self, latency_ns: u64, controller_ns: u64, parts: ReadParts) {
-        let us = latency_ns as f64 / 1000.0;
-        let b = (us.max(1e-3).log10() * COARSE_BINS_PER_DECADE).ceil() as i64;
-        let bin = self.bins.entry(b).or_default();
+        let bin = self
+            .bins
+            .entry(coarse_bin(latency_ns as f64 / 1000.0))
+            .or_default();
         bin.reads += 1;
         bin.rebuilt += u64::from(parts.rebuilt);
         bin.parts[0] += controller_ns;

@@ -138,6 +138,12 @@ pub struct Distributions {
 /// exact, so the CCDF's tail (down to 1 / count) is too.
 pub const COARSE_BINS_PER_DECADE: f64 = 200.0;
 
+/// The coarse bin of a latency in µs ([`COARSE_BINS_PER_DECADE`] per decade, from 1 ns up).
+#[inline]
+pub fn coarse_bin(us: f64) -> i64 {
+    (us.max(1e-3).log10() * COARSE_BINS_PER_DECADE).ceil() as i64
+}
+
 impl LatencyRecorder {
     /// Every type's distribution in logarithmic bins ([`COARSE_BINS_PER_DECADE`]); a bin's
     /// value is its highest recorded value.
@@ -147,7 +153,7 @@ impl LatencyRecorder {
             let mut bin = i64::MIN;
             for v in t.hist.iter_recorded() {
                 let us = v.value_iterated_to().min(t.max) as f64 / 1000.0;
-                let b = (us.max(1e-3).log10() * COARSE_BINS_PER_DECADE).ceil() as i64;
+                let b = coarse_bin(us);
                 if b == bin {
                     *d.latency_us.last_mut().expect("a bin was opened") = us;
                     *d.count.last_mut().expect("a bin was opened") += v.count_at_value();

@@ -5,7 +5,7 @@ mod result;
 mod series;
 
 pub use latency::{
-    Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary,
+    coarse_bin, Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary,
     COARSE_BINS_PER_DECADE,
 };
 pub use result::{EraseStats, RequestCounts, SimResult};
