@@ -13,21 +13,45 @@ from test_cli import assert_one_line_error
 CLOUDPHYSICS = "cloudphysics/cloudPhysicsIO.vscsi"
 
 
-def test_toy_table_one_exhaustive_le_pruned_le_greedy(cli, tmp_path):
+def test_toy_tables_one_and_two(cli, tmp_path):
+    """Table I at the seed's difficulty (issue 17): footprints span 15-29, every draw's pruned
+    search within one internal write of the optimum, traverses counted on the unbounded trees
+    (pruned in the seed's tens to thousands, exhaustive 10^8 and more), and Table II's MCTS
+    reaching the pruned DFS's result."""
     out = tmp_path / "t1.json"
-    p = cli("experiment", "offline", "--toy", "--json", str(out))
+    p = cli("experiment", "offline", "--toy", "--draws", "2", "--json", str(out))
     assert p.returncode == 0, p.stderr
-    assert "Table I" in p.stdout
-    traces = json.loads(out.read_text())["traces"]
-    assert set(traces) == set(offline.TOY_DISTRIBUTIONS)
+    assert "Table I" in p.stdout and "Table II" in p.stdout
+    d = json.loads(out.read_text())
+    traces = d["traces"]
+    assert set(traces) == set(offline.TOY_DISTRIBUTIONS) and d["draws"] == 2
+    footprints = set()
     greedy_worse = 0
-    for dist, t in traces.items():
-        m = t["methods"]
-        ex, pr, gr = (m[k]["internal_writes"] for k in ("exhaustive", "pruned", "greedy"))
-        assert ex <= pr <= gr, dist
-        assert m["exhaustive"]["complete"] and m["pruned"]["complete"]
-        assert t["problem"]["blocks"] == 8 and t["problem"]["pages_per_block"] == 4 and t["problem"]["page_writes"] == 46
-        greedy_worse += gr > ex
+    for dist, draws in traces.items():
+        assert set(draws) == {"1", "2"}
+        for t in draws.values():
+            m = t["methods"]
+            ex, pr, gr = (m[k]["internal_writes"] for k in ("exhaustive", "pruned", "greedy"))
+            assert ex <= pr <= gr and pr <= ex + 1, dist
+            assert m["exhaustive"]["complete"] and m["pruned"]["complete"]
+            assert t["problem"]["blocks"] == 8 and t["problem"]["pages_per_block"] == 4
+            assert t["problem"]["page_writes"] == 46
+            assert t["problem"]["footprint"] == offline.TOY_DEFAULTS["footprints"][dist]
+            footprints.add(t["problem"]["footprint"])
+            assert m["pruned"]["params"]["psi"] == offline.TOY_DEFAULTS["psi"]
+            # Traverses: greedy is one path; the pruned tree is counted exactly and is small;
+            # the complete graph is estimated and is huge.
+            assert m["greedy"]["traverses"] == 1
+            assert not m["pruned"]["traverses_estimated"] and 1 <= m["pruned"]["traverses"] <= 5_000
+            assert m["exhaustive"]["traverses"] >= 10**7
+            assert m["exhaustive"]["traverses"] > 1000 * m["pruned"]["traverses"]
+            # The bounded search visits fewer schedules than the unbounded tree has.
+            assert m["pruned"]["schedules_explored"] <= m["pruned"]["traverses"]
+            mc = t["mcts"]
+            assert mc["target"] == pr and mc["budget"] == m["pruned"]["traverses"]
+            assert all(n is not None for n in mc["playouts_needed"]), (dist, mc)
+            greedy_worse += gr > ex
+    assert min(footprints) == 15 and max(footprints) == 29
     assert greedy_worse > 0
 
 

@@ -29,12 +29,16 @@ TOY_DISTRIBUTIONS = registry.names("toy distribution")
 MethodSpec = Union[str, dict]
 
 
-def toy(dist: str, *, writes: Optional[int] = None, seed: Optional[int] = None) -> WorkloadSpec:
+def toy(dist: str, *, writes: Optional[int] = None, footprint: Optional[int] = None,
+        seed: Optional[int] = None) -> WorkloadSpec:
     """A Table I toy trace: ``dist`` in :data:`TOY_DISTRIBUTIONS`; 46 writes (the core's default)
-    on 8 x 4 pages."""
+    on 8 x 4 pages, drawn conditioned on ``footprint`` distinct pages (default: the distribution's
+    Table I footprint, ``TOY_DEFAULTS["footprints"]``); ``seed`` is the draw (default 1)."""
     spec: dict[str, Any] = {"kind": "toy", "dist": dist}
     if writes is not None:
         spec["writes"] = writes
+    if footprint is not None:
+        spec["footprint"] = footprint
     if seed is not None:
         spec["seed"] = seed
     return spec
@@ -72,6 +76,10 @@ class OfflineReport:
     waf: float
     cleanings: int
     schedules_explored: int
+    #: The seed's Table I "Traverses": root-to-leaf paths of the method's unbounded tree (DFS),
+    #: playouts (MCTS), 1 (online policies); ``traverses_estimated`` when it is Knuth's estimate.
+    traverses: int
+    traverses_estimated: bool
     playouts: int
     better_than_greedy: int
     greedy_internal_writes: int
@@ -125,7 +133,8 @@ class OfflineProblem:
 
 #: Exhaustive and pruned DFS run only when physical pages and page writes are both at most this
 #: (Table I's problems are 32 and 46); the trees grow exponentially beyond.
-TOY_LIMIT: int = registry.defaults()["toy"]["exhaustive_limit"]
+TOY_DEFAULTS: dict = registry.defaults()["toy"]
+TOY_LIMIT: int = TOY_DEFAULTS["exhaustive_limit"]
 
 
 #: Multi-frontier placements of the core FTL compared in the seed's Figure 9 (§IV-F).
@@ -199,9 +208,24 @@ def run_from_core(out: dict[str, Any]) -> OfflineRun:
     return OfflineRun(problem=OfflineProblem.from_dict(out["problem"]), reports=reports, placements=placed)
 
 
-def table_one(seed: int = 1) -> dict[str, OfflineRun]:
-    """Table I (§IV-A): exhaustive vs pruned DFS vs Greedy on each toy trace, run by the core."""
-    return {row["dist"]: run_from_core(row) for row in json.loads(_core.offline_table_one_json(seed))}
+@dataclass(frozen=True)
+class ToyRow:
+    """One toy draw of Tables I and II: its comparison and MCTS against the pruned DFS (the
+    core's ``MctsMatch``: ``target``, ``budget``, ``runs``, ``reached``, ``playouts_needed``,
+    ``traverses_pct``, ``accuracy_pct``)."""
+
+    dist: str
+    draw: int
+    run: OfflineRun
+    mcts: dict
+
+
+def table_one(seed: int = 1, draws: Optional[int] = None) -> list[ToyRow]:
+    """Tables I and II (§IV-A, §IV-B) on ``draws`` draws (seeds ``seed``, ``seed + 1``, …) of each
+    toy distribution, run by the core."""
+    n = TOY_DEFAULTS["draws"] if draws is None else draws
+    return [ToyRow(dist=row["dist"], draw=row["draw"], run=run_from_core(row), mcts=row["mcts"])
+            for row in json.loads(_core.offline_table_one_json(seed, n))]
 
 
 def trace(path: Union[str, Path], *, format: str = "auto", lba_map: str = "dense", max_requests: Optional[int] = None) -> WorkloadSpec:

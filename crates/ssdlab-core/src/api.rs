@@ -146,10 +146,10 @@ pub fn run_offline_json(
     to_json(&out)
 }
 
-/// `ssdlab experiment offline --toy`: Table I on the four toy traces, as JSON (a list of
-/// `{dist, problem, reports, placements}`).
-pub fn offline_table_one(seed: u64) -> Result<String> {
-    to_json(&crate::experiments::offline::table_one(seed)?)
+/// `ssdlab experiment offline --toy`: Tables I and II on `draws` draws of the four toy traces,
+/// as JSON (a list of `{dist, draw, problem, reports, placements, mcts}`).
+pub fn offline_table_one(seed: u64, draws: u64) -> Result<String> {
+    to_json(&crate::experiments::offline::table_one(seed, draws)?)
 }
 
 /// One method object or an array of them; an unknown name lists the valid ones.
@@ -236,6 +236,13 @@ pub fn defaults() -> serde_json::Value {
         "toy": {
             "writes": crate::offline::TOY_WRITES,
             "exhaustive_limit": crate::offline::EXHAUSTIVE_LIMIT,
+            "psi": crate::offline::toy::TOY_PSI,
+            "draws": crate::experiments::offline::TABLE_ONE_DRAWS,
+            "mcts_runs": crate::experiments::offline::TABLE_TWO_RUNS,
+            "footprints": crate::offline::ToyDistribution::ALL
+                .iter()
+                .map(|d| (<&str>::from(*d), d.footprint()))
+                .collect::<std::collections::BTreeMap<_, _>>(),
         },
     })
 }

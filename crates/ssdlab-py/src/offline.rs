@@ -31,8 +31,10 @@ pub fn run_offline_json(
     .map_err(to_py)
 }
 
-/// Table I of the offline-cleaning paper on the four toy traces (`api::offline_table_one`).
+/// Tables I and II of the offline-cleaning paper on the four toy traces
+/// (`api::offline_table_one`).
 #[pyfunction]
-pub fn offline_table_one_json(py: Python<'_>, seed: u64) -> PyResult<String> {
-    py.detach(|| api::offline_table_one(seed)).map_err(to_py)
+pub fn offline_table_one_json(py: Python<'_>, seed: u64, draws: u64) -> PyResult<String> {
+    py.detach(|| api::offline_table_one(seed, draws))
+        .map_err(to_py)
 }

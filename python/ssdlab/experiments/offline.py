@@ -21,30 +21,80 @@ from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
 
 ONLINE = ("greedy", "fifo", "cost-benefit", "d-choices")
-#: The seed's Table I, internal writes (exhaustive, pruned, greedy) — its traces are not published,
-#: so ours are fresh draws from the same distributions; compare orders, not values.
-SEED_TABLE_I = {"uniform": (6, 7, 10), "normal": (2, 2, 3), "exponential": (6, 7, 10), "gamma": (15, 15, 23)}
+#: The seed's Table I — internal writes (exhaustive, pruned, greedy) and traverses (exhaustive,
+#: pruned) — and Table II (MCTS traverses as % of pruned DFS's, accuracy %). Its traces are not
+#: published, so ours are draws from the same distributions at footprints spanning its 15-29;
+#: compare orders, not values.
+SEED_TABLE_I = {"uniform": (6, 7, 10, 250_740_915, 170), "normal": (2, 2, 3, 9_624_761, 45),
+                "exponential": (6, 7, 10, 9_548_995, 80), "gamma": (15, 15, 23, 10_851_636, 429)}
+SEED_TABLE_II = {"uniform": "21 / 100", "normal": "75.5 / 100", "exponential": "2.5 / 100", "gamma": "3 / 50, 5.6 / 100"}
 
 
-def table_one(seed: int, json_path: Optional[Path], report_path: Optional[Path] = None) -> None:
-    """Table I: exhaustive (bounded DFS) vs pruned DFS vs Greedy on the four toy traces."""
-    t = Table(title="Table I: exhaustive vs pruned vs greedy (8 blocks x 4 pages, 46 writes)", title_justify="left")
-    for c in ("trace", "footprint", "exhaustive writes", "schedules", "pruned writes", "schedules", "greedy writes",
-              "seed's Table I (ex/pr/gr)"):
+def _count(n: int) -> str:
+    """A traverse count: exact below a million, else mantissa and exponent (1.9e8)."""
+    if n < 1_000_000:
+        return f"{n:,}"
+    m, e = f"{n:.1e}".split("e")
+    return f"{m}e{int(e)}"
+
+
+def _traverses(r: offline.OfflineReport) -> str:
+    return ("~" if r.traverses_estimated else "") + _count(r.traverses)
+
+
+def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report_path: Optional[Path] = None) -> None:
+    """Tables I and II: exhaustive (bounded DFS) vs pruned DFS vs Greedy, and MCTS vs pruned DFS, on
+    several draws of each toy trace."""
+    rows = offline.table_one(seed, draws)
+    psi = offline.TOY_DEFAULTS["psi"]
+    t = Table(title=f"Table I: exhaustive vs pruned (psi={psi}) vs greedy (8 blocks x 4 pages, 46 writes)",
+              title_justify="left")
+    for c in ("trace", "draw", "footprint", "exhaustive writes", "traverses", "pruned writes", "traverses",
+              "greedy writes"):
         t.add_column(c, justify="left" if c == "trace" else "right")
+    s = Table(title="per distribution: mean internal writes, traverses (range), and the seed's Table I",
+              title_justify="left")
+    for c in ("trace", "footprint", "exhaustive", "pruned", "greedy", "greedy/opt", "exhaustive traverses",
+              "pruned traverses", "seed: ex/pr/gr writes", "seed: ex / pr traverses"):
+        s.add_column(c, justify="left" if c == "trace" else "right")
+    t2 = Table(title="Table II: MCTS (UCB1, greedy playouts, from greedy) vs pruned DFS", title_justify="left")
+    for c in ("trace", "draw", "pruned writes", "pruned traverses", "MCTS playouts needed (median)",
+              "traverses %", "accuracy %", "seed: traverses % / accuracy %"):
+        t2.add_column(c, justify="left" if c == "trace" else "right")
     out: dict = {}
-    for dist, run in offline.table_one(seed).items():
-        r = run.reports
+    by_dist: dict[str, list] = {}
+    for row in rows:
+        r = row.run.reports
         ex, pr, gr = r["exhaustive"], r["pruned"], r["greedy"]
-        t.add_row(dist, str(run.problem.footprint), str(ex.internal_writes), f"{ex.schedules_explored:,}",
-                  str(pr.internal_writes), f"{pr.schedules_explored:,}", str(gr.internal_writes),
-                  "/".join(map(str, SEED_TABLE_I[dist])))
-        out[dist] = {"problem": run.problem.__dict__, "methods": {k: v.to_dict() for k, v in r.items()}}
-    console.print(t)
-    console.print("schedules: complete schedules visited by DFS with an exact bound (a branch that cannot beat the best "
-                  "found is cut); exhaustive branches on every cleanable block, pruned on Algorithms 1-3's candidates.",
+        by_dist.setdefault(row.dist, []).append(row)
+        t.add_row(row.dist, str(row.draw), str(row.run.problem.footprint), str(ex.internal_writes), _traverses(ex),
+                  str(pr.internal_writes), _traverses(pr), str(gr.internal_writes))
+        m = row.mcts
+        needed = sorted(n for n in m["playouts_needed"] if n is not None)
+        t2.add_row(row.dist, str(row.draw), str(m["target"]), f"{m['budget']:,}",
+                   f"{needed[(len(needed) - 1) // 2]:,}" if needed else "not reached",
+                   "-" if m["traverses_pct"] is None else f"{m['traverses_pct']:.1f}", f"{m['accuracy_pct']:.0f}",
+                   SEED_TABLE_II[row.dist])
+        out.setdefault(row.dist, {})[str(row.draw)] = {
+            "problem": row.run.problem.__dict__, "methods": {k: v.to_dict() for k, v in r.items()}, "mcts": m}
+    for dist, group in by_dist.items():
+        reps = [g.run.reports for g in group]
+        mean = lambda k: sum(x[k].internal_writes for x in reps) / len(reps)  # noqa: E731
+        span = lambda k: f"{_count(min(x[k].traverses for x in reps))}-{_count(max(x[k].traverses for x in reps))}"  # noqa: E731
+        ratio = mean("greedy") / mean("exhaustive") if mean("exhaustive") else float("nan")
+        seed_row = SEED_TABLE_I[dist]
+        s.add_row(dist, str(group[0].run.problem.footprint), f"{mean('exhaustive'):.1f}", f"{mean('pruned'):.1f}",
+                  f"{mean('greedy'):.1f}", f"{ratio:.2f}", span("exhaustive"), span("pruned"),
+                  "/".join(map(str, seed_row[:3])), f"{_count(seed_row[3])} / {seed_row[4]}")
+    for table in (t, s, t2):
+        console.print(table)
+    console.print(f"traverses: root-to-leaf paths of the unbounded tree, as the seed counts them (~: Knuth's estimate "
+                  f"from random probes, the tree being too large to count); exhaustive branches on every cleanable "
+                  f"block with empty blocks merged, pruned on Algorithms 1-3's candidates with psi={psi}. The searches "
+                  f"themselves use an exact bound, so they visit far fewer (schedules_explored in the JSON).",
                   highlight=False)
-    finish("offline", {"table": "I", "seed": seed, "traces": out}, json_path, report_path, [t])
+    finish("offline", {"table": "I", "seed": seed, "draws": len(rows) // max(1, len(by_dist)), "traces": out},
+           json_path, report_path, [t, s, t2])
 
 
 def method_rows(run: offline.OfflineRun) -> Table:
@@ -78,7 +128,9 @@ def convergence_table(r: offline.OfflineReport) -> Table:
 def offline_experiment(
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Trace file (any format ssdlab reads)."),
     workload: Optional[str] = typer.Option(None, "--workload", "-w", help=WORKLOAD_HELP),
-    toy: bool = typer.Option(False, "--toy", help="Reproduce Table I on the four toy traces instead."),
+    toy: bool = typer.Option(False, "--toy", help="Reproduce Tables I and II on the four toy traces instead."),
+    draws: Optional[int] = typer.Option(None, "--draws", min=1,
+                                        help=f"--toy: draws of each toy trace (seeds --seed, --seed+1, ...; default {offline.TOY_DEFAULTS['draws']})."),
     blocks: Optional[int] = typer.Option(None, "--blocks", help="T; default: scaled to the write footprint with --spare."),
     pages_per_block: int = typer.Option(128, "--pages-per-block", help="N_p (toy workloads: always 4)."),
     spare: float = typer.Option(0.07, "--spare", help="Spare factor used to scale --blocks."),
@@ -103,7 +155,7 @@ def offline_experiment(
             from ssdlab.cli_common import fail
 
             fail("--toy runs the four Table I toy traces; drop --trace/--workload")
-        table_one(seed, json_path, report_path)
+        table_one(seed, draws, json_path, report_path)
         return
     wl = workload_of(trace_path, workload, trace_format=trace_format, lba_map=lba_map, max_requests=max_requests,
                      requests=requests)

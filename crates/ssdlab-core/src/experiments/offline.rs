@@ -7,7 +7,12 @@
 use serde::Serialize;
 use strum::IntoEnumIterator;
 
-use crate::error::Result;
+use crate::config::VictimPolicy;
+use crate::error::{Result, SsdError};
+use crate::offline::future::FutureIndex;
+use crate::offline::mcts::{mcts, MctsParams};
+use crate::offline::model::Model;
+use crate::offline::toy::TOY_PSI;
 use crate::offline::{
     load_problem, run_offline, run_placement, OfflineMethod, OfflineProblem, OfflineReport,
     OfflineSetup, OfflineWorkload, PlacementReport, ToyDistribution, ToySpec,
@@ -21,12 +26,92 @@ pub struct OfflineComparison {
     pub placements: Vec<PlacementReport>,
 }
 
-/// Table I's rows: one toy trace's comparison each.
+/// Draws of each toy distribution in Table I: several, since one draw of 46 writes decides
+/// little (issue 17).
+pub const TABLE_ONE_DRAWS: u64 = 5;
+/// MCTS runs per toy draw behind Table II's accuracy.
+pub const TABLE_TWO_RUNS: u64 = 10;
+
+/// Table I's rows: one toy draw's comparison each, with its Table II measurement.
 #[derive(Debug, Clone, Serialize)]
 pub struct TableOneRow {
     pub dist: ToyDistribution,
+    /// The draw (the toy trace's seed).
+    pub draw: u64,
     #[serde(flatten)]
     pub comparison: OfflineComparison,
+    pub mcts: MctsMatch,
+}
+
+/// Table II (§IV-B) on one toy draw: MCTS as the seed ran it — UCB1, Greedy playouts, ψ as the
+/// pruned DFS's, started from Greedy's schedule, one worker — against the pruned DFS. The seed's
+/// "Traverses (%)" is the playouts MCTS needed to reach the pruned DFS's internal writes as a
+/// share of the pruned tree's traverses (here the median over runs; it can exceed 100 %: MCTS
+/// expands one node per playout and a tree has more nodes than leaves, so it may need more
+/// playouts than the tree has schedules); its "Accuracy" the share of runs that reached them
+/// within as many playouts as the pruned tree has traverses. Runs may go on to 4× that
+/// (at least 64) to measure the playouts needed.
+#[derive(Debug, Clone, Serialize)]
+pub struct MctsMatch {
+    /// The pruned DFS's internal writes.
+    pub target: u64,
+    /// The pruned tree's traverses: the accuracy budget.
+    pub budget: u64,
+    pub runs: u64,
+    /// Runs that reached `target` within `budget` playouts.
+    pub reached: u64,
+    /// Per run, the playouts after which its best first reached `target` (0: Greedy's schedule
+    /// already does).
+    pub playouts_needed: Vec<Option<u64>>,
+    /// Median of `playouts_needed` (over the runs that reached `target` at all), as a share of
+    /// `budget`, in %.
+    pub traverses_pct: Option<f64>,
+    pub accuracy_pct: f64,
+}
+
+fn mcts_match(
+    problem: &OfflineProblem,
+    greedy: &OfflineReport,
+    pruned: &OfflineReport,
+) -> MctsMatch {
+    let cfg = &problem.config;
+    let fut = FutureIndex::new(&problem.writes, cfg.logical_pages, cfg.prefill);
+    let root = Model::new(cfg.blocks, cfg.pages_per_block, cfg.logical_pages);
+    let budget = pruned.traverses.max(1);
+    let params = MctsParams {
+        playouts: (4 * budget).max(64),
+        psi: TOY_PSI,
+        exploration: 1.0,
+        workers: 1,
+        playout: VictimPolicy::Greedy,
+    };
+    let target = pruned.internal_writes;
+    let g = greedy.internal_writes;
+    let needed: Vec<Option<u64>> = (1..=TABLE_TWO_RUNS)
+        .map(|run| {
+            let out = mcts(&root, &fut, &params, run, g, (g, greedy.schedule.clone()));
+            if g <= target {
+                return Some(0);
+            }
+            out.improvements
+                .iter()
+                .find(|&&(_, c)| c <= target)
+                .map(|&(n, _)| n)
+        })
+        .collect();
+    let mut hit: Vec<u64> = needed.iter().flatten().copied().collect();
+    hit.sort_unstable();
+    let reached = hit.iter().filter(|&&n| n <= budget).count() as u64;
+    MctsMatch {
+        target,
+        budget,
+        runs: TABLE_TWO_RUNS,
+        reached,
+        traverses_pct: (!hit.is_empty())
+            .then(|| hit[(hit.len() - 1) / 2] as f64 / budget as f64 * 100.0),
+        accuracy_pct: reached as f64 / TABLE_TWO_RUNS as f64 * 100.0,
+        playouts_needed: needed,
+    }
 }
 
 /// Build the offline problem of `workload` on `setup` once, then run each method and each
@@ -58,22 +143,47 @@ pub fn compare(
     })
 }
 
-/// Table I: on each toy trace (8 blocks × 4 pages, 46 writes), exhaustive DFS (exact bound),
-/// pruned DFS (Algorithms 1–3) and Greedy.
-pub fn table_one(seed: u64) -> Result<Vec<TableOneRow>> {
-    let methods = ["exhaustive", "pruned", "greedy"]
-        .map(OfflineMethod::from_name)
-        .into_iter()
-        .collect::<Result<Vec<_>>>()?;
-    ToyDistribution::iter()
-        .map(|dist| {
+/// Table I (§IV-A) and Table II (§IV-B): on `draws` draws of each toy distribution (seeds
+/// `seed`, `seed` + 1, …; 8 blocks × 4 pages, 46 writes), exhaustive DFS (exact bound), pruned DFS
+/// (Algorithms 1–3, ψ = [`TOY_PSI`]) and Greedy, each with its unbounded traverse count, and MCTS
+/// against the pruned DFS ([`MctsMatch`]).
+pub fn table_one(seed: u64, draws: u64) -> Result<Vec<TableOneRow>> {
+    if draws == 0 {
+        return Err(SsdError::config("draws", "must be at least 1"));
+    }
+    let methods = [
+        OfflineMethod::Exhaustive {
+            bound: true,
+            limit: None,
+        },
+        OfflineMethod::Pruned {
+            psi: Some(TOY_PSI),
+            bound: true,
+            limit: None,
+        },
+        OfflineMethod::Greedy,
+    ];
+    let mut rows = Vec::new();
+    for dist in ToyDistribution::iter() {
+        for draw in seed..seed.saturating_add(draws) {
             let workload = OfflineWorkload::Toy(ToySpec {
                 dist,
                 writes: crate::offline::TOY_WRITES,
-                seed: None,
+                footprint: None,
+                seed: Some(draw),
             });
             let comparison = compare(&workload, &OfflineSetup::default(), &methods, &[], seed)?;
-            Ok(TableOneRow { dist, comparison })
-        })
-        .collect()
+            let [_, pruned, greedy] = &comparison.reports[..] else {
+                unreachable!("three methods")
+            };
+            let mcts = mcts_match(&comparison.problem, greedy, pruned);
+            rows.push(TableOneRow {
+                dist,
+                draw,
+                comparison,
+                mcts,
+            });
+        }
+    }
+    Ok(rows)
 }

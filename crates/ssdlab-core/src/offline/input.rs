@@ -44,8 +44,11 @@ pub struct ToySpec {
     pub dist: ToyDistribution,
     #[serde(default = "toy_writes")]
     pub writes: usize,
-    /// Default: 100 + the distribution's index in [`ToyDistribution::ALL`], the seeds of the
-    /// core's Table I test (their footprints fall in the seed's 15–29 range).
+    /// Distinct pages the trace writes; default: the distribution's Table I footprint
+    /// ([`ToyDistribution::footprint`]).
+    #[serde(default)]
+    pub footprint: Option<u32>,
+    /// The draw; default 1, the first of Table I's draws.
     #[serde(default)]
     pub seed: Option<u64>,
 }
@@ -269,14 +272,11 @@ fn spare_of(c: &OfflineConfig) -> f64 {
 }
 
 fn toy_problem(t: &ToySpec) -> Result<OfflineProblem> {
-    let idx = ToyDistribution::ALL
-        .iter()
-        .position(|d| *d == t.dist)
-        .unwrap_or(0) as u64;
     if t.writes == 0 {
         return Err(SsdError::Workload("toy writes: must be > 0".into()));
     }
-    let writes = toy_trace(t.dist, t.writes, t.seed.unwrap_or(100 + idx))?;
+    let footprint = t.footprint.unwrap_or_else(|| t.dist.footprint());
+    let writes = toy_trace(t.dist, t.writes, footprint, t.seed.unwrap_or(1))?;
     let mut distinct = writes.clone();
     distinct.sort_unstable();
     distinct.dedup();

@@ -48,6 +48,8 @@ pub struct MctsOutcome {
     pub convergence: Vec<(u64, u64)>,
     /// True if the whole pruned tree was visited before the budget ran out.
     pub exhausted: bool,
+    /// (playout, new best internal writes) at every improvement on the incumbent, in order.
+    pub improvements: Vec<(u64, u64)>,
 }
 
 struct Node {
@@ -295,6 +297,7 @@ pub fn mcts(
     let mut done = 0u64;
     let mut convergence = Vec::new();
     let mut next_mark = 1u64;
+    let mut improvements = Vec::new();
     while done < p.playouts {
         let want = (p.playouts - done).min(workers as u64) as usize;
         let mut jobs = Vec::with_capacity(want);
@@ -323,6 +326,7 @@ pub fn mcts(
                 if let Some(s) = &r.schedule {
                     best = r.cost;
                     best_schedule = s.clone();
+                    improvements.push((done + 1, best));
                 }
             }
             if let Some(h) = r.better_hash {
@@ -347,5 +351,6 @@ pub fn mcts(
         better_than_greedy: better.len() as u64,
         convergence,
         exhausted: tree.nodes[0].exhausted,
+        improvements,
     }
 }

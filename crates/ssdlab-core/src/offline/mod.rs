@@ -16,6 +16,7 @@
 //!   workload → page writes, device scaled to the footprint                      input.rs
 //! ```
 
+pub mod count;
 pub mod future;
 pub mod input;
 pub mod mcts;
@@ -120,6 +121,13 @@ pub struct OfflineReport {
     pub schedule: Vec<u32>,
     /// Complete schedules visited (DFS) or playouts run (MCTS); 1 for online methods.
     pub schedules_explored: u64,
+    /// The seed's Table I "Traverses": root-to-leaf paths of the method's tree *without* a
+    /// bound — every schedule of the tree however bad (DFS; exhaustive with empty blocks
+    /// merged, as it searches), the playouts (MCTS), 1 (online policies).
+    pub traverses: u64,
+    /// `traverses` is Knuth's estimate from random probes ([`count::estimate_traverses`]),
+    /// because the tree has too many distinct states to count exactly.
+    pub traverses_estimated: bool,
     pub playouts: u64,
     /// Distinct complete schedules found with fewer internal writes than Greedy.
     pub better_than_greedy: u64,
@@ -220,6 +228,24 @@ struct Found {
     better: u64,
     convergence: Vec<(u64, u64)>,
     complete: bool,
+    /// (traverses, estimated), see [`OfflineReport::traverses`].
+    traverses: (u64, bool),
+}
+
+/// Distinct states [`tree_size`] memoises before it estimates instead (~40 MB, under a second).
+const COUNT_STATES: usize = 250_000;
+/// Random probes of Knuth's estimate: a relative standard error of a few per cent on the toys.
+const ESTIMATE_PROBES: u32 = 20_000;
+
+/// The unbounded tree's root-to-leaf paths: counted exactly when its distinct states fit in
+/// [`COUNT_STATES`], else Knuth's estimate (seeded, so reproducible).
+fn tree_size(m: &mut Model, fut: &FutureIndex, branching: Branching, seed: u64) -> (u64, bool) {
+    if let Some(n) = count::count_traverses(m, fut, branching, COUNT_STATES) {
+        return (n, false);
+    }
+    let mut r = rng::stream(seed, "offline.traverses");
+    let (mean, _) = count::estimate_traverses(m, fut, branching, ESTIMATE_PROBES, &mut r);
+    (mean.round() as u64, true)
 }
 
 fn run_online(fut: &FutureIndex, root: &Model, policy: &mut Online) -> Result<Found> {
@@ -238,6 +264,7 @@ fn run_online(fut: &FutureIndex, root: &Model, policy: &mut Online) -> Result<Fo
         better: 0,
         convergence: vec![],
         complete: true,
+        traverses: (1, false),
     })
 }
 
@@ -275,6 +302,7 @@ pub fn run_offline(
                 _ => Branching::All,
             };
             let mut m = root.clone();
+            let traverses = tree_size(&mut m, &fut, branching, seed);
             let out = search::dfs(
                 &mut m,
                 &fut,
@@ -292,6 +320,7 @@ pub fn run_offline(
                 better: out.better_than_greedy,
                 convergence: vec![],
                 complete: out.complete,
+                traverses,
             }
         }
         OfflineMethod::Mcts {
@@ -347,6 +376,7 @@ pub fn run_offline(
                 better: out.better_than_greedy,
                 convergence: out.convergence,
                 complete: out.exhausted || out.playouts >= *playouts,
+                traverses: (out.playouts, false),
             }
         }
     };
@@ -381,6 +411,8 @@ pub fn run_offline(
         },
         cleanings: found.schedule.len() as u64,
         schedules_explored: found.explored,
+        traverses: found.traverses.0,
+        traverses_estimated: found.traverses.1,
         playouts: found.playouts,
         better_than_greedy: found.better,
         greedy_internal_writes: g,

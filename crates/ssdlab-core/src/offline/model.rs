@@ -132,6 +132,43 @@ impl Model {
             .map(|s| self.born[s])
     }
 
+    /// The state a search's future depends on, appended to `out`: the clock, the frontier and
+    /// the logical page of every slot (births follow from these: a valid page of `l` was born at
+    /// the last write of `l` before the clock). Two decisions with equal keys have equal subtrees.
+    pub fn state_key(&self, out: &mut Vec<u64>) {
+        out.push(u64::from(self.t) << 32 | u64::from(self.fp));
+        out.push(u64::from(self.fb));
+        out.extend(self.p2l.iter().map(|&l| u64::from(l)));
+    }
+
+    /// [`Model::state_key`] up to block labels, appended to `out`, for logical spaces of at most
+    /// 64 pages (`None` otherwise): the clock and frontier page, then the frontier block's set of
+    /// valid logical pages as a bit mask, then every other block's mask, sorted. Relabelling
+    /// blocks maps schedules to schedules one to one and changes no cost, so decisions with equal
+    /// keys have subtrees of equal size when every cleanable block is a choice.
+    pub fn canonical_key(&self, out: &mut Vec<u64>) -> Option<()> {
+        if self.l2p.len() > 64 {
+            return None;
+        }
+        let np = self.np as usize;
+        let mask = |b: usize| {
+            self.p2l[b * np..(b + 1) * np]
+                .iter()
+                .filter(|&&l| l != NONE)
+                .fold(0u64, |m, &l| m | 1u64 << l)
+        };
+        out.push(u64::from(self.t) << 32 | u64::from(self.fp));
+        out.push(mask(self.fb as usize));
+        let start = out.len();
+        out.extend(
+            (0..self.blocks as usize)
+                .filter(|&b| b != self.fb as usize)
+                .map(mask),
+        );
+        out[start..].sort_unstable();
+        Some(())
+    }
+
     /// Whether `b` may be chosen: it exists and has fewer than N_p valid pages.
     pub fn is_cleanable(&self, b: u32) -> bool {
         b < self.blocks && self.valid[b as usize] < self.np

@@ -9,6 +9,9 @@ use super::prune::{all_candidates, pruned_candidates, PruneScratch};
 /// Which blocks are branched on at each decision.
 #[derive(Debug, Clone, Copy)]
 pub enum Branching {
+    /// Every block with fewer than N_p valid pages, empty ones each a choice of their own: the
+    /// seed's complete graph (Algorithm 1, lines 4–8), for counting its traverses.
+    Complete,
     /// All cleanable blocks (empty blocks collapsed, an exact symmetry).
     All,
     /// The pruned set of Algorithms 1–3 with sampling step ψ.
@@ -58,6 +61,10 @@ impl Dfs<'_> {
         } else if !(self.bound && m.internal_writes() >= self.out.best_internal) {
             let mut cands = Vec::new();
             match self.branching {
+                Branching::Complete => {
+                    cands.extend((0..m.blocks()).filter(|&b| m.is_cleanable(b)));
+                    cands.sort_by_key(|&b| (m.valid(b), b));
+                }
                 Branching::All => {
                     all_candidates(m, &mut cands);
                     // Fewest valid pages first: good schedules early make the bound cut sooner.

@@ -151,19 +151,34 @@ fn offline_exhaustive_equals_independent_brute_force() {
 }
 
 #[test]
+fn offline_toy_footprint_out_of_reach_is_a_clear_error() {
+    let e = toy_trace(ToyDistribution::Gamma, TOY_WRITES, 32, 1).unwrap_err();
+    assert!(
+        e.to_string().contains("toy footprint: must be in 1..=31"),
+        "{e}"
+    );
+    let e = toy_trace(ToyDistribution::Normal, 10, 12, 1).unwrap_err();
+    assert!(e.to_string().contains("at most the writes (10)"), "{e}");
+    // Reachable but never drawn: a normal with sd 4 does not cover 31 pages in 31 writes.
+    let e = toy_trace(ToyDistribution::Normal, 31, 31, 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("no trace of 31 writes with footprint 31"),
+        "{e}"
+    );
+}
+
+#[test]
 fn offline_toy_table_one_exhaustive_pruned_greedy() {
     let cfg = toy_config();
     let mut greedy_worse = 0;
     for (i, dist) in ToyDistribution::ALL.into_iter().enumerate() {
-        let trace = toy_trace(dist, TOY_WRITES, 100 + i as u64).unwrap();
+        let trace = toy_trace(dist, TOY_WRITES, dist.footprint(), 1 + i as u64).unwrap();
         let mut distinct = trace.clone();
         distinct.sort_unstable();
         distinct.dedup();
-        assert!(
-            (15..=29).contains(&distinct.len()),
-            "{dist:?} footprint {}",
-            distinct.len()
-        );
+        assert_eq!(distinct.len() as u32, dist.footprint(), "{dist:?}");
+        assert!((15..=29).contains(&distinct.len()), "the seed's range");
         let greedy = run_offline(&trace, &cfg, &OfflineMethod::Greedy, 0).unwrap();
         let ex = run_offline(
             &trace,
@@ -287,7 +302,7 @@ fn offline_mcts_never_worse_than_greedy_revalidates_and_is_reproducible() {
 fn offline_mcts_on_toy_reaches_pruned_dfs() {
     let cfg = toy_config();
     for (i, dist) in ToyDistribution::ALL.into_iter().enumerate() {
-        let trace = toy_trace(dist, TOY_WRITES, 100 + i as u64).unwrap();
+        let trace = toy_trace(dist, TOY_WRITES, dist.footprint(), 1 + i as u64).unwrap();
         let pr = run_offline(
             &trace,
             &cfg,
