@@ -81,7 +81,7 @@ fn mcts_match(
     let params = MctsParams {
         playouts: (4 * budget).max(64),
         psi: TOY_PSI,
-        exploration: 1.0,
+        exploration: crate::offline::registry::default_exploration(),
         workers: 1,
         playout: VictimPolicy::Greedy,
     };
@@ -89,10 +89,10 @@ fn mcts_match(
     let g = greedy.internal_writes;
     let needed: Vec<Option<u64>> = (1..=TABLE_TWO_RUNS)
         .map(|run| {
-            let out = mcts(&root, &fut, &params, run, g, (g, greedy.schedule.clone()));
             if g <= target {
                 return Some(0);
             }
+            let out = mcts(&root, &fut, &params, run, g, (g, greedy.schedule.clone()));
             out.improvements
                 .iter()
                 .find(|&&(_, c)| c <= target)

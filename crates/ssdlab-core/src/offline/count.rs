@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use super::future::FutureIndex;
 use super::model::Model;
-use super::prune::{all_candidates, pruned_candidates, PruneScratch};
+use super::prune::{all_candidates, every_candidate, pruned_candidates, PruneScratch};
 use super::search::Branching;
 
 /// The blocks a decision branches on, in index order.
@@ -25,10 +25,7 @@ fn candidates(
     out: &mut Vec<u32>,
 ) {
     match branching {
-        Branching::Complete => {
-            out.clear();
-            out.extend((0..m.blocks()).filter(|&b| m.is_cleanable(b)));
-        }
+        Branching::Complete => every_candidate(m, out),
         Branching::All => all_candidates(m, out),
         Branching::Pruned { psi } => pruned_candidates(m, fut, psi, scratch, out),
     }

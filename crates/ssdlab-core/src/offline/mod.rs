@@ -10,6 +10,7 @@
 //!     ├─ online baselines: greedy, fifo, cost-benefit, d-choices               policies.rs
 //!     ├─ candidates: all / pruned (Algorithms 1–3)                              prune.rs
 //!     ├─ DFS: exhaustive, pruned                                                search.rs
+//!     ├─ unbounded traverse counts (memo, Knuth's estimate)                     count.rs
 //!     └─ MCTS: UCB1, greedy playouts, rayon batches                              mcts.rs
 //!   OfflineMethod (serde-tagged registry)                                       registry.rs
 //!   toy traces of Table I                                                       toy.rs

@@ -10,6 +10,13 @@
 use super::future::{FutureIndex, NEVER};
 use super::model::Model;
 
+/// Every cleanable block, empty ones each a choice of their own, in index order: the seed's
+/// complete graph (Algorithm 1, lines 4–8).
+pub fn every_candidate(m: &Model, out: &mut Vec<u32>) {
+    out.clear();
+    out.extend((0..m.blocks()).filter(|&b| m.is_cleanable(b)));
+}
+
 /// Every cleanable block, empty blocks collapsed to the lowest-index one, in index order.
 pub fn all_candidates(m: &Model, out: &mut Vec<u32>) {
     out.clear();

@@ -100,7 +100,7 @@ fn default_playouts() -> u64 {
     16_384
 }
 /// The seed's Eq. 1 has coefficient 1 on sqrt(2 ln n / n_j).
-fn default_exploration() -> f64 {
+pub(crate) fn default_exploration() -> f64 {
     1.0
 }
 

@@ -4,7 +4,7 @@
 
 use super::future::FutureIndex;
 use super::model::Model;
-use super::prune::{all_candidates, pruned_candidates, PruneScratch};
+use super::prune::{all_candidates, every_candidate, pruned_candidates, PruneScratch};
 
 /// Which blocks are branched on at each decision.
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +62,7 @@ impl Dfs<'_> {
             let mut cands = Vec::new();
             match self.branching {
                 Branching::Complete => {
-                    cands.extend((0..m.blocks()).filter(|&b| m.is_cleanable(b)));
+                    every_candidate(m, &mut cands);
                     cands.sort_by_key(|&b| (m.valid(b), b));
                 }
                 Branching::All => {

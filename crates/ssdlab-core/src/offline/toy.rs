@@ -8,8 +8,8 @@
 //! (live pages out of 32), so each distribution is drawn *conditioned on a footprint*: the
 //! lightest trace (normal) at the range's low end, 15; the heaviest (gamma) at its high end,
 //! 29; uniform and exponential, which need the same cleaning in the seed, both at 25, where
-//! i.i.d. draws need 5.8–6.4 optimal internal writes on average (measured over 8 draws; 22
-//! gives 4–5, 27 gives 9). A trace is 46 independent draws over logical pages 0..31 (the
+//! i.i.d. draws need 5.8–6.4 optimal internal writes on average (8 draws each, measured when
+//! choosing; 22 gives 3.8–4.4, 27 gives 8.7–9.3). A trace is 46 independent draws over logical pages 0..31 (the
 //! largest space below 32 physical pages), redrawn whole from the same seeded stream until its
 //! footprint is the target; the distributions' parameters below put their unconditioned
 //! footprints near the targets, so few redraws are needed.
@@ -28,7 +28,7 @@ pub const TOY_WRITES: usize = 46;
 pub const TOY_LOGICAL: u32 = 31;
 /// ψ of the pruned search on the toys: N_p = 4, one sampled k (the last page). The seed leaves ψ
 /// open; with ψ = N_p the pruned trees have 10^1–10^3 traverses, the seed's 45–429, while ψ = 2
-/// gives 10^3–10^5 and ψ = 1 10^5–10^6 with the same best schedules on these traces
+/// gives 10^2–10^5 and ψ = 1 10^4–10^7, with best schedules within one draw of ψ = N_p's
 /// (docs/offline.md, "ψ").
 pub const TOY_PSI: u32 = 4;
 /// Redraws of a toy trace before its footprint is declared unreachable.
