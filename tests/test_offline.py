@@ -79,6 +79,7 @@ def test_offline_one_method_json(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     r = json.loads(out.read_text())["methods"]["mcts"]
     assert r["playouts"] == 64 and r["seed"] == 3 and len(r["schedule"]) == r["cleanings"]
+    assert r["traverses"] == 64 and not r["traverses_estimated"] and "traverses (unbounded tree)" in p.stdout
     assert r["internal_writes"] <= r["greedy_internal_writes"]
 
 

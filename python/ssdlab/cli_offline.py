@@ -97,7 +97,9 @@ def offline_cmd(
                  ("cleanings", f"{rep.cleanings:,}"), ("greedy internal writes", f"{rep.greedy_internal_writes:,}"),
                  ("improvement vs greedy", f"{rep.improvement_pct:+.3f}%"),
                  ("better-than-greedy schedules", f"{rep.better_than_greedy:,}"),
-                 ("schedules explored", f"{rep.schedules_explored:,}"), ("complete", str(rep.complete)),
+                 ("schedules explored", f"{rep.schedules_explored:,}"),
+                 ("traverses (unbounded tree)", ("~" if rep.traverses_estimated else "") + f"{rep.traverses:,}"),
+                 ("complete", str(rep.complete)),
                  ("revalidated", str(rep.revalidated))):
         t.add_row(k, v)
     console.print(t)
