@@ -15,16 +15,15 @@ best() { sort -g | head -1; }
 rate() { sort -gr | head -1; }
 for i in $(seq "$runs"); do
   s=$(date +%s.%N); "$out/ftl_bound" "$n" > "$out/c.$i"; e=$(date +%s.%N)
-  echo "$e - $s" | bc >> "$out/c.wall"
+  awk -v a="$s" -v b="$e" 'BEGIN {print b - a}' >> "$out/c.wall"
   awk '/host page writes\/s/ {print $4}' "$out/c.$i" >> "$out/c.rate"
-  s=$(date +%s.%N); target/release/examples/bench mqsim-small "$n" > "$out/r.$i"; e=$(date +%s.%N)
-  echo "$e - $s" | bc >> "$out/r.wall"
+  target/release/examples/bench mqsim-small "$n" > "$out/r.$i"
   awk '/host page writes\/s/ {print $4; exit}' "$out/r.$i" >> "$out/r.rate"
   s=$(date +%s.%N); ssdlab run -d mqsim-small --timing none -n "$n" --no-progress > /dev/null; e=$(date +%s.%N)
-  echo "$e - $s" | bc >> "$out/cli.wall"
+  awk -v a="$s" -v b="$e" 'BEGIN {print b - a}' >> "$out/cli.wall"
 done
 grep WAF "$out/c.1"; grep -m1 WAF "$out/r.1"
 c=$(rate < "$out/c.rate"); r=$(rate < "$out/r.rate")
-echo "measured phase, host page writes/s (best of $runs): bound ${c} M, ssdlab ${r} M, ratio $(echo "scale=3; $r / $c" | bc)"
+awk -v c="$c" -v r="$r" -v n="$runs" 'BEGIN {printf "measured phase, host page writes/s (best of %s): bound %s M, ssdlab %s M, ratio %.3f\n", n, c, r, r / c}'
 cw=$(best < "$out/c.wall"); sw=$(best < "$out/cli.wall")
-printf 'whole process, s (best of %s): bound %.2f, `ssdlab run --timing none` %.2f, ratio %.3f\n' "$runs" "$cw" "$sw" "$(echo "scale=4; $cw / $sw" | bc)"
+awk -v c="$cw" -v s="$sw" -v n="$runs" 'BEGIN {printf "whole process, s (best of %s): bound %.2f, ssdlab run --timing none %.2f, ratio %.3f\n", n, c, s, c / s}'

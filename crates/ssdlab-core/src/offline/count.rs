@@ -13,23 +13,8 @@ use std::collections::HashMap;
 
 use super::future::FutureIndex;
 use super::model::Model;
-use super::prune::{all_candidates, every_candidate, pruned_candidates, PruneScratch};
-use super::search::Branching;
-
-/// The blocks a decision branches on, in index order.
-fn candidates(
-    m: &Model,
-    fut: &FutureIndex,
-    branching: Branching,
-    scratch: &mut PruneScratch,
-    out: &mut Vec<u32>,
-) {
-    match branching {
-        Branching::Complete => every_candidate(m, out),
-        Branching::All => all_candidates(m, out),
-        Branching::Pruned { psi } => pruned_candidates(m, fut, psi, scratch, out),
-    }
-}
+use super::prune::Branching;
+use super::prune::{candidates, PruneScratch};
 
 struct Counter<'a> {
     fut: &'a FutureIndex,

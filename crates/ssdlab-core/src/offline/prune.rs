@@ -10,6 +10,33 @@
 use super::future::{FutureIndex, NEVER};
 use super::model::Model;
 
+/// Which blocks are branched on at each decision.
+#[derive(Debug, Clone, Copy)]
+pub enum Branching {
+    /// Every block with fewer than N_p valid pages, empty ones each a choice of their own: the
+    /// seed's complete graph (Algorithm 1, lines 4–8), for counting its traverses.
+    Complete,
+    /// All cleanable blocks (empty blocks collapsed, an exact symmetry).
+    All,
+    /// The pruned set of Algorithms 1–3 with sampling step ψ.
+    Pruned { psi: u32 },
+}
+
+/// The blocks a decision branches on under `branching`, in index order (pruned: Greedy's first).
+pub fn candidates(
+    m: &Model,
+    fut: &FutureIndex,
+    branching: Branching,
+    scratch: &mut PruneScratch,
+    out: &mut Vec<u32>,
+) {
+    match branching {
+        Branching::Complete => every_candidate(m, out),
+        Branching::All => all_candidates(m, out),
+        Branching::Pruned { psi } => pruned_candidates(m, fut, psi, scratch, out),
+    }
+}
+
 /// Every cleanable block, empty ones each a choice of their own, in index order: the seed's
 /// complete graph (Algorithm 1, lines 4–8).
 pub fn every_candidate(m: &Model, out: &mut Vec<u32>) {

@@ -4,19 +4,8 @@
 
 use super::future::FutureIndex;
 use super::model::Model;
-use super::prune::{all_candidates, every_candidate, pruned_candidates, PruneScratch};
-
-/// Which blocks are branched on at each decision.
-#[derive(Debug, Clone, Copy)]
-pub enum Branching {
-    /// Every block with fewer than N_p valid pages, empty ones each a choice of their own: the
-    /// seed's complete graph (Algorithm 1, lines 4–8), for counting its traverses.
-    Complete,
-    /// All cleanable blocks (empty blocks collapsed, an exact symmetry).
-    All,
-    /// The pruned set of Algorithms 1–3 with sampling step ψ.
-    Pruned { psi: u32 },
-}
+pub use super::prune::Branching;
+use super::prune::{candidates, PruneScratch};
 
 /// What a DFS found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,19 +49,10 @@ impl Dfs<'_> {
             }
         } else if !(self.bound && m.internal_writes() >= self.out.best_internal) {
             let mut cands = Vec::new();
-            match self.branching {
-                Branching::Complete => {
-                    every_candidate(m, &mut cands);
-                    cands.sort_by_key(|&b| (m.valid(b), b));
-                }
-                Branching::All => {
-                    all_candidates(m, &mut cands);
-                    // Fewest valid pages first: good schedules early make the bound cut sooner.
-                    cands.sort_by_key(|&b| (m.valid(b), b));
-                }
-                Branching::Pruned { psi } => {
-                    pruned_candidates(m, self.fut, psi, &mut self.scratch, &mut cands)
-                }
+            candidates(m, self.fut, self.branching, &mut self.scratch, &mut cands);
+            if !matches!(self.branching, Branching::Pruned { .. }) {
+                // Fewest valid pages first: good schedules early make the bound cut sooner.
+                cands.sort_by_key(|&b| (m.valid(b), b));
             }
             for b in cands {
                 let mark = m.mark();
