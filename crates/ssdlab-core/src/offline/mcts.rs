@@ -252,6 +252,25 @@ impl Tree {
     }
 }
 
+/// The best internal writes after each power-of-two number of playouts and after the last,
+/// from the improvements (`improvements` is in playout order).
+fn convergence_of(improvements: &[(u64, u64)], incumbent: u64, done: u64) -> Vec<(u64, u64)> {
+    let best_after = |n: u64| {
+        improvements
+            .iter()
+            .take_while(|&&(at, _)| at <= n)
+            .last()
+            .map_or(incumbent, |&(_, c)| c)
+    };
+    let mut marks: Vec<u64> = std::iter::successors(Some(1u64), |&m| m.checked_mul(2))
+        .take_while(|&m| m <= done)
+        .collect();
+    if marks.last() != Some(&done) {
+        marks.push(done);
+    }
+    marks.into_iter().map(|n| (n, best_after(n))).collect()
+}
+
 /// Run the MCTS from `root` (a fresh model), starting from `incumbent` (a cost and schedule:
 /// the best online policy's), so the result is never worse than it. `greedy_internal` is what
 /// `better_than_greedy` counts against.
@@ -295,8 +314,7 @@ pub fn mcts(
     let (mut best, mut best_schedule) = incumbent;
     let mut better: BTreeSet<u64> = BTreeSet::new();
     let mut done = 0u64;
-    let mut convergence = Vec::new();
-    let mut next_mark = 1u64;
+    let incumbent_cost = best;
     let mut improvements = Vec::new();
     while done < p.playouts {
         let want = (p.playouts - done).min(workers as u64) as usize;
@@ -335,15 +353,9 @@ pub fn mcts(
             tree.settle(job.node, r, win);
             // Results are merged in job order, so the curve is exact per playout.
             done += 1;
-            if done == next_mark {
-                convergence.push((next_mark, best));
-                next_mark *= 2;
-            }
         }
     }
-    if convergence.last().is_none_or(|&(n, _)| n != done) {
-        convergence.push((done, best));
-    }
+    let convergence = convergence_of(&improvements, incumbent_cost, done);
     MctsOutcome {
         best_internal: best,
         best_schedule,
