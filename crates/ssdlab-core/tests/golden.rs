@@ -193,6 +193,32 @@ fn cases() -> Vec<Case> {
     );
     ext.decisions = Some(vec![0, 3, 1, 7, 2, 0, 5]);
     v.push(ext);
+    // The timing switches (issue 19's benchmark matrix): copy-back off (each GC copy crosses
+    // the channel twice, so GC bursts fill the channels' time lines far ahead), multi-plane off,
+    // and the MQSim-matched configuration, each timed on mqsim-small with GC active.
+    for (name, overrides) in [
+        ("copyback-off", vec!["timing.copyback=false"]),
+        ("multiplane-off", vec!["timing.multiplane=false"]),
+        (
+            "mqsim-matched",
+            vec![
+                "timing.copyback=false",
+                "timing.multiplane=false",
+                "gc.threshold_blocks=10",
+                "gc.victim=\"d-choices:d=9\"",
+                "ftl.allocation=\"static\"",
+                "ftl.placement=\"dual-frontier\"",
+            ],
+        ),
+    ] {
+        v.push(case(
+            &format!("switch-{name}"),
+            "mqsim-small",
+            &overrides,
+            synthetic("uniform", 20_000, json!({"read_fraction": 0.3})),
+            closed(true, 2.0),
+        ));
+    }
     // Every placement and the static allocation (timing-free and one timed).
     for placement in ["single", "dual-frontier", "hot-cold", "eti", "oracle"] {
         let over = format!("ftl.placement=\"{placement}\"");
