@@ -91,37 +91,66 @@ impl Ftl {
         let Some(job) = self.jobs[plane as usize] else {
             return Ok(GcStep::Idle);
         };
-        let ppb = self.pages_per_block;
-        let base = job.victim * ppb;
+        let base = job.victim * self.pages_per_block;
         if self.valid[job.victim as usize] > 0 {
-            if let Some(off) = self.next_valid(base + job.cursor, base + ppb) {
-                let from = off;
-                let lpn = self.p2l[from as usize];
+            if let Some(from) = self.next_valid(base + job.cursor, base + self.pages_per_block) {
                 let stream = self.gc_stream();
-                // Warm the L2P entry of the next valid page: its address is random.
-                if let Some(next) = self.next_valid(from + 1, base + ppb) {
-                    prefetch(&self.l2p, self.p2l[next as usize] as usize);
-                }
-                let to = self.program_from(lpn, from, plane, stream)?;
-                if let Some(c) = &mut self.content {
-                    c[to as usize] = c[from as usize];
-                }
-                self.counters.gc_pages_copied += 1;
-                self.jobs[plane as usize] = Some(GcJob {
-                    victim: job.victim,
-                    cursor: from - base + 1,
-                });
-                return Ok(GcStep::Copy {
-                    from,
-                    to,
-                    read: self.copy_reads_page(from - base, job.cursor),
-                    program: self.completes_page(to),
-                });
+                return self.copy_one(plane, job, from, stream);
             }
         }
         self.erase_block(job.victim, true);
         self.jobs[plane as usize] = None;
         Ok(GcStep::Erase { block: job.victim })
+    }
+
+    /// Copy the valid page `from` of `job`'s victim to `plane`'s GC frontier (`stream`), and
+    /// move the job's cursor past it.
+    #[inline(always)]
+    fn copy_one(&mut self, plane: u32, job: GcJob, from: u32, stream: usize) -> Result<GcStep> {
+        let ppb = self.pages_per_block;
+        let base = job.victim * ppb;
+        let lpn = self.p2l[from as usize];
+        // Warm the L2P entry of the next valid page: its address is random.
+        if let Some(next) = self.next_valid(from + 1, base + ppb) {
+            prefetch(&self.l2p, self.p2l[next as usize] as usize);
+        }
+        let to = self.program_from(lpn, from, plane, stream)?;
+        if let Some(c) = &mut self.content {
+            c[to as usize] = c[from as usize];
+        }
+        self.counters.gc_pages_copied += 1;
+        self.jobs[plane as usize] = Some(GcJob {
+            victim: job.victim,
+            cursor: from - base + 1,
+        });
+        Ok(GcStep::Copy {
+            from,
+            to,
+            read: self.copy_reads_page(from - base, job.cursor),
+            program: self.completes_page(to),
+        })
+    }
+
+    /// Copy every valid page left in the job on `plane` (started, not ready to erase), each
+    /// through `on_step`, in the order `gc_step` would; returns how many. The loop of
+    /// [`Ftl::gc_while`] without its per-step dispatch: within a job it runs to the erase
+    /// whatever its condition says, so the steps are the same.
+    fn copy_rest(&mut self, plane: u32, on_step: &mut impl FnMut(GcStep)) -> Result<u32> {
+        let stream = self.gc_stream();
+        let mut n = 0;
+        while let Some(job) = self.jobs[plane as usize] {
+            let base = job.victim * self.pages_per_block;
+            if self.valid[job.victim as usize] == 0 {
+                break;
+            }
+            let Some(from) = self.next_valid(base + job.cursor, base + self.pages_per_block) else {
+                break;
+            };
+            let step = self.copy_one(plane, job, from, stream)?;
+            on_step(step);
+            n += 1;
+        }
+        Ok(n)
     }
 
     /// First valid physical page in [from, to), scanning the bitmap a word at a time.
@@ -189,7 +218,12 @@ impl Ftl {
             let step = self.gc_step(plane, rng)?;
             match step {
                 GcStep::Idle => break,
-                GcStep::Copy { .. } => copies += 1,
+                GcStep::Copy { .. } => {
+                    copies += 1;
+                    on_step(step);
+                    copies += self.copy_rest(plane, &mut on_step)?;
+                    continue;
+                }
                 GcStep::Erase { .. } => {
                     if copies >= self.pages_per_block {
                         fruitless += 1;
