@@ -127,3 +127,36 @@ fn gc_blocks_requests_behind_it() {
         r.latency_us.write.max
     );
 }
+
+/// A run of GC copies timed at once (`Resources::gc_copies`) gives the same plane times, busy
+/// time and GC run as one `gc_copy` per page, with and without multi-plane operation, behind
+/// host work and after an idle gap; where it cannot batch (copy-back off) it makes those calls.
+#[test]
+fn gc_copies_in_a_row_equal_one_call_each() {
+    use ssdlab_core::nand::Resources;
+    for sets in [
+        vec![],
+        vec!["timing.multiplane=false".to_string()],
+        vec!["timing.copyback=false".to_string()],
+    ] {
+        let cfg = DeviceConfig::from_preset("tiny", &sets).unwrap();
+        let mut a = Resources::new(&cfg);
+        a.write(1, 0);
+        a.write(0, 10_000);
+        let mut b = a.clone();
+        for (plane, not_before, n) in [(0u32, 5_000u64, 7u32), (1, 90_000_000, 3), (0, 0, 1)] {
+            let mut done = 0;
+            for _ in 0..n {
+                done = a.gc_copy(plane, not_before);
+            }
+            assert_eq!(b.gc_copies(plane, not_before, n), done, "{sets:?}");
+            assert_eq!(b.plane_free_at(plane), a.plane_free_at(plane));
+            assert_eq!(b.plane_free_at(plane ^ 1), a.plane_free_at(plane ^ 1));
+            assert_eq!(b.gc_busy_ns, a.gc_busy_ns);
+            assert_eq!(b.gc_until(plane), a.gc_until(plane));
+            for t in [0, done / 2, done - 1, done] {
+                assert_eq!(b.gc_collecting_at(plane, t), a.gc_collecting_at(plane, t));
+            }
+        }
+    }
+}

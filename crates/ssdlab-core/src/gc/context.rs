@@ -81,9 +81,30 @@ impl GcContext<'_> {
         more: impl Fn(&Ftl) -> bool,
     ) -> Result<u64> {
         let mut done = not_before;
+        // Whole-page copies in a row are timed together when the time lines allow it
+        // (`Resources::gc_copies`): the same times as one call each.
+        let mut pending = 0u32;
         let res = &mut self.res;
+        let batch = res.as_deref().is_some_and(Resources::batches_copies);
         self.ftl.gc_while(plane, self.rng, more, |step| {
             if let Some(r) = res.as_deref_mut() {
+                if batch
+                    && matches!(
+                        step,
+                        GcStep::Copy {
+                            read: true,
+                            program: true,
+                            ..
+                        }
+                    )
+                {
+                    pending += 1;
+                    return;
+                }
+                if pending > 0 {
+                    done = r.gc_copies(plane, not_before, pending);
+                    pending = 0;
+                }
                 done = match step {
                     GcStep::Copy { read, program, .. } => copy(r, plane, not_before, read, program),
                     GcStep::Erase { .. } => r.gc_erase(plane, not_before),
@@ -91,6 +112,9 @@ impl GcContext<'_> {
                 };
             }
         })?;
+        if let (Some(r), true) = (res.as_deref_mut(), pending > 0) {
+            done = r.gc_copies(plane, not_before, pending);
+        }
         Ok(done)
     }
 }

@@ -387,6 +387,36 @@ impl Resources {
         done
     }
 
+    /// Can [`Resources::gc_copies`] time a run of whole-page copies in one step? With copy-back,
+    /// no channel blocking, no ideal `nogc` device and nothing recording each step (the GC log,
+    /// the read breakdown): each copy then occupies only its plane, right after the previous.
+    #[inline]
+    pub fn batches_copies(&self) -> bool {
+        self.copyback
+            && !self.channel_blocking
+            && !self.nogc
+            && self.gc_log.is_none()
+            && self.explain.is_none()
+    }
+
+    /// `n` ≥ 1 whole-page GC copies in a row on `plane`, none earlier than `not_before`: the
+    /// same plane times, busy time and GC run as `n` calls of [`Resources::gc_copy`] (each
+    /// starts when the previous ends, since that end is past `not_before`), in O(1) when
+    /// [`Resources::batches_copies`], else by those calls. Returns when the last ends.
+    pub fn gc_copies(&mut self, plane: u32, not_before: u64, n: u32) -> u64 {
+        if !self.batches_copies() {
+            let mut done = not_before;
+            for _ in 0..n {
+                done = self.gc_copy(plane, not_before);
+            }
+            return done;
+        }
+        let start = self.gc_start(plane, not_before);
+        let done = start + u64::from(n) * (self.times.read_ns + self.times.program_ns);
+        self.gc_finish(plane, start, done, true);
+        done
+    }
+
     /// GC block erase on `plane` no earlier than `not_before`.
     pub fn gc_erase(&mut self, plane: u32, not_before: u64) -> u64 {
         self.gc_erase_in(plane, not_before, self.times.erase_ns)
