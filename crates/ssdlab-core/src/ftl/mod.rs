@@ -14,6 +14,7 @@
 
 mod external;
 mod gc_ops;
+mod huge;
 mod invariants;
 pub mod memory;
 mod placement;
@@ -138,9 +139,9 @@ impl Ftl {
             allocation: cfg.ftl.allocation,
             placement: cfg.ftl.placement,
             place: PlacementState::new(&cfg.ftl, logical),
-            l2p: vec![UNMAPPED; logical as usize],
-            p2l: vec![UNMAPPED; phys],
-            valid_bits: vec![0; phys.div_ceil(64)],
+            l2p: huge::table(logical as usize, UNMAPPED),
+            p2l: huge::table(phys, UNMAPPED),
+            valid_bits: huge::table(phys.div_ceil(64), 0),
             valid: vec![0; total_blocks],
             next_page: vec![0; total_blocks],
             state: vec![BlockState::Free; total_blocks],
