@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Issue 19: the benchmark matrix — every switch a user can turn, one at a time, on the bench
+# example's workload (crates/ssdlab-core/examples/bench.rs: mqsim-small, preconditioned,
+# uniformly random single-page writes; timed = 8 KiB writes, closed loop at QD 16, N/4 requests).
+# Prints one markdown row per configuration: WAF, timing-free host page writes/s, page programs/s
+# (host + GC: the flash work done per second, which separates "more work" from "slower work"),
+# timed requests/s, and the timed rate as a fraction of the preset's. Best of RUNS runs each.
+# Usage: benches/matrix.sh [HOST_PAGE_WRITES [RUNS [NAME-FILTER]]]   (defaults 4000000 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-4000000}
+runs=${2:-3}
+filter=${3:-}
+cargo build --release -q -p ssdlab-core --example bench
+bench=target/release/examples/bench
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# name|overrides (space-separated section.key=value; empty = the preset as shipped)
+configs=(
+  "preset (copyback on, multi-plane on, single, round-robin, greedy, blocking)|"
+  "copyback off|timing.copyback=false"
+  "multi-plane off|timing.multiplane=false"
+  "placement dual-frontier|ftl.placement=dual-frontier"
+  "placement hot-cold|ftl.placement=hot-cold"
+  "placement eti|ftl.placement=eti"
+  "placement oracle|ftl.placement=oracle"
+  "allocation static|ftl.allocation=static"
+  "victim cost-benefit|gc.victim=cost-benefit"
+  "victim fifo|gc.victim=fifo"
+  "victim random|gc.victim=random"
+  "victim d-choices:d=9|gc.victim=d-choices:d=9"
+  "scheduler lazyrtgc|gc.scheduler=lazyrtgc"
+  "scheduler rlgc|gc.scheduler=rlgc"
+  "scheduler rlgc-aggressive|gc.scheduler=rlgc-aggressive"
+  "scheduler idle-ma|gc.scheduler=idle-ma"
+  "scheduler idle-es|gc.scheduler=idle-es"
+  "MQSim-matched (issue 19)|timing.copyback=false gc.threshold_blocks=10 gc.victim=d-choices:d=9 ftl.allocation=static ftl.placement=dual-frontier timing.multiplane=false"
+  "25 % spare (RAIN's reference)|geometry.spare_factor=0.25"
+  "RAIN base (25 % spare)|geometry.spare_factor=0.25 rain.rain=true"
+  "RAIN ttflash stack (25 % spare)|geometry.spare_factor=0.25 rain.rain=true rain.gtr=true rain.gtf=true rain.rgc=true"
+  "RAIN base (7 % spare)|rain.rain=true"
+  "hybrid SLC cache, static, 32 SLC blocks/plane|cache.slc=static cache.slc_blocks=32"
+)
+
+best() { sort -gr | head -1; }
+echo "| configuration | WAF | host page writes/s | page programs/s | timed requests/s | timed vs preset |"
+echo "|---|---|---|---|---|---|"
+preset_rate=""
+for row in "${configs[@]}"; do
+  name=${row%%|*}
+  sets=${row#*|}
+  [[ -n "$filter" && "$name" != *"$filter"* && -n "$preset_rate" ]] && continue
+  : > "$out/hw"; : > "$out/pp"; : > "$out/rq"
+  for _ in $(seq "$runs"); do
+    # shellcheck disable=SC2086  # the overrides are separate words on purpose
+    "$bench" mqsim-small "$n" $sets > "$out/r"
+    awk '/host page writes\/s/ {print $4}' "$out/r" >> "$out/hw"
+    awk '/page programs\/s/ {print $3}' "$out/r" >> "$out/pp"
+    awk '/requests\/s/ {print $2}' "$out/r" >> "$out/rq"
+    waf=$(awk '/^timing-free/ {for (i = 1; i <= NF; i++) if ($i == "WAF") print $(i + 1)}' "$out/r" | tr -d ,)
+  done
+  hw=$(best < "$out/hw"); pp=$(best < "$out/pp"); rq=$(best < "$out/rq")
+  [[ -z "$preset_rate" ]] && preset_rate=$rq
+  awk -v n="$name" -v w="$waf" -v h="$hw" -v p="$pp" -v r="$rq" -v b="$preset_rate" \
+    'BEGIN {printf "| %s | %s | %s M | %s M | %s M | %.2f× |\n", n, w, h, p, r, r / b}'
+done
