@@ -231,16 +231,24 @@ impl Rain {
         let free = |j: usize, q: u32| {
             self.ppb - ftl.written_pages(self.blk(g, q, sbs[j].0)) - sbs[j].1[q as usize]
         };
+        // The cheap tests first (all are pure, so their order changes nothing but speed): this
+        // runs for every copy over every open GC stripe of the group.
+        let on_c = |st: &super::superblock::Stripe| {
+            if c < 64 {
+                st.channels & (1 << c) != 0
+            } else {
+                st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
+            }
+        };
         let join = self.gcs[gi].open.iter().copied().find_map(|s| {
             let st = &self.stripes[s as usize];
+            if st.pch == c || st.members.len() as u32 >= n - 1 || on_c(st) {
+                return None;
+            }
             let j = sbs
                 .iter()
                 .position(|e| self.sb_id(g, e.0) as u32 == st.sb)?;
-            let ok = free(j, c) > 0
-                && st.pch != c
-                && (st.members.len() as u32) < n - 1
-                && !st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p);
-            ok.then_some((j, s))
+            (free(j, c) > 0).then_some((j, s))
         });
         if let Some((j, s)) = join {
             return Some((j, s, NONE));
@@ -297,7 +305,7 @@ impl Rain {
             s
         };
         let to = ftl.external().copy(from, self.blk(g, c, sb))?;
-        self.stripes[s as usize].members.push(to);
+        self.stripes[s as usize].add(to, c);
         self.stripe_of[to as usize] = s;
         self.origin[to as usize] = from;
         // A super-block none of whose members can take another copy is sealed.

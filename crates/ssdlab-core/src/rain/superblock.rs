@@ -78,6 +78,19 @@ pub(super) struct Stripe {
     pub(super) round: u64,
     /// Channel of the parity page (GC stripes: fixed when the stripe is created).
     pub(super) pch: u32,
+    /// Channels (below 64) its data pages are on: what `place_copy` asks of every open GC
+    /// stripe at every copy, without scanning the members.
+    pub(super) channels: u64,
+}
+
+impl Stripe {
+    /// Add data page `ppn`, on channel `c`.
+    pub(super) fn add(&mut self, ppn: u32, c: u32) {
+        self.members.push(ppn);
+        if c < 64 {
+            self.channels |= 1 << c;
+        }
+    }
 }
 
 /// Host write result: the data page's plane and, when it closed its stripe, the parity's.
@@ -220,6 +233,7 @@ impl Rain {
         };
         let s = &mut self.stripes[id as usize];
         s.members.clear();
+        s.channels = 0;
         s.parity = NONE;
         s.sb = sb as u32;
         s.round = round;
@@ -296,7 +310,7 @@ impl Rain {
         };
         ftl.external().set_content(ppn, c);
         let s = self.hs;
-        self.stripes[s as usize].members.push(ppn);
+        self.stripes[s as usize].add(ppn, ch);
         self.stripe_of[ppn as usize] = s;
         self.hs_filled += 1;
         let mut out = HostWrite {
