@@ -243,6 +243,14 @@ impl Plane {
                     }
                 ))
             })?;
+            // Warm the L2P entry of the next valid page (its address is random), as the plain
+            // device's GC does (`Ftl::gc_step`).
+            if let Some(lpn) = ftl
+                .next_valid(from + 1, base + lay.ppb)
+                .and_then(|next| ftl.owner(next))
+            {
+                ftl.prefetch_lpn(lpn);
+            }
             let to_ppn = ftl.external().copy(from, to)?;
             self.close_if_full(ftl, lay, Mode::Qlc);
             self.job[m] = Some((blk, from - base + 1));
