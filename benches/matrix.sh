@@ -6,13 +6,17 @@
 # (host + GC: the flash work done per second, which separates "more work" from "slower work"),
 # timed requests/s, and the timed rate as a fraction of the preset's. Best of RUNS runs each.
 # Usage: benches/matrix.sh [HOST_PAGE_WRITES [RUNS [NAME-FILTER]]]   (defaults 4000000 3)
+# BENCH=path/to/bench runs another build of the bench example (e.g. an older commit's, for a
+# before/after table) instead of building this one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-4000000}
 runs=${2:-3}
 filter=${3:-}
-cargo build --release -q -p ssdlab-core --example bench
-bench=target/release/examples/bench
+if [[ -z "${BENCH:-}" ]]; then
+  cargo build --release -q -p ssdlab-core --example bench
+fi
+bench=${BENCH:-target/release/examples/bench}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -1,7 +1,7 @@
 /* The timed bound of issue 19: the least work per request a timed simulator with a page-mapped
  * FTL and blocking greedy GC can do, as one tight loop, for comparing against ssdlab's timed path
  * on the same workload (benches/timed_bound.sh runs both). The timing-free counterpart is
- * benches/ftl_bound.c; the FTL here is the same.
+ * benches/ftl_bound.c; the FTL (benches/bound_ftl.h) is the same.
  *
  * Same work as the "timed" section of `cargo run --release -p ssdlab-core --example bench`
  * (and `ssdlab run -d mqsim-small -q 16`):
@@ -35,19 +35,11 @@
  * Build: cc -O2 -o timed_bound benches/timed_bound.c      Run: ./timed_bound [N] [seed]
  * Prints requests/s of the measured phase, WAF and the mean and p99 write latency; WAF and
  * mean latency must match ssdlab's (same model, different random numbers). */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+#include "bound_ftl.h"
 
 #define CHANNELS 4
-#define PER_CHANNEL 4 /* chips x dies x planes per channel */
-#define PLANES (CHANNELS * PER_CHANNEL)
-#define BPP 512
-#define PPB 128
-#define THRESHOLD 3
+#define PER_CHANNEL 4 /* chips x dies x planes per channel: PLANES = 16 */
 #define QD 16
-#define NONE UINT32_MAX
 
 /* Operation times, ns, rounded as ssdlab's OpTimes: transfer = round(8192 B / 333 MB/s). */
 #define READ_NS 75000ULL
@@ -55,62 +47,10 @@
 #define ERASE_NS 3800000ULL
 #define XFER_NS 24601ULL
 
-static uint32_t *l2p, *p2l, *valid, *next_b, *prev_b;
-static uint32_t head[PLANES][PPB + 1], min_v[PLANES];
-static uint32_t free_list[PLANES][BPP], n_free[PLANES];
-static uint32_t fb[PLANES], fp[PLANES];
-static uint64_t host_writes, copies;
 static uint64_t plane_free[PLANES], chan_free[CHANNELS]; /* busy-until times, ns */
 static int timed;
 
-static uint64_t s[4];
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-static uint64_t next_u64(void) { /* xoshiro256++ */
-    uint64_t r = rotl(s[0] + s[3], 23) + s[0], t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
-    return r;
-}
-static void seed_rng(uint64_t x) { /* splitmix64 */
-    for (int i = 0; i < 4; i++) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL; z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        s[i] = z ^ (z >> 31);
-    }
-}
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-
-/* Bucket lists hold the closed blocks (not free, not a frontier), by valid count. */
-static void unlink_b(uint32_t p, uint32_t b) {
-    uint32_t v = valid[b];
-    if (prev_b[b] != NONE) next_b[prev_b[b]] = next_b[b]; else head[p][v] = next_b[b];
-    if (next_b[b] != NONE) prev_b[next_b[b]] = prev_b[b];
-}
-static void link_b(uint32_t p, uint32_t b) {
-    uint32_t v = valid[b];
-    prev_b[b] = NONE; next_b[b] = head[p][v];
-    if (head[p][v] != NONE) prev_b[head[p][v]] = b;
-    head[p][v] = b;
-    if (v < min_v[p]) min_v[p] = v;
-}
-static int closed(uint32_t p, uint32_t b) { return b != fb[p] && prev_b[b] != NONE - 1; }
-
-static void invalidate(uint32_t slot) {
-    uint32_t b = slot / PPB, p = b / BPP;
-    p2l[slot] = NONE;
-    if (closed(p, b)) { unlink_b(p, b); valid[b]--; link_b(p, b); } else valid[b]--;
-}
-
-static void open_block(uint32_t p) {
-    if (fb[p] != NONE) link_b(p, fb[p]); /* the full frontier becomes closed */
-    fb[p] = free_list[p][--n_free[p]];
-    prev_b[fb[p]] = NONE; next_b[fb[p]] = NONE; fp[p] = 0;
-}
-
-static void program(uint32_t p, uint32_t lpn) {
-    if (fp[p] == PPB) open_block(p);
-    uint32_t slot = fb[p] * PPB + fp[p]++;
-    l2p[lpn] = slot; p2l[slot] = lpn; valid[fb[p]]++;
-}
 
 /* Blocking GC on plane p from `ready`: the plane is busy for every copy-back (read + program)
  * and erase, queued after whatever the plane already has. */
@@ -198,19 +138,7 @@ static uint64_t quantile(double q) {
 int main(int argc, char **argv) {
     uint64_t n = argc > 1 ? strtoull(argv[1], 0, 10) : 5000000ULL;
     seed_rng(argc > 2 ? strtoull(argv[2], 0, 10) : 1);
-    uint64_t phys = (uint64_t)PLANES * BPP * PPB;
-    uint32_t logical = (uint32_t)(phys * 0.93);
-    l2p = malloc(sizeof(uint32_t) * logical); p2l = malloc(sizeof(uint32_t) * phys);
-    valid = calloc(PLANES * BPP, sizeof(uint32_t));
-    next_b = malloc(sizeof(uint32_t) * PLANES * BPP); prev_b = malloc(sizeof(uint32_t) * PLANES * BPP);
-    for (uint32_t i = 0; i < logical; i++) l2p[i] = NONE;
-    for (uint64_t i = 0; i < phys; i++) p2l[i] = NONE;
-    for (uint32_t p = 0; p < PLANES; p++) {
-        for (uint32_t v = 0; v <= PPB; v++) head[p][v] = NONE;
-        min_v[p] = PPB; n_free[p] = 0;
-        for (uint32_t b = BPP; b-- > 0;) { free_list[p][n_free[p]++] = p * BPP + b; prev_b[p * BPP + b] = NONE - 1; }
-        fb[p] = NONE; fp[p] = PPB;
-    }
+    uint32_t logical = ftl_init();
     for (uint32_t l = 0; l < logical; l++) host_write(l, 0);
     for (uint64_t i = 0; i < 2ULL * logical; i++) host_write((uint32_t)(next_u64() % logical), 0);
     host_writes = 0; copies = 0; timed = 1;
