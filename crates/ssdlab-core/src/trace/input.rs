@@ -1,5 +1,7 @@
 //! Opening trace files (gzip-transparent) and reading them line by line, with the line numbers
-//! every error names; plus [`TextSource`], the one streaming loop all text formats share.
+//! every error names; plus [`TextSource`], the one streaming loop all text formats share (run
+//! on a reader thread by `read_ahead` when the machine has a second CPU; its results are the
+//! same).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -184,6 +186,19 @@ impl<F: LineFormat> TextSource<F> {
             last_line: 0,
             skips: Skips::default(),
         })
+    }
+}
+
+impl<F: LineFormat> TextSource<F> {
+    pub(crate) fn file(&self) -> &str {
+        self.input.file()
+    }
+
+    /// The line of the last request returned (0 before the first) and the records skipped so
+    /// far: what [`RequestSource::location`] and [`RequestSource::skipped`] say, without
+    /// allocating (the reader thread of `read_ahead` takes both after every request).
+    pub(crate) fn position(&self) -> (u64, u64) {
+        (self.last_line, self.skips.total())
     }
 }
 
