@@ -10,8 +10,9 @@ use super::csv::{plain_op, PlainCsv};
 use super::disksim::{Disksim, Fin1};
 use super::fields::{parse_decimal, parse_u64, read_write_word};
 use super::fiu::Fiu;
-use super::input::{read_head, TextSource};
+use super::input::{read_head, LineFormat, TextSource};
 use super::msr::Msr;
+use super::read_ahead::{wanted, ReadAhead};
 use super::request::RequestSource;
 use super::spc::Spc;
 use super::vscsi::{detect_version, VscsiSource};
@@ -256,11 +257,15 @@ fn line_fits(f: TraceFormat, line: &str) -> bool {
 
 /// Opens a raw reader (no LBA mapping, no request limit). `Auto` is resolved by
 /// [`detect_format`]. A `device` filter on a format without device numbers is an error.
+/// `parse_thread` says whether a text format is read and parsed on a second thread
+/// (`read_ahead`; `None`: when the machine has more than one CPU) — the same requests and
+/// errors either way.
 pub fn open_format(
     path: &Path,
     format: TraceFormat,
     device: Option<u32>,
     action: BlkAction,
+    parse_thread: Option<bool>,
 ) -> Result<Box<dyn RequestSource>> {
     let format = if format == TraceFormat::Auto {
         detect_format(path)?
@@ -273,17 +278,33 @@ pub fn open_format(
             path.display()
         )));
     }
-    Ok(match format {
-        TraceFormat::Msr => Box::new(TextSource::open(path, Msr, device)?),
-        TraceFormat::Fiu => Box::new(TextSource::open(path, Fiu, device)?),
-        TraceFormat::Spc => Box::new(TextSource::open(path, Spc, device)?),
-        TraceFormat::Disksim => Box::new(TextSource::open(path, Disksim, device)?),
-        TraceFormat::Fin1 => Box::new(TextSource::open(path, Fin1, device)?),
-        TraceFormat::Blkparse => Box::new(TextSource::open(path, Blkparse { action }, device)?),
-        TraceFormat::Vscsi => Box::new(VscsiSource::open(path)?),
-        TraceFormat::VscsiCsv => Box::new(TextSource::open(path, VscsiCsv, device)?),
-        TraceFormat::Csv => Box::new(TextSource::open(path, PlainCsv, device)?),
-        TraceFormat::Auto => return Err(SsdError::Invalid("format auto was not resolved".into())),
+    let thread = wanted(parse_thread);
+    match format {
+        TraceFormat::Msr => text(path, Msr, device, thread),
+        TraceFormat::Fiu => text(path, Fiu, device, thread),
+        TraceFormat::Spc => text(path, Spc, device, thread),
+        TraceFormat::Disksim => text(path, Disksim, device, thread),
+        TraceFormat::Fin1 => text(path, Fin1, device, thread),
+        TraceFormat::Blkparse => text(path, Blkparse { action }, device, thread),
+        TraceFormat::Vscsi => Ok(Box::new(VscsiSource::open(path)?)),
+        TraceFormat::VscsiCsv => text(path, VscsiCsv, device, thread),
+        TraceFormat::Csv => text(path, PlainCsv, device, thread),
+        TraceFormat::Auto => Err(SsdError::Invalid("format auto was not resolved".into())),
+    }
+}
+
+/// A text format's reader, on a second thread when `thread` is set.
+fn text<F: LineFormat + 'static>(
+    path: &Path,
+    format: F,
+    device: Option<u32>,
+    thread: bool,
+) -> Result<Box<dyn RequestSource>> {
+    let source = TextSource::open(path, format, device)?;
+    Ok(if thread {
+        Box::new(ReadAhead::spawn(source)?)
+    } else {
+        Box::new(source)
     })
 }
 
@@ -347,7 +368,7 @@ mod tests {
     fn device_filter_needs_a_device_column() {
         let p = fixture("q.csv", b"10,W,4096,4096\n", false);
         assert!(
-            open_format(&p, TraceFormat::Auto, Some(1), BlkAction::Dispatch)
+            open_format(&p, TraceFormat::Auto, Some(1), BlkAction::Dispatch, None)
                 .err()
                 .unwrap()
                 .to_string()

@@ -1,5 +1,7 @@
 //! Opening trace files (gzip-transparent) and reading them line by line, with the line numbers
-//! every error names; plus [`TextSource`], the one streaming loop all text formats share.
+//! every error names; plus [`TextSource`], the one streaming loop all text formats share (run
+//! on a reader thread by `read_ahead` when the machine has a second CPU; its results are the
+//! same).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -7,6 +9,7 @@ use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
 
+use super::fields::trim;
 use super::request::{OpKind, Request, RequestSource};
 use super::skips::{SkipReason, Skips};
 use crate::error::{Result, SsdError};
@@ -58,7 +61,10 @@ pub(crate) fn read_head(path: &Path, max: usize) -> Result<Vec<u8>> {
 /// is `#` are skipped (they still count for line numbers). Lines must be UTF-8.
 pub(crate) struct LineInput {
     reader: Box<dyn BufRead + Send>,
-    buf: Vec<u8>,
+    /// The last line read, line ending included. Its bytes are read into this `String`'s own
+    /// allocation and validated as UTF-8 once, as they become the `String` again (the line
+    /// returned is a slice of it, so it is not validated a second time).
+    line: String,
     line_no: u64,
     file: String,
 }
@@ -67,7 +73,7 @@ impl LineInput {
     pub(crate) fn open(path: &Path) -> Result<Self> {
         Ok(LineInput {
             reader: open_input(path)?,
-            buf: Vec::with_capacity(256),
+            line: String::with_capacity(256),
             line_no: 0,
             file: path.display().to_string(),
         })
@@ -82,11 +88,13 @@ impl LineInput {
         self.line_no
     }
 
-    /// The next non-blank, non-comment line (without its line ending) and its 1-based number.
+    /// The next non-blank, non-comment line (without its line ending and the blanks around it,
+    /// as `str::trim` removes them) and its 1-based number.
     pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &str)>> {
-        loop {
-            self.buf.clear();
-            let n = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| {
+        let (start, end) = loop {
+            let mut buf = std::mem::take(&mut self.line).into_bytes();
+            buf.clear();
+            let n = self.reader.read_until(b'\n', &mut buf).map_err(|e| {
                 SsdError::io(
                     &self.file,
                     format!("reading line {}: {e}", self.line_no + 1),
@@ -96,21 +104,21 @@ impl LineInput {
                 return Ok(None);
             }
             self.line_no += 1;
-            let text = std::str::from_utf8(&self.buf).map_err(|_| {
+            self.line = String::from_utf8(buf).map_err(|_| {
                 SsdError::trace(&self.file, self.line_no, "line is not valid UTF-8 text")
             })?;
-            let t = text.trim();
+            // The line ending first, so that the common line needs no further trimming.
+            let body = self.line.strip_suffix('\n').unwrap_or(&self.line);
+            let body = body.strip_suffix('\r').unwrap_or(body);
+            let t = trim(body);
             if t.is_empty() || t.starts_with('#') {
                 continue;
             }
-            // Re-borrow to return: the trimmed line lives in `self.buf`.
-            let start = text.len() - text.trim_start().len();
-            let end = start + t.len();
-            let text = std::str::from_utf8(&self.buf[start..end]).map_err(|_| {
-                SsdError::trace(&self.file, self.line_no, "line is not valid UTF-8 text")
-            })?;
-            return Ok(Some((self.line_no, text)));
-        }
+            // `t` is a slice of `self.line`: its place there, to return it after the loop.
+            let start = t.as_ptr() as usize - self.line.as_ptr() as usize;
+            break (start, start + t.len());
+        };
+        Ok(Some((self.line_no, &self.line[start..end])))
     }
 }
 
@@ -178,6 +186,19 @@ impl<F: LineFormat> TextSource<F> {
             last_line: 0,
             skips: Skips::default(),
         })
+    }
+}
+
+impl<F: LineFormat> TextSource<F> {
+    pub(crate) fn file(&self) -> &str {
+        self.input.file()
+    }
+
+    /// The line of the last request returned (0 before the first) and the records skipped so
+    /// far: what [`RequestSource::location`] and [`RequestSource::skipped`] say, without
+    /// allocating (the reader thread of `read_ahead` takes both after every request).
+    pub(crate) fn position(&self) -> (u64, u64) {
+        (self.last_line, self.skips.total())
     }
 }
 

@@ -1,5 +1,7 @@
-//! Workloads: streaming trace readers (one file per format), synthetic generators, file-system-
-//! like workloads (`fs`), and the mapping of trace addresses onto the device's logical space.
+//! Workloads: streaming trace readers (one file per format; text formats share the streaming
+//! loop of `input` and, on a machine with a second CPU, are parsed on a reader thread by
+//! `read_ahead`), synthetic generators, file-system-like workloads (`fs`), and the mapping of
+//! trace addresses onto the device's logical space.
 
 mod arrival;
 mod blkparse;
@@ -14,6 +16,7 @@ mod input;
 pub mod lba_map;
 mod msr;
 pub mod presets;
+mod read_ahead;
 pub mod request;
 mod skips;
 mod spc;

@@ -53,6 +53,16 @@ pub struct TraceSpec {
     /// error naming the file and why nothing was replayed.
     #[serde(default, alias = "allow-empty")]
     pub allow_empty: bool,
+    /// Read and parse a text trace on a second thread (`true`), or on the simulation's
+    /// (`false`); unset: on a second thread when the machine has more than one CPU. The same
+    /// requests and errors either way (`trace::read_ahead`), so it is left out of the
+    /// serialised spec when unset, and a run's setup and identity do not depend on it.
+    #[serde(
+        default,
+        alias = "parse-thread",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub parse_thread: Option<bool>,
 }
 
 impl TraceSpec {
@@ -66,6 +76,7 @@ impl TraceSpec {
             max_requests: None,
             blkparse_action: BlkAction::Dispatch,
             allow_empty: false,
+            parse_thread: None,
         }
     }
 
@@ -377,7 +388,13 @@ impl RequestSource for Take {
 /// action and `max_requests` applied; addresses as in the file (no LBA mapping).
 pub fn open_trace(spec: &TraceSpec) -> Result<Box<dyn RequestSource>> {
     spec.validate()?;
-    let src = open_format(&spec.path, spec.format, spec.device, spec.blkparse_action)?;
+    let src = open_format(
+        &spec.path,
+        spec.format,
+        spec.device,
+        spec.blkparse_action,
+        spec.parse_thread,
+    )?;
     Ok(match spec.max_requests {
         Some(left) => Box::new(Take { inner: src, left }),
         None => src,

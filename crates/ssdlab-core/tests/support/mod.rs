@@ -2,5 +2,6 @@
 #![allow(dead_code)] // each test binary uses a different part of the support module
 pub mod analytic;
 pub mod fuzz;
+pub mod text_cases;
 pub mod traces;
 pub mod workloads;

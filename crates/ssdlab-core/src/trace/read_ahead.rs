@@ -1,0 +1,383 @@
+//! Parsing a text trace on a second thread, so that reading, decompressing and parsing overlap
+//! the simulation (issue 19: on a 2-core machine, replaying a gzip trace was about 40 %
+//! parsing).
+//!
+//! [`ReadAhead`] moves a [`TextSource`] to a reader thread, which pulls requests from it and
+//! sends them in batches of [`BATCH`] over a bounded channel ([`BATCHES`] in flight, so memory
+//! stays bounded and a consumer that stops pulling stops the reader too, blocked, not spinning).
+//! Each request travels with the line it came from and the count of records skipped before it,
+//! so that [`RequestSource::location`] and [`RequestSource::skipped`] answer exactly as the
+//! source itself would after that request. When the source ends — `Ok(None)` or an error — the
+//! reader sends that last, after the requests before it, and hands the source back; from then
+//! on every call goes to the source itself, on the caller's thread. So the stream of requests,
+//! the errors (message, file, line), what is skipped and why a trace is empty, and what a call
+//! after an error returns, are those of the source read directly: the thread changes when the
+//! work is done, never what it yields. Dropping a `ReadAhead` closes the channel and joins the
+//! reader (which stops at its next send, after at most one batch). A panic on the reader thread
+//! is re-raised on the consumer's.
+//!
+//! Whether a trace gets a reader thread: [`wanted`] (`TraceSpec::parse_thread`; unset, when
+//! the machine has more than one CPU). Binary VSCSI traces are read on the caller's thread.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use super::input::{LineFormat, TextSource};
+use super::request::{Request, RequestSource};
+use crate::error::{Result, SsdError};
+
+/// Requests per batch: enough that the channel's cost (a lock and a wake-up per batch) is
+/// spread thin, small enough (4096 × 48 B) to stay in cache.
+pub(crate) const BATCH: usize = 4096;
+/// Batches in flight: the reader may run this far ahead of the simulation.
+const BATCHES: usize = 4;
+
+/// Whether to parse on a second thread: `setting` when given, otherwise when the machine
+/// (its CPU affinity and cgroup quota, as the standard library reads them) has more than one
+/// CPU — with one, the thread would only add switching.
+pub(crate) fn wanted(setting: Option<bool>) -> bool {
+    setting.unwrap_or_else(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
+}
+
+/// A request, the line it came from, and the records skipped before it.
+struct Item {
+    request: Request,
+    line: u64,
+    skipped: u64,
+}
+
+/// What the reader sends: requests in order and, in its last batch, how the source ended.
+struct Batch {
+    items: Vec<Item>,
+    end: Option<Result<()>>,
+}
+
+/// A text source read on its own thread; see the module documentation.
+pub(crate) struct ReadAhead<F: LineFormat + 'static> {
+    /// The batches from the reader; `None` once it has ended or is being stopped.
+    rx: Option<Receiver<Batch>>,
+    /// The reader, which returns the source when it has sent its last batch.
+    reader: Option<JoinHandle<Option<TextSource<F>>>>,
+    /// The source, back from the reader after its end: every call goes to it from then on.
+    source: Option<TextSource<F>>,
+    items: std::vec::IntoIter<Item>,
+    end: Option<Result<()>>,
+    file: String,
+    description: String,
+    /// Line and skipped count as of the last request returned.
+    line: u64,
+    skipped: u64,
+}
+
+impl<F: LineFormat + 'static> ReadAhead<F> {
+    /// Starts the reader thread on `source`.
+    pub(crate) fn spawn(source: TextSource<F>) -> Result<Self> {
+        let file = source.file().to_string();
+        let description = source.describe();
+        let (tx, rx) = sync_channel(BATCHES);
+        let reader = std::thread::Builder::new()
+            .name("ssdlab-trace-reader".into())
+            .spawn(move || read(source, tx))
+            .map_err(|e| SsdError::io(&file, format!("starting the trace reader thread: {e}")))?;
+        Ok(ReadAhead {
+            rx: Some(rx),
+            reader: Some(reader),
+            source: None,
+            items: Vec::new().into_iter(),
+            end: None,
+            file,
+            description,
+            line: 0,
+            skipped: 0,
+        })
+    }
+
+    /// Waits for the reader, which has sent its last batch, and takes the source back.
+    fn take_back(&mut self) -> TextSource<F> {
+        self.rx = None;
+        let reader = self
+            .reader
+            .take()
+            .expect("the reader runs until its last batch");
+        match reader.join() {
+            Ok(Some(source)) => source,
+            Ok(None) => unreachable!("the reader hands the source back after its last batch"),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+/// The reader thread: pulls requests from `source` into batches until it ends, then returns
+/// it; returns `None` early when the consumer has gone (its receiver dropped).
+fn read<F: LineFormat>(mut source: TextSource<F>, tx: SyncSender<Batch>) -> Option<TextSource<F>> {
+    loop {
+        let mut items = Vec::with_capacity(BATCH);
+        let mut end = None;
+        while items.len() < BATCH {
+            match source.next_request() {
+                Ok(Some(request)) => {
+                    let (line, skipped) = source.position();
+                    items.push(Item {
+                        request,
+                        line,
+                        skipped,
+                    });
+                }
+                Ok(None) => end = Some(Ok(())),
+                Err(e) => end = Some(Err(e)),
+            }
+            if end.is_some() {
+                break;
+            }
+        }
+        let last = end.is_some();
+        tx.send(Batch { items, end }).ok()?;
+        if last {
+            return Some(source);
+        }
+    }
+}
+
+impl<F: LineFormat + 'static> RequestSource for ReadAhead<F> {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        loop {
+            if let Some(source) = &mut self.source {
+                return source.next_request();
+            }
+            if let Some(item) = self.items.next() {
+                self.line = item.line;
+                self.skipped = item.skipped;
+                return Ok(Some(item.request));
+            }
+            if let Some(end) = self.end.take() {
+                self.source = Some(self.take_back());
+                return end.map(|()| None);
+            }
+            let rx = self
+                .rx
+                .as_ref()
+                .expect("the reader runs until its last batch");
+            match rx.recv() {
+                Ok(batch) => {
+                    self.items = batch.items.into_iter();
+                    self.end = batch.end;
+                }
+                // The reader hung up before its last batch: it panicked (re-raised here).
+                Err(_) => {
+                    let _ = self.take_back();
+                    unreachable!("a reader that hangs up early has panicked");
+                }
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    fn location(&self) -> Option<(String, u64)> {
+        match &self.source {
+            Some(source) => source.location(),
+            None => (self.line > 0).then(|| (self.file.clone(), self.line)),
+        }
+    }
+
+    fn skipped(&self) -> u64 {
+        match &self.source {
+            Some(source) => source.skipped(),
+            None => self.skipped,
+        }
+    }
+
+    /// Known once the source has ended (the only time it is asked: after `Ok(None)`); `None`
+    /// before, while the reader may be anywhere ahead.
+    fn why_empty(&self) -> Option<String> {
+        self.source.as_ref().and_then(|s| s.why_empty())
+    }
+}
+
+impl<F: LineFormat + 'static> Drop for ReadAhead<F> {
+    fn drop(&mut self) {
+        // Closing the channel fails the reader's next send (at once, if it waits on a full
+        // channel), and it returns.
+        self.rx = None;
+        if let Some(reader) = self.reader.take() {
+            // A panic on the reader while the consumer is going away is not re-raised: it
+            // would abort a consumer that is itself unwinding.
+            let _ = reader.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::super::input::testutil::fixture;
+    use super::super::input::Outcome;
+    use super::super::msr::Msr;
+    use super::*;
+
+    /// Everything a consumer sees, call by call: each result with the location and skipped
+    /// count after it, and why the source is empty after each end or error; reading goes on
+    /// after errors, up to `calls` calls or a second `Ok(None)`.
+    fn transcript(src: &mut dyn RequestSource, calls: usize) -> String {
+        let mut out = String::new();
+        let mut ends = 0;
+        for _ in 0..calls {
+            let r = src.next_request();
+            let _ = match &r {
+                Ok(Some(q)) => write!(out, "{q:?}"),
+                Ok(None) => write!(out, "end"),
+                Err(e) => write!(out, "error {e}"),
+            };
+            let _ = writeln!(out, " at {:?}, {} skipped", src.location(), src.skipped());
+            if !matches!(r, Ok(Some(_))) {
+                let _ = writeln!(out, "why empty: {:?}", src.why_empty());
+            }
+            if matches!(r, Ok(None)) {
+                ends += 1;
+                if ends == 2 {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The transcript of `path` read directly and through a reader thread must be the same.
+    fn same_both_ways(path: &std::path::Path, device: Option<u32>, calls: usize) -> String {
+        let mut direct = TextSource::open(path, Msr, device).unwrap();
+        let want = transcript(&mut direct, calls);
+        let mut ahead = ReadAhead::spawn(TextSource::open(path, Msr, device).unwrap()).unwrap();
+        assert_eq!(ahead.describe(), direct.describe());
+        let got = transcript(&mut ahead, calls);
+        assert!(got == want, "{}", first_difference(&want, &got));
+        want
+    }
+
+    fn first_difference(want: &str, got: &str) -> String {
+        let at = want.lines().zip(got.lines()).position(|(a, b)| a != b);
+        match at {
+            Some(i) => format!(
+                "line {}: direct {:?}, read ahead {:?}",
+                i + 1,
+                want.lines().nth(i),
+                got.lines().nth(i)
+            ),
+            None => format!(
+                "one is longer: {} against {} lines",
+                want.lines().count(),
+                got.lines().count()
+            ),
+        }
+    }
+
+    /// An MSR trace of `n` records over several batches, with a header, comments, blank
+    /// lines, records of disk 1 (skipped by a filter on disk 0), and `bad` lines malformed.
+    fn trace(n: usize, bad: &[usize]) -> String {
+        let mut t = String::from("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n");
+        for i in 0..n {
+            let _ = match i {
+                _ if bad.contains(&i) => writeln!(t, "{i},hm,0,Erase,0,4096,1"),
+                _ if i % 97 == 0 => writeln!(t, "# comment {i}"),
+                _ if i % 101 == 0 => writeln!(t, "   "),
+                _ => writeln!(
+                    t,
+                    "{},hm,{},{},{},4096,{i}",
+                    1_000_000 + i,
+                    u8::from(i % 13 == 0),
+                    if i % 3 == 0 { "Read" } else { "Write" },
+                    (i % 1000) * 4096
+                ),
+            };
+        }
+        t
+    }
+
+    #[test]
+    fn same_requests_errors_and_skips_both_ways() {
+        let bad = [2 * BATCH + 5, 2 * BATCH + 6, 3 * BATCH - 1];
+        let text = trace(3 * BATCH + 17, &bad);
+        for name in ["ahead.csv", "ahead.csv.gz"] {
+            let p = fixture(name, text.as_bytes(), false);
+            for device in [None, Some(0)] {
+                let t = same_both_ways(&p, device, 4 * BATCH);
+                // The errors are there, each after the requests before its line, and reading
+                // went on after them to the end.
+                let line = bad[0] + 2;
+                assert!(
+                    t.contains(&format!("error {}:{line}: field 4 (type)", p.display())),
+                    "{name}"
+                );
+                assert_eq!(t.matches("error ").count(), bad.len(), "{name}");
+                assert_eq!(t.matches("\nend at ").count(), 2, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn truncated_gzip_and_empty_traces_read_the_same() {
+        let text = trace(2 * BATCH, &[]);
+        let p = fixture("whole.csv.gz", text.as_bytes(), false);
+        let gz = std::fs::read(&p).unwrap();
+        // Named so that `fixture` does not gzip it again; read as gzip by its magic bytes.
+        let cut = fixture("cut.csv", &gz[..gz.len() * 3 / 5], false);
+        let t = same_both_ways(&cut, None, 4 * BATCH);
+        assert!(t.contains("error ") && t.contains("reading line"), "{t}");
+        // Only other disks, and only a header: nothing is replayed, and both say why.
+        let other = fixture(
+            "other.csv",
+            b"1,hm,1,Read,0,512,1\n2,hm,2,Read,0,512,1\n",
+            false,
+        );
+        let t = same_both_ways(&other, Some(0), 10);
+        assert!(t.contains("all 2 records were skipped"), "{t}");
+        let header = fixture("header.csv", b"Timestamp,Hostname,DiskNumber\n", false);
+        let t = same_both_ways(&header, None, 10);
+        assert!(t.contains("holds no record"), "{t}");
+    }
+
+    #[test]
+    fn dropping_early_stops_the_reader() {
+        // More batches than the channel holds: the reader waits on a full channel when the
+        // consumer goes away, and must stop rather than hang the drop.
+        let p = fixture("long.csv", trace(8 * BATCH, &[]).as_bytes(), false);
+        for take in [0, 1, BATCH + 1] {
+            let mut ahead = ReadAhead::spawn(TextSource::open(&p, Msr, None).unwrap()).unwrap();
+            for _ in 0..take {
+                ahead.next_request().unwrap().unwrap();
+            }
+            drop(ahead);
+        }
+    }
+
+    /// A format that panics on its third line, as a parser bug would.
+    struct Boom;
+
+    impl LineFormat for Boom {
+        fn name(&self) -> &'static str {
+            "boom"
+        }
+        fn parse(&mut self, line: &str, _: bool) -> std::result::Result<Outcome, String> {
+            assert!(!line.starts_with('3'), "boom");
+            Ok(Outcome::request(
+                1,
+                super::super::OpKind::Read,
+                0,
+                512,
+                None,
+            ))
+        }
+    }
+
+    #[test]
+    fn a_panic_on_the_reader_is_raised_on_the_consumer() {
+        let p = fixture("boom.csv", b"1\n2\n3\n4\n", false);
+        let mut ahead = ReadAhead::spawn(TextSource::open(&p, Boom, None).unwrap()).unwrap();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            while ahead.next_request().unwrap().is_some() {}
+        }));
+        assert!(r.is_err());
+    }
+}
