@@ -66,6 +66,25 @@ static void program(uint32_t p, uint32_t lpn) {
     l2p[lpn] = slot; p2l[slot] = lpn; valid[fb[p]]++;
 }
 
+/* GC on plane p: take the block with the fewest valid pages (O(1): per-plane buckets of blocks
+ * by valid count, doubly linked), copy its valid pages to the frontier and free it; returns the
+ * pages copied. */
+static uint32_t collect_victim(uint32_t p) {
+    while (head[p][min_v[p]] == NONE) min_v[p]++;
+    uint32_t v = head[p][min_v[p]], moved = 0;
+    unlink_b(p, v);
+    prev_b[v] = NONE - 1; /* mark: not in a bucket */
+    for (uint32_t i = v * PPB; i < (v + 1) * PPB && valid[v]; i++) {
+        uint32_t lpn = p2l[i];
+        if (lpn == NONE) continue;
+        p2l[i] = NONE; valid[v]--;
+        program(p, lpn);
+        moved++;
+    }
+    free_list[p][n_free[p]++] = v;
+    return moved;
+}
+
 /* Allocate and reset the tables; returns the logical pages (floor(physical x 0.93)). */
 static uint32_t ftl_init(void) {
     uint64_t phys = (uint64_t)PLANES * BPP * PPB;

@@ -22,20 +22,7 @@
 #include "bound_ftl.h"
 
 static void gc(uint32_t p) {
-    while (n_free[p] < THRESHOLD) {
-        while (head[p][min_v[p]] == NONE) min_v[p]++;
-        uint32_t v = head[p][min_v[p]];
-        unlink_b(p, v);
-        prev_b[v] = NONE - 1; /* mark: not in a bucket */
-        for (uint32_t i = v * PPB; i < (v + 1) * PPB && valid[v]; i++) {
-            uint32_t lpn = p2l[i];
-            if (lpn == NONE) continue;
-            p2l[i] = NONE; valid[v]--;
-            program(p, lpn);
-            copies++;
-        }
-        free_list[p][n_free[p]++] = v;
-    }
+    while (n_free[p] < THRESHOLD) copies += collect_victim(p);
 }
 
 static uint32_t cursor;

@@ -57,20 +57,9 @@ static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static void gc(uint32_t p, uint64_t ready) {
     uint64_t t = max64(ready, plane_free[p]);
     while (n_free[p] < THRESHOLD) {
-        while (head[p][min_v[p]] == NONE) min_v[p]++;
-        uint32_t v = head[p][min_v[p]], moved = 0;
-        unlink_b(p, v);
-        prev_b[v] = NONE - 1; /* mark: not in a bucket */
-        for (uint32_t i = v * PPB; i < (v + 1) * PPB && valid[v]; i++) {
-            uint32_t lpn = p2l[i];
-            if (lpn == NONE) continue;
-            p2l[i] = NONE; valid[v]--;
-            program(p, lpn);
-            moved++;
-        }
+        uint32_t moved = collect_victim(p);
         copies += moved;
         t += moved * (READ_NS + PROG_NS) + ERASE_NS;
-        free_list[p][n_free[p]++] = v;
     }
     if (timed) plane_free[p] = t;
 }

@@ -11,24 +11,14 @@
 
 use std::time::Instant;
 
-use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
-use ssdlab_core::trace::{open_workload, ArrivalSpec, Pattern, SyntheticSpec, WorkloadSpec};
+#[path = "support/mod.rs"]
+mod support;
+
+use ssdlab_core::device::Precondition;
+use ssdlab_core::sim::Simulation;
 
 fn sim(timing: bool, requests: u64, device: &str, sets: &[String]) -> Simulation {
-    let cfg = DeviceConfig::from_preset(device, sets).expect("preset");
-    let g = cfg.geometry.clone();
-    let mut spec = SyntheticSpec::new(Pattern::Uniform, requests);
-    spec.arrival = ArrivalSpec::Closed;
-    let wl = WorkloadSpec::Synthetic(spec);
-    let src = open_workload(&wl, g.logical_bytes(), u64::from(g.page_size), 1).expect("workload");
-    let opts = SimOptions {
-        timing,
-        replay: Replay::ClosedLoop { queue_depth: 16 },
-        precondition: Some(Precondition::default()),
-        ..SimOptions::default()
-    };
-    Simulation::new(cfg, opts, src).expect("simulation")
+    support::closed_uniform(device, sets, timing, requests, Precondition::default())
 }
 
 fn main() {

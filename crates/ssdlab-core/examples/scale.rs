@@ -12,28 +12,18 @@
 
 use std::time::Instant;
 
-use ssdlab_core::config::DeviceConfig;
+#[path = "support/mod.rs"]
+mod support;
+
 use ssdlab_core::device::Precondition;
-use ssdlab_core::sim::{Replay, SimOptions, Simulation};
-use ssdlab_core::trace::{open_workload, ArrivalSpec, Pattern, SyntheticSpec, WorkloadSpec};
+use ssdlab_core::sim::Simulation;
 
 fn sim(timing: bool, requests: u64, sets: &[String], passes: f64) -> Simulation {
-    let cfg = DeviceConfig::from_preset("mqsim-small", sets).expect("preset");
-    let g = cfg.geometry.clone();
-    let mut spec = SyntheticSpec::new(Pattern::Uniform, requests);
-    spec.arrival = ArrivalSpec::Closed;
-    let wl = WorkloadSpec::Synthetic(spec);
-    let src = open_workload(&wl, g.logical_bytes(), u64::from(g.page_size), 1).expect("workload");
-    let opts = SimOptions {
-        timing,
-        replay: Replay::ClosedLoop { queue_depth: 16 },
-        precondition: Some(Precondition {
-            random_passes: passes,
-            ..Precondition::default()
-        }),
-        ..SimOptions::default()
+    let pre = Precondition {
+        random_passes: passes,
+        ..Precondition::default()
     };
-    Simulation::new(cfg, opts, src).expect("simulation")
+    support::closed_uniform("mqsim-small", sets, timing, requests, pre)
 }
 
 /// Peak resident set of this process, bytes (Linux; 0 elsewhere).
