@@ -3,7 +3,9 @@
 //!
 //! WHAT is `parse` (open the trace and drain its request source: reading, decompressing and
 //! parsing only), `untimed` (replay it timing-free: FTL only), `timed` (replay it open loop at
-//! its own timestamps, the normal trace mode) or `all` (default). DEVICE defaults to
+//! its own timestamps, the normal trace mode), `all` (default: the three), or `bound` (both
+//! replays from the trace's requests parsed into memory beforehand: the simulation alone, what
+//! a replay would reach if parsing cost nothing). DEVICE defaults to
 //! `mqsim-small`; replays are preconditioned as `ssdlab run` does, and the rate counts the
 //! replay only (requests served / wall time of `Simulation::run`), so preconditioning and
 //! opening are left out. JSON is extra fields of the trace spec, e.g. `{"parse_thread":
@@ -14,7 +16,9 @@ use std::time::Instant;
 
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::sim::{Precondition, SimOptions, Simulation};
-use ssdlab_core::trace::{open_trace, open_workload, TraceSpec, WorkloadSpec};
+use ssdlab_core::trace::{
+    open_trace, open_workload, RequestSource, TraceSpec, VecSource, WorkloadSpec,
+};
 
 fn spec(path: &str, extra: &str) -> TraceSpec {
     let mut v = serde_json::json!({ "path": path });
@@ -44,12 +48,21 @@ fn parse_only(spec: &TraceSpec) {
     );
 }
 
-fn replay(spec: &TraceSpec, device: &str, timing: bool) {
+/// Replays `spec`, or with `memory`, the requests in it (read beforehand, untimed).
+fn replay(
+    spec: &TraceSpec,
+    device: &str,
+    timing: bool,
+    memory: Option<&[ssdlab_core::trace::Request]>,
+) {
     let cfg = DeviceConfig::from_preset(device, &[]).expect("preset");
     let g = cfg.geometry.clone();
     let wl = WorkloadSpec::Trace(spec.clone());
     let t = Instant::now();
-    let src = open_workload(&wl, g.logical_bytes(), u64::from(g.page_size), 1).expect("open");
+    let src: Box<dyn RequestSource> = match memory {
+        Some(requests) => Box::new(VecSource::new(requests.to_vec())),
+        None => open_workload(&wl, g.logical_bytes(), u64::from(g.page_size), 1).expect("open"),
+    };
     let opts = SimOptions {
         timing,
         precondition: Some(Precondition::default()),
@@ -60,7 +73,12 @@ fn replay(spec: &TraceSpec, device: &str, timing: bool) {
     let t = Instant::now();
     let r = s.run().expect("run");
     let dt = t.elapsed().as_secs_f64();
-    let label = if timing { "timed" } else { "untimed" };
+    let label = match (timing, memory.is_some()) {
+        (true, false) => "timed",
+        (false, false) => "untimed",
+        (true, true) => "timed-mem",
+        (false, true) => "untimed-mem",
+    };
     println!(
         "{label:<10} {} requests, WAF {:.3}, p99 {:.0} µs, simulated {:.0} s for {:.0} s of arrivals, {dt:.2} s (open + precondition {pre:.2} s), {:.2} M requests/s",
         r.requests.total,
@@ -75,7 +93,7 @@ fn replay(spec: &TraceSpec, device: &str, timing: bool) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
-        eprintln!("usage: replay_bench TRACE [parse|untimed|timed|all [DEVICE [JSON]]]");
+        eprintln!("usage: replay_bench TRACE [parse|untimed|timed|all|bound [DEVICE [JSON]]]");
         std::process::exit(2);
     };
     let what = args.get(2).map_or("all", String::as_str);
@@ -85,9 +103,18 @@ fn main() {
         parse_only(&spec);
     }
     if matches!(what, "untimed" | "all") {
-        replay(&spec, device, false);
+        replay(&spec, device, false, None);
     }
     if matches!(what, "timed" | "all") {
-        replay(&spec, device, true);
+        replay(&spec, device, true, None);
+    }
+    if what == "bound" {
+        let mut src = open_trace(&spec).expect("open");
+        let mut requests = Vec::new();
+        while let Some(r) = src.next_request().expect("parse") {
+            requests.push(r);
+        }
+        replay(&spec, device, false, Some(&requests));
+        replay(&spec, device, true, Some(&requests));
     }
 }
