@@ -302,6 +302,32 @@ fn cases() -> Vec<Case> {
         ),
         open(1.0, 1.0),
     ));
+    // RAIN on a larger device with GC in steady state (issue 19's matrix rows): a group keeps
+    // 100+ GC stripes open here, so joins, short closes and seals all happen.
+    for (name, overrides) in [
+        (
+            "rain-mqsim-small",
+            vec!["geometry.spare_factor=0.25", "rain.rain=true"],
+        ),
+        (
+            "rain-ttflash-mqsim-small",
+            vec![
+                "geometry.spare_factor=0.25",
+                "rain.rain=true",
+                "rain.gtr=true",
+                "rain.gtf=true",
+                "rain.rgc=true",
+            ],
+        ),
+    ] {
+        v.push(case(
+            name,
+            "mqsim-small",
+            &overrides,
+            synthetic("uniform", 40_000, json!({"read_fraction": 0.3})),
+            closed(true, 1.0),
+        ));
+    }
     // One run per trace format.
     for format in ["spc", "fiu", "blkparse", "csv"] {
         let p = write_fixture(format, 3_000);
