@@ -16,6 +16,13 @@ pub(super) enum Phase {
     Copy,
 }
 
+/// An open GC stripe and its parity channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct OpenGc {
+    pub(super) s: u32,
+    pub(super) pch: u32,
+}
+
 /// One GC operation, as executed on the FTL (the caller gives it time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcOp {
@@ -38,11 +45,19 @@ pub(super) struct GroupGc {
     pub(super) cursor: u32,
     /// Victims copied, waiting for erase: (super-block, round copied, bit mask of erased members).
     pub(super) pending: VecDeque<(u32, u64, u64)>,
-    /// The GC super-blocks taking copies, oldest first, each with its per-channel page slots
-    /// reserved for the parity of its open stripes.
+    /// The GC super-blocks taking copies, oldest first, each with its room per member: pages
+    /// per block − written pages − slots reserved for the parity of its open stripes (a copy
+    /// takes one, a new stripe reserves one on its parity channel, a parity page fills its own
+    /// reserved slot).
     pub(super) gc_sbs: Vec<(u32, Vec<u32>)>,
-    /// Open GC stripes (in `gc_sbs` or in sealed GC super-blocks).
-    pub(super) open: Vec<u32>,
+    /// Open GC stripes (in `gc_sbs` or in sealed GC super-blocks), oldest first, each with
+    /// its parity channel (so that a plane's parity pick reads only its own stripes).
+    pub(super) open: Vec<OpenGc>,
+    /// Per channel c: the GC stripes that might still take a copy on c, oldest first
+    /// (`place_copy`'s index). Every condition for joining is permanent once false while a
+    /// stripe is open (a page on c, N − 1 members, its super-block sealed or its member c full,
+    /// closed), so stripes that fail it are dropped from the front for good.
+    pub(super) joinable: Vec<VecDeque<(u32, u64)>>,
     /// End of the group's last GC operation (rotating GC chains its operations).
     pub(super) clock: u64,
 }
@@ -119,15 +134,16 @@ impl Rain {
             match self.gcs[gi].phase {
                 Phase::Parity => {
                     let n = self.n;
-                    let pick = self.gcs[gi].open.iter().position(|&s| {
-                        let st = &self.stripes[s as usize];
-                        st.pch == c
-                            && (st.members.len() as u32 == n - 1
+                    let pick = self.gcs[gi].open.iter().position(|o| {
+                        o.pch == c && {
+                            let st = &self.stripes[o.s as usize];
+                            st.members.len() as u32 == n - 1
                                 || st.round + STRIPE_ROUNDS <= round
-                                || self.is_sealed(g, st.sb))
+                                || self.is_sealed(g, st.sb)
+                        }
                     });
                     if let Some(k) = pick {
-                        let s = self.gcs[gi].open.remove(k);
+                        let s = self.gcs[gi].open.remove(k).s;
                         self.close_gc_stripe(ftl, g, c, s)?;
                         return Ok(GcOp::Parity(p));
                     }
@@ -135,12 +151,15 @@ impl Rain {
                 }
                 Phase::Erase => {
                     let n = self.n;
+                    // `open` is in creation order, and a stripe's round is its creation's.
                     let oldest_open = self.gcs[gi]
                         .open
+                        .first()
+                        .map_or(u64::MAX, |o| self.stripes[o.s as usize].round);
+                    debug_assert!(self.gcs[gi]
+                        .open
                         .iter()
-                        .map(|&s| self.stripes[s as usize].round)
-                        .min()
-                        .unwrap_or(u64::MAX);
+                        .all(|o| self.stripes[o.s as usize].round >= oldest_open));
                     let at = self.gcs[gi]
                         .pending
                         .iter()
@@ -214,7 +233,7 @@ impl Rain {
         if !self.gcs[gi]
             .open
             .iter()
-            .any(|&s| self.stripes[s as usize].sb == id)
+            .any(|o| self.stripes[o.s as usize].sb == id)
         {
             self.mark_full(ftl, id as usize);
         }
@@ -223,49 +242,99 @@ impl Rain {
     /// or NONE with the parity channel of a new stripe). Joining an open stripe (the oldest with
     /// no page on c and a parity channel ≠ c, in any open GC super-block whose member c has
     /// room) comes before opening one, so that stripes fill.
-    pub(super) fn place_copy(&self, ftl: &Ftl, g: u32, c: u32) -> Option<(usize, u32, u32)> {
-        let gi = g as usize;
-        let n = self.n;
-        let p = self.plane(g, c);
-        let sbs = &self.gcs[gi].gc_sbs;
-        let free = |j: usize, q: u32| {
-            self.ppb - ftl.written_pages(self.blk(g, q, sbs[j].0)) - sbs[j].1[q as usize]
-        };
-        // The cheap tests first (all are pure, so their order changes nothing but speed): this
-        // runs for every copy over every open GC stripe of the group.
-        let on_c = |st: &super::superblock::Stripe| {
-            if c < 64 {
-                st.channels & (1 << c) != 0
-            } else {
-                st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
+    pub(super) fn place_copy(&mut self, ftl: &Ftl, g: u32, c: u32) -> Option<(usize, u32, u32)> {
+        let (gi, ci) = (g as usize, c as usize);
+        // The oldest open stripe that can take a page on c: the front of c's index once the
+        // stripes that can no longer are dropped (each is dropped once; see `joinable`).
+        let join = loop {
+            let Some(&(s, seq)) = self.gcs[gi].joinable[ci].front() else {
+                break None;
+            };
+            if let Some(j) = self.can_join(ftl, g, c, s, seq) {
+                break Some((j, s));
             }
+            self.gcs[gi].joinable[ci].pop_front();
         };
-        let join = self.gcs[gi].open.iter().copied().find_map(|s| {
-            let st = &self.stripes[s as usize];
-            if st.pch == c || st.members.len() as u32 >= n - 1 || on_c(st) {
-                return None;
-            }
-            let j = sbs
-                .iter()
-                .position(|e| self.sb_id(g, e.0) as u32 == st.sb)?;
-            (free(j, c) > 0).then_some((j, s))
-        });
+        #[cfg(debug_assertions)]
+        self.check_place_index(ftl, g, c, join.map(|(_, s)| s));
         if let Some((j, s)) = join {
             return Some((j, s, NONE));
         }
         // A new stripe: its parity goes to the other member with most room left.
-        for j in 0..sbs.len() {
-            if free(j, c) == 0 {
+        let n = self.n;
+        for (j, (_, room)) in self.gcs[gi].gc_sbs.iter().enumerate() {
+            if room[ci] == 0 {
                 continue;
             }
-            let q = (1..n)
-                .map(|d| (c + d) % n)
-                .max_by_key(|&q| (free(j, q), std::cmp::Reverse((q + n - c) % n)))?;
-            if free(j, q) >= 1 {
+            // The most room; among equals, the nearest after c.
+            let mut q = (c + 1) % n;
+            for d in 2..n {
+                let r = (c + d) % n;
+                if room[r as usize] > room[q as usize] {
+                    q = r;
+                }
+            }
+            if n > 1 && room[q as usize] >= 1 {
                 return Some((j, NONE, q));
             }
         }
         None
+    }
+    /// Debug builds: the index gives what a scan of every open stripe gives, and each open
+    /// GC super-block's room is what the FTL and the open stripes' reservations say.
+    #[cfg(debug_assertions)]
+    fn check_place_index(&self, ftl: &Ftl, g: u32, c: u32, join: Option<u32>) {
+        let st = &self.gcs[g as usize];
+        let scan = st.open.iter().map(|o| o.s).find(|&s| {
+            self.can_join(ftl, g, c, s, self.stripes[s as usize].seq)
+                .is_some()
+        });
+        assert_eq!(join, scan, "RAIN GC stripe index (group {g}, channel {c})");
+        for (sb, room) in &st.gc_sbs {
+            let id = self.sb_id(g, *sb) as u32;
+            for q in 0..self.n {
+                let reserved = st
+                    .open
+                    .iter()
+                    .filter(|o| o.pch == q && self.stripes[o.s as usize].sb == id)
+                    .count() as u32;
+                let written = ftl.written_pages(self.blk(g, q, *sb));
+                assert_eq!(
+                    room[q as usize] + written + reserved,
+                    self.ppb,
+                    "RAIN GC room"
+                );
+            }
+        }
+    }
+    /// Whether open GC stripe `s` (created as `seq`) can take a copy on channel `c`, and into
+    /// which open GC super-block: it has no page on c, fewer than N − 1 members, its parity on
+    /// another channel, and its super-block is open with room on member c (written pages +
+    /// reserved parity slots < pages per block). Once false it stays false while the stripe is
+    /// open: pages and reservations only grow, a sealed super-block is never reopened.
+    fn can_join(&self, ftl: &Ftl, g: u32, c: u32, s: u32, seq: u64) -> Option<usize> {
+        let st = &self.stripes[s as usize];
+        if st.seq != seq
+            || st.parity != NONE
+            || st.pch == c
+            || st.members.len() as u32 >= self.n - 1
+        {
+            return None;
+        }
+        let on_c = if c < 64 {
+            st.channels & (1 << c) != 0
+        } else {
+            let p = self.plane(g, c);
+            st.members.iter().any(|&m| ftl.plane_of_ppn(m) == p)
+        };
+        if on_c {
+            return None;
+        }
+        let sbs = &self.gcs[g as usize].gc_sbs;
+        let j = sbs
+            .iter()
+            .position(|e| self.sb_id(g, e.0) as u32 == st.sb)?;
+        (sbs[j].1[c as usize] > 0).then_some(j)
     }
     pub(super) fn gc_copy(
         &mut self,
@@ -286,7 +355,9 @@ impl Rain {
                     let st = &self.gcs[gi];
                     SsdError::DeviceFull(format!("RAIN group {g}: no free super-block for GC (round {}, {} victims pending erase, {} open GC stripes)", st.round, st.pending.len(), st.open.len()))
                 })?;
-                self.gcs[gi].gc_sbs.push((sb, vec![0; self.n as usize]));
+                self.gcs[gi]
+                    .gc_sbs
+                    .push((sb, vec![self.ppb; self.n as usize]));
                 self.place_copy(ftl, g, c).ok_or_else(|| {
                     SsdError::Invalid(format!(
                         "RAIN bug: a fresh GC super-block of group {g} cannot take a copy"
@@ -300,18 +371,28 @@ impl Rain {
             join
         } else {
             let s = self.new_stripe(id as usize, round, pch);
-            self.gcs[gi].gc_sbs[j].1[pch as usize] += 1;
-            self.gcs[gi].open.push(s);
+            self.gcs[gi].gc_sbs[j].1[pch as usize] -= 1;
+            self.gcs[gi].open.push(OpenGc { s, pch });
+            let seq = self.stripes[s as usize].seq;
+            for q in (0..self.n).filter(|&q| q != pch && q != c) {
+                let queue = &mut self.gcs[gi].joinable[q as usize];
+                queue.push_back((s, seq));
+                // A channel with no copies for a while lets its index grow: compact it.
+                if queue.len() > 64 + 4 * self.gcs[gi].open.len() {
+                    let mut queue = std::mem::take(&mut self.gcs[gi].joinable[q as usize]);
+                    queue.retain(|&(s, seq)| self.can_join(ftl, g, q, s, seq).is_some());
+                    self.gcs[gi].joinable[q as usize] = queue;
+                }
+            }
             s
         };
         let to = ftl.external().copy(from, self.blk(g, c, sb))?;
+        self.gcs[gi].gc_sbs[j].1[c as usize] -= 1;
         self.stripes[s as usize].add(to, c);
         self.stripe_of[to as usize] = s;
         self.origin[to as usize] = from;
         // A super-block none of whose members can take another copy is sealed.
-        let resv = &self.gcs[gi].gc_sbs[j].1;
-        if (0..self.n).all(|q| ftl.written_pages(self.blk(g, q, sb)) + resv[q as usize] >= self.ppb)
-        {
+        if self.gcs[gi].gc_sbs[j].1.iter().all(|&room| room == 0) {
             self.seal_gc_sb(ftl, g, j);
         }
         Ok(())
@@ -321,10 +402,6 @@ impl Rain {
         let i = sbid % self.bpp;
         let x = self.members_xor(ftl, s);
         let pp = ftl.external().write_parity(self.blk(g, c, i), x)?;
-        let i_sb = sbid % self.bpp;
-        if let Some(e) = self.gcs[g as usize].gc_sbs.iter_mut().find(|e| e.0 == i_sb) {
-            e.1[c as usize] -= 1;
-        }
         let st = &mut self.stripes[s as usize];
         st.parity = pp;
         self.stripe_of[pp as usize] = s;
@@ -346,7 +423,7 @@ impl Rain {
             && !self.gcs[g as usize]
                 .open
                 .iter()
-                .any(|&o| self.stripes[o as usize].sb == sbid)
+                .any(|o| self.stripes[o.s as usize].sb == sbid)
         {
             self.mark_full(ftl, sbid as usize);
         }

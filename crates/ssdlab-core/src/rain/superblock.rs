@@ -81,6 +81,9 @@ pub(super) struct Stripe {
     /// Channels (below 64) its data pages are on: what `place_copy` asks of every open GC
     /// stripe at every copy, without scanning the members.
     pub(super) channels: u64,
+    /// Creation number (ids are reused): tells an index entry of a closed stripe from the
+    /// stripe that reused its id.
+    pub(super) seq: u64,
 }
 
 impl Stripe {
@@ -121,6 +124,8 @@ pub struct Rain {
     pub(super) gcs: Vec<GroupGc>,
     pub(super) stripes: Vec<Stripe>,
     pub(super) free_stripes: Vec<u32>,
+    /// Stripes created so far (`Stripe::seq`).
+    pub(super) stripes_created: u64,
     pub(super) stripe_of: Vec<u32>,
     pub(super) origin: Vec<u32>,
     pub(super) version: Option<Vec<u32>>,
@@ -169,6 +174,7 @@ impl Rain {
             pending: VecDeque::new(),
             gc_sbs: Vec::new(),
             open: Vec::new(),
+            joinable: vec![VecDeque::new(); channels as usize],
             clock: 0,
         };
         Rain {
@@ -189,6 +195,7 @@ impl Rain {
             gcs: vec![gc; groups as usize],
             stripes: Vec::new(),
             free_stripes: Vec::new(),
+            stripes_created: 0,
             stripe_of: vec![NONE; phys],
             origin: vec![NONE; phys],
             version: check.then(|| vec![0; ftl.logical_pages() as usize]),
@@ -238,6 +245,8 @@ impl Rain {
         s.sb = sb as u32;
         s.round = round;
         s.pch = pch;
+        s.seq = self.stripes_created;
+        self.stripes_created += 1;
         self.sb_stripes[sb].push(id);
         id
     }
