@@ -243,13 +243,13 @@ impl Ftl {
 
 /// Hint the CPU to fetch `v[i]` into cache (no effect on results; a no-op off x86-64).
 #[inline(always)]
-pub(crate) fn prefetch(v: &[u32], i: usize) {
+pub(crate) fn prefetch<T>(v: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(r) = v.get(i) {
         // SAFETY: prefetch only hints the cache; the pointer is valid and never dereferenced.
         unsafe {
             std::arch::x86_64::_mm_prefetch(
-                r as *const u32 as *const i8,
+                r as *const T as *const i8,
                 std::arch::x86_64::_MM_HINT_T0,
             )
         };

@@ -21,6 +21,7 @@ mod placement;
 mod victim_index;
 
 pub use external::{ExternalBlocks, UnitLayout};
+pub(crate) use gc_ops::prefetch;
 pub use gc_ops::{GcJob, GcStep};
 pub use placement::NEVER;
 

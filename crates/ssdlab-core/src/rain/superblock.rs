@@ -232,7 +232,20 @@ impl Rain {
     }
     pub(super) fn new_stripe(&mut self, sb: usize, round: u64, pch: u32) -> u32 {
         let id = match self.free_stripes.pop() {
-            Some(id) => id,
+            Some(id) => {
+                // Reused stripes are cold (freed with their super-block long ago): fetch the
+                // record of the one after next, and the member list of the next (its record
+                // was fetched by the previous call), while this one is filled.
+                let k = self.free_stripes.len();
+                if k >= 2 {
+                    crate::ftl::prefetch(&self.stripes, self.free_stripes[k - 2] as usize);
+                }
+                if let Some(&next) = self.free_stripes.last() {
+                    let m = &self.stripes[next as usize].members;
+                    crate::ftl::prefetch(m, 0);
+                }
+                id
+            }
             None => {
                 self.stripes.push(Stripe::default());
                 self.stripes.len() as u32 - 1
