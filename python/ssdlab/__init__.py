@@ -11,7 +11,6 @@ from ssdlab.device import Device, presets
 from ssdlab.errors import ConfigError, DeviceFullError, SsdlabError, TraceError, WorkloadError
 from ssdlab.result import Latency, LatencySummary, Result
 from ssdlab.simulate import Simulation, build_options, rerun, simulate
-from ssdlab.sweeps import load, sweep
 
 __all__ = [
     "__version__",
@@ -33,3 +32,13 @@ __all__ = [
     "WorkloadError",
     "DeviceFullError",
 ]
+
+
+def __getattr__(name: str):
+    # ``sweep`` and ``load`` come from the sweep package, imported on first use so that
+    # ``import ssdlab`` (and every ``ssdlab`` command) does not pay for it.
+    if name in ("sweep", "load"):
+        from ssdlab import sweeps
+
+        return getattr(sweeps, name)
+    raise AttributeError(f"module 'ssdlab' has no attribute {name!r}")

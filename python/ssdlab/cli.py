@@ -13,7 +13,6 @@ from typing import List, Optional
 
 import typer
 import typer.main
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.markup import escape
 from rich.table import Table
 
@@ -114,6 +113,8 @@ def run_with_progress(sim: Simulation, total: Optional[int], show: bool):
         while not sim.advance(CHUNK):
             pass
         return sim.result()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     columns = [SpinnerColumn(), TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     with Progress(*columns, console=err_console, transient=True) as bar:
         task = bar.add_task("run", total=total)
@@ -273,6 +274,8 @@ def rerun_from(ctx: typer.Context, path: Path, json_path: Optional[Path], progre
     console.print(f"re-running {path} (recorded by ssdlab {setup.get('ssdlab_version', '?')}, commit {setup.get('git_commit', '?')})",
                   highlight=False)
     show = sys.stderr.isatty() if progress is None else progress
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     columns = [SpinnerColumn(), TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     with Progress(*columns, console=err_console, transient=True, disable=not show) as bar:
         task = bar.add_task("run", total=total_requests(setup.get("workload") or {}))

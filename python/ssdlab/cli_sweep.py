@@ -9,35 +9,24 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
-from rich.text import Text
 
 from ssdlab.cli_common import console, err_console, fail, warn
 from ssdlab.cli_report import report_option, write_report
-from ssdlab.sweeps.driver import Plan, execute_plan, plan
-from ssdlab.sweeps.example import example_spec
-from ssdlab.sweeps.executors import executor_for
-from ssdlab.sweeps.keys import SpecError
-from ssdlab.sweeps.spec import Sweep, expand
-from ssdlab.sweeps.store import NEEDS, Store, StoreError
+
+if TYPE_CHECKING:  # the sweep machinery is imported when a sweep runs, not with the CLI
+    from ssdlab.sweeps.driver import Plan
+    from ssdlab.sweeps.spec import Sweep
+    from ssdlab.sweeps.store import Store
 
 #: Groups shown in the summary table (the rest: ssdlab.load).
 SUMMARY_ROWS = 30
 METRICS = (("WAF", "waf", "{:.3f}"), ("p99 µs", "latency_us.all.p99", "{:,.1f}"),
            ("p99.99 µs", "latency_us.all.p99_99", "{:,.1f}"))
-
-
-class RateColumn(ProgressColumn):
-    """Finished runs per second."""
-
-    def render(self, task: Any) -> Text:
-        return Text(f"{task.speed:.2f} runs/s" if task.speed else "", style="progress.data.speed")
 
 
 def default_results(spec: Path) -> Path:
@@ -63,6 +52,11 @@ def sweep(
 ) -> None:
     """Run a grid of simulations (devices × overrides × workloads × options × seeds) into a
     Parquet results store, one row per run; resumable."""
+    from ssdlab.sweeps.example import example_spec
+    from ssdlab.sweeps.keys import SpecError
+    from ssdlab.sweeps.spec import expand
+    from ssdlab.sweeps.store import NEEDS, Store, StoreError
+
     if example:
         if spec is not None:
             fail("--example: prints a specification; expected no SPEC with it")
@@ -80,6 +74,8 @@ def sweep(
     try:
         store.check()
         if dry_run:
+            from ssdlab.sweeps.driver import plan
+
             return print_plan(plan(sw, store, retry_errors))
         store.open()
         store.keep_spec(sw.name, spec.read_text())
@@ -118,7 +114,20 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def run(sw: Sweep, store: Store, jobs: Optional[int], retry_errors: bool, compact: bool,
         progress: Optional[bool], ray: Optional[str] = None) -> None:
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.text import Text
+
+    from ssdlab.sweeps.driver import execute_plan, plan
     from ssdlab.sweeps.executor_ray import RayStartError
+    from ssdlab.sweeps.executors import executor_for
+    from ssdlab.sweeps.store import StoreError
+
+    class RateColumn(ProgressColumn):
+        """Finished runs per second."""
+
+        def render(self, task: Any) -> Text:
+            return Text(f"{task.speed:.2f} runs/s" if task.speed else "", style="progress.data.speed")
 
     p = plan(sw, store, retry_errors)
     executor = executor_for(jobs, len(p.todo), ray)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce a paper's comparison.")
 
@@ -20,6 +19,8 @@ def _running(ctx: typer.Context) -> None:
 
     if not sys.stderr.isatty() or ctx.resilient_parsing:
         return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     bar = Progress(SpinnerColumn(), TextColumn(f"experiment {ctx.invoked_subcommand}"), TimeElapsedColumn(),
                    console=err_console, transient=True)
     bar.add_task("run", total=None)
