@@ -111,7 +111,8 @@ impl LbaMapped {
         Ok(())
     }
 
-    fn map_fragments(&mut self, r: Request) -> Result<()> {
+    /// The end of `r` and the logical space it must fit, or the error when it cannot.
+    fn checked_end(&self, r: &Request) -> Result<(u64, u64)> {
         let end = r.offset_bytes.checked_add(r.size_bytes).ok_or_else(|| {
             self.err(format!(
                 "request at byte {} of {} bytes overflows the address range",
@@ -128,20 +129,32 @@ impl LbaMapped {
                 r.size_bytes
             )));
         }
+        Ok((end, space))
+    }
+
+    /// Mode `none`: `r` as it is, once it is checked to lie inside the logical capacity.
+    fn unmapped(&self, r: Request) -> Result<Request> {
+        let (end, space) = self.checked_end(&r)?;
+        let beyond = if r.size_bytes == 0 {
+            r.offset_bytes >= space
+        } else {
+            end > space
+        };
+        if beyond {
+            return Err(self.err(format!(
+                "address range {}..{end} reaches beyond the logical capacity of {space} bytes; \
+                 use --lba-map dense|modulo (lba_map = \"dense\" or \"modulo\") to fit the trace",
+                r.offset_bytes
+            )));
+        }
+        Ok(r)
+    }
+
+    fn map_fragments(&mut self, r: Request) -> Result<()> {
+        let (end, space) = self.checked_end(&r)?;
         match self.mode {
             LbaMapMode::None => {
-                let beyond = if r.size_bytes == 0 {
-                    r.offset_bytes >= space
-                } else {
-                    end > space
-                };
-                if beyond {
-                    return Err(self.err(format!(
-                        "address range {}..{end} reaches beyond the logical capacity of {space} bytes; \
-                         use --lba-map dense|modulo (lba_map = \"dense\" or \"modulo\") to fit the trace",
-                        r.offset_bytes
-                    )));
-                }
+                let r = self.unmapped(r)?;
                 self.pending.push_back(r);
             }
             LbaMapMode::Modulo => {
@@ -228,6 +241,8 @@ impl RequestSource for LbaMapped {
                 return Ok(Some(r));
             }
             match self.inner.next_request()? {
+                // Mode `none` splits nothing: no queue.
+                Some(r) if self.mode == LbaMapMode::None => return self.unmapped(r).map(Some),
                 Some(r) => self.map(r)?,
                 None => return Ok(None),
             }
