@@ -135,6 +135,8 @@ def run(
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
     lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))} (default none: addresses as recorded; experiments that fold traces onto small devices default to modulo)."),
     allow_empty: bool = typer.Option(TRACE_SPEC["allow_empty"], "--allow-empty", help="Replay a trace that yields no request (an empty file, every record of another --disk, action or opcode) as an empty run instead of an error."),
+    repeat: int = typer.Option(TRACE_SPEC["repeat"], "--repeat", help="Replay the trace this many times back to back (same addresses; each pass a mean inter-arrival gap after the last): for excerpts too short to make GC run. --max-requests counts over all passes."),
+    repeat_shift: bool = typer.Option(TRACE_SPEC["repeat_shift"], "--repeat-shift", help="With --repeat: each pass at addresses past the previous pass's, so every pass writes fresh pages (a write buffer cannot absorb the later passes); use with --lba-map modulo."),
     workload: str = typer.Option("uniform", "--workload", "-w", help=f"Synthetic pattern (uniform, hotcold, zipf, sequential), a named stand-in of Kang et al. Table 1 (home1..oltp) or a file-system benchmark ({', '.join(FS_PERSONALITIES)})."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Synthetic requests (default 1,000,000: enough for steady-state GC on the default device)."),
     read_fraction: float = typer.Option(SYNTHETIC["read_fraction"], "--read-fraction", help="Synthetic: fraction of requests that are reads."),
@@ -181,7 +183,8 @@ def run(
         overrides.append(f"gc.victim={json.dumps(victim)}")
     if trace_path is not None:
         wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests,
-                   allow_empty=allow_empty)
+                   allow_empty=allow_empty, repeat=repeat if repeat != TRACE_SPEC["repeat"] else None,
+                   repeat_shift=repeat_shift if repeat_shift != TRACE_SPEC["repeat_shift"] else None)
     else:
         if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
             fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "

@@ -16,7 +16,7 @@ SYNTHETIC_ONLY = ("requests", "read_fraction", "request_pages", "footprint", "ho
 ARRIVAL = {"iops": "poisson", "interval_us": "fixed", "burst_requests": "on-off", "burst_interval_us": "on-off",
            "idle_mean_us": "on-off", "idle_dist": "on-off", "idle_shape": "on-off"}
 ARRIVAL_OPTIONS = ("arrival", *ARRIVAL)
-TRACE_ONLY = ("trace_format", "disk", "lba_map", "allow_empty")
+TRACE_ONLY = ("trace_format", "disk", "lba_map", "allow_empty", "repeat", "repeat_shift")
 
 
 def given(ctx: Any) -> set[str]:

@@ -51,7 +51,7 @@ FRACTION = Range(0, 1)
 
 #: Every range that is not the default's (whole numbers 0..2^64-1; finite numbers ≥ 0).
 RANGES: dict[str, Range] = {
-    "--requests": COUNT, "--max-requests": COUNT, "--repeat": COUNT, "--points": COUNT, "--count": COUNT,
+    "--requests": COUNT, "--max-requests": COUNT, "--repeat": COUNT32, "--points": COUNT, "--count": COUNT,
     "--playouts": COUNT, "--psi": COUNT, "--blocks": COUNT32, "--logical-pages": COUNT,
     "--request-pages": COUNT32, "--queue-depth": COUNT32, "--pages-per-block": COUNT32, "--page-size": COUNT32,
     "--request-kib": COUNT32, "--window": COUNT32, "--disk": Range(0, U32),

@@ -26,11 +26,17 @@ def trace(
     max_requests: Optional[int] = None,
     blkparse_action: Optional[str] = None,
     allow_empty: Optional[bool] = None,
+    repeat: Optional[int] = None,
+    repeat_shift: Optional[bool] = None,
 ) -> WorkloadSpec:
     """A trace file (MSR, FIU, SPC, DiskSim/SSDsim, blkparse, VSCSI, CSV; gzip allowed).
 
     A trace that yields no request (an empty file, or every record skipped by ``device``, by
     blkparse action or by opcode) is an error naming the file and why, unless ``allow_empty``.
+    ``repeat`` replays it that many times back to back (same addresses, each pass a mean
+    inter-arrival gap after the previous one; ``max_requests`` counts over all passes);
+    ``repeat_shift`` moves each pass's addresses past the previous pass's, so that every pass
+    writes fresh pages (fold them onto the device with ``lba_map="modulo"``).
     """
     spec: dict[str, Any] = {"kind": "trace", "path": str(path), "format": format, "lba_map": lba_map}
     if device is not None:
@@ -41,6 +47,10 @@ def trace(
         spec["blkparse_action"] = blkparse_action
     if allow_empty is not None:
         spec["allow_empty"] = allow_empty
+    if repeat is not None:
+        spec["repeat"] = repeat
+    if repeat_shift is not None:
+        spec["repeat_shift"] = repeat_shift
     return spec
 
 

@@ -209,6 +209,9 @@ fn random_spec(rng: &mut SimRng, path: &Path, format: TraceFormat) -> TraceSpec 
         // Both ways of reading, whatever the machine (drawn last, so that the spec's other
         // settings are those earlier versions drew for the same case).
         parse_thread: Some(rng.gen_bool(0.5)),
+        // Drawn after everything earlier versions drew, for the same reason.
+        repeat: if rng.gen_bool(0.2) { 3 } else { 1 },
+        repeat_shift: false,
     }
 }
 

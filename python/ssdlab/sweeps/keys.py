@@ -36,7 +36,7 @@ CLI_OPTION = {
     "workload.request_pages": "--request-pages", "workload.footprint_fraction": "--footprint",
     "workload.hot_write_fraction": "--hot-writes", "workload.hot_space_fraction": "--hot-space",
     "workload.zipf_theta": "--zipf-theta", "workload.stale_fraction": "--stale-fraction",
-    "workload.device": "--disk", "workload.max_requests": "--max-requests",
+    "workload.device": "--disk", "workload.max_requests": "--max-requests", "workload.repeat": "--repeat",
     "workload.arrival.iops": "--iops", "workload.arrival.interval_us": "--interval-us",
     "workload.arrival.burst_requests": "--burst-requests", "workload.arrival.burst_interval_us": "--burst-interval-us",
     "workload.arrival.idle_mean_us": "--idle-mean-us", "workload.arrival.idle.shape": "--idle-shape",

@@ -17,6 +17,7 @@ pub mod lba_map;
 mod msr;
 pub mod presets;
 mod read_ahead;
+mod repeat;
 pub mod request;
 mod skips;
 mod spc;

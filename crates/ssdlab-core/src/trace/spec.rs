@@ -30,6 +30,10 @@ pub enum WorkloadSpec {
     Fs(super::fs::FsSpec),
 }
 
+fn one_pass() -> u32 {
+    1
+}
+
 /// A trace file to replay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +57,16 @@ pub struct TraceSpec {
     /// error naming the file and why nothing was replayed.
     #[serde(default, alias = "allow-empty")]
     pub allow_empty: bool,
+    /// Replay the trace this many times back to back (`trace::repeat`): the same addresses,
+    /// each pass's arrivals after the previous pass's, a mean inter-arrival gap apart. For
+    /// excerpts too short to make GC run. `max_requests` counts over all passes.
+    #[serde(default = "one_pass")]
+    pub repeat: u32,
+    /// With `repeat`: each pass at addresses past the previous pass's (the trace's address
+    /// span further), so that every pass writes fresh pages (a write buffer cannot absorb the
+    /// later passes); an LBA map `modulo` folds them onto the device.
+    #[serde(default, alias = "repeat-shift")]
+    pub repeat_shift: bool,
     /// Read and parse a text trace on a second thread (`true`), or on the simulation's
     /// (`false`); unset: on a second thread when the machine has more than one CPU. The same
     /// requests and errors either way (`trace::read_ahead`), so it is left out of the
@@ -76,6 +90,8 @@ impl TraceSpec {
             max_requests: None,
             blkparse_action: BlkAction::Dispatch,
             allow_empty: false,
+            repeat: 1,
+            repeat_shift: false,
             parse_thread: None,
         }
     }
@@ -84,6 +100,16 @@ impl TraceSpec {
         if self.max_requests == Some(0) {
             return Err(SsdError::Workload(
                 "max_requests: must be > 0 when given".into(),
+            ));
+        }
+        if self.repeat == 0 {
+            return Err(SsdError::Workload(
+                "repeat: expected a whole number of passes, at least 1, got 0".into(),
+            ));
+        }
+        if self.repeat_shift && self.repeat == 1 {
+            return Err(SsdError::Workload(
+                "repeat_shift: applies with repeat ≥ 2 (one pass has nothing to shift)".into(),
             ));
         }
         Ok(())
@@ -385,7 +411,7 @@ impl RequestSource for Take {
 }
 
 /// The raw reader of a trace spec: format (auto-detected if `auto`), device filter, blkparse
-/// action and `max_requests` applied; addresses as in the file (no LBA mapping).
+/// action, `repeat` and `max_requests` applied; addresses as in the file (no LBA mapping).
 pub fn open_trace(spec: &TraceSpec) -> Result<Box<dyn RequestSource>> {
     spec.validate()?;
     let src = open_format(
@@ -395,6 +421,26 @@ pub fn open_trace(spec: &TraceSpec) -> Result<Box<dyn RequestSource>> {
         spec.blkparse_action,
         spec.parse_thread,
     )?;
+    let src = if spec.repeat > 1 {
+        let s = spec.clone();
+        let again = move || {
+            open_format(
+                &s.path,
+                s.format,
+                s.device,
+                s.blkparse_action,
+                s.parse_thread,
+            )
+        };
+        Box::new(super::repeat::Repeat::new(
+            src,
+            Box::new(again),
+            spec.repeat,
+            spec.repeat_shift,
+        ))
+    } else {
+        src
+    };
     Ok(match spec.max_requests {
         Some(left) => Box::new(Take { inner: src, left }),
         None => src,
