@@ -99,7 +99,7 @@ def experiment_rlgc(
     lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo (default modulo: a trace's addresses folded onto the smaller simulated device)."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Traces: multiply inter-arrival times (re-rate a trace that saturates the device)."),
     requests: int = typer.Option(1_000_000, "--requests", "-n", help="Requests per run (default 1,000,000: the presets need ~1M on the Kang devices for GC to run long)."),
-    repeat: int = typer.Option(3, "--repeat", help="Seeds per scheduler (the standard deviation is over these)."),
+    repeat: int = typer.Option(3, "--repeat", help="Seeds per scheduler (default 3; the standard deviation is over these)."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     passes: float = typer.Option(0.0, "--precondition-passes", help="Random overwrite passes after the sequential fill (default 0: a sequential fill, then the workload)."),
     from_empty: bool = typer.Option(False, "--from-empty", help="Start from an empty device, as the seed did (no fill: GC starts once the workload has written the device's capacity, so give enough --requests)."),

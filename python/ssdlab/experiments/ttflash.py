@@ -139,7 +139,7 @@ def ttflash_cmd(
     trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo (default modulo: a trace's addresses folded onto the smaller simulated device)."),
     max_requests: Optional[int] = typer.Option(None, "--max-requests", help="Use only the trace's first N requests."),
-    repeat: int = typer.Option(registry.defaults()["trace"]["repeat"], "--repeat", help="Replay the trace this many times back to back (for excerpts that write less than the device's buffer and spare)."),
+    repeat: int = typer.Option(registry.defaults()["trace"]["repeat"], "--repeat", help="Replay the trace this many times back to back (default 1: once; for excerpts that write less than the device's buffer and spare)."),
     repeat_shift: bool = typer.Option(registry.defaults()["trace"]["repeat_shift"], "--repeat-shift", help="With --repeat: each pass at fresh addresses (folded by --lba-map modulo), so that the write buffer cannot absorb the later passes and GC runs."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Multiply inter-arrival times (0.5 = twice as fast)."),
     precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (default 1: GC active from the start, as in the seed's aged device; negative: no preconditioning)."),

@@ -1,12 +1,145 @@
-//! Arrival-time processes of synthetic workloads: closed (all 0), fixed interval, Poisson and
+//! Arrival-time processes of synthetic workloads (their spec, [`ArrivalSpec`], and the process
+//! that draws the times): closed (all 0), fixed interval, Poisson and
 //! on-off bursty (the ON/OFF source model of e.g. Willinger et al., "Self-similarity through
 //! high-variability", SIGCOMM'95: heavy-tailed OFF periods give bursty, self-similar traffic).
 
 use rand_distr::{Distribution, Exp, Geometric, LogNormal, Pareto};
+use serde::{Deserialize, Serialize};
 
-use super::spec::{ArrivalSpec, IdleDist};
 use crate::error::{Result, SsdError};
 use crate::rng::SimRng;
+
+/// When requests arrive.
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[strum(serialize_all = "kebab-case")]
+pub enum ArrivalSpec {
+    /// All arrivals at 0: replayed closed-loop or timing-free by the caller.
+    #[default]
+    Closed,
+    /// One request every `interval_us`.
+    Fixed { interval_us: f64 },
+    /// Poisson arrivals at `iops` requests per second.
+    Poisson { iops: f64 },
+    /// Bursty on-off arrivals: bursts of a geometric number of requests (mean
+    /// `burst_requests`) with exponential gaps (mean `burst_interval_us`), separated by idle
+    /// periods of mean `idle_mean_us` drawn from `idle`.
+    #[serde(alias = "on_off", alias = "onoff")]
+    OnOff {
+        burst_requests: f64,
+        burst_interval_us: f64,
+        idle_mean_us: f64,
+        #[serde(default)]
+        idle: IdleDist,
+    },
+}
+
+crate::config::impl_registry!(ArrivalSpec, "arrival process", "--arrival", default);
+
+/// The distribution of idle periods of on-off arrivals (its mean is `idle_mean_us`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Default,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
+#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+#[strum(serialize_all = "kebab-case")]
+pub enum IdleDist {
+    /// Exponential idle periods with the given mean.
+    #[default]
+    Exponential,
+    /// Pareto with this shape α (> 1 for a finite mean); scale = mean·(α−1)/α.
+    Pareto { shape: f64 },
+    /// Log-normal with this σ; μ = ln(mean) − σ²/2.
+    Lognormal { sigma: f64 },
+    /// Every idle period lasts exactly the mean.
+    Fixed,
+}
+
+crate::config::impl_registry!(IdleDist, "idle distribution", "--idle-dist", default);
+
+/// As a user would write it (run headers, result descriptions): `poisson, 2000 IOPS`.
+impl std::fmt::Display for ArrivalSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArrivalSpec::Closed => write!(f, "closed"),
+            ArrivalSpec::Fixed { interval_us } => write!(f, "fixed, every {interval_us} µs"),
+            ArrivalSpec::Poisson { iops } => write!(f, "poisson, {iops} IOPS"),
+            ArrivalSpec::OnOff {
+                burst_requests,
+                burst_interval_us,
+                idle_mean_us,
+                idle,
+            } => write!(
+                f,
+                "on-off, bursts of {burst_requests} requests {burst_interval_us} µs apart, idle {idle_mean_us} µs mean ({idle})"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for IdleDist {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdleDist::Pareto { shape } => write!(f, "pareto, shape {shape}"),
+            IdleDist::Lognormal { sigma } => write!(f, "lognormal, sigma {sigma}"),
+            other => write!(f, "{}", <&'static str>::from(other)),
+        }
+    }
+}
+
+impl ArrivalSpec {
+    pub fn validate(&self) -> Result<()> {
+        let pos = |name: &str, v: f64, min_ok: f64, strict: bool| -> Result<()> {
+            let ok = v.is_finite() && if strict { v > min_ok } else { v >= min_ok };
+            if ok {
+                Ok(())
+            } else {
+                let rel = if strict { ">" } else { ">=" };
+                Err(SsdError::Workload(format!(
+                    "arrival.{name}: must be a finite number {rel} {min_ok}, got {v}"
+                )))
+            }
+        };
+        match *self {
+            ArrivalSpec::Closed => Ok(()),
+            ArrivalSpec::Fixed { interval_us } => pos("interval_us", interval_us, 0.0, false),
+            ArrivalSpec::Poisson { iops } => pos("iops", iops, 0.0, true),
+            ArrivalSpec::OnOff {
+                burst_requests,
+                burst_interval_us,
+                idle_mean_us,
+                idle,
+            } => {
+                pos("burst_requests", burst_requests, 1.0, false)?;
+                pos("burst_interval_us", burst_interval_us, 0.0, false)?;
+                pos("idle_mean_us", idle_mean_us, 0.0, true)?;
+                match idle {
+                    IdleDist::Pareto { shape } => pos("idle.shape", shape, 1.0, true),
+                    IdleDist::Lognormal { sigma } => pos("idle.sigma", sigma, 0.0, true),
+                    IdleDist::Exponential | IdleDist::Fixed => Ok(()),
+                }
+            }
+        }
+    }
+}
 
 enum Idle {
     Exp(Exp<f64>),

@@ -26,6 +26,7 @@ pub mod synthetic;
 mod vscsi;
 mod vscsi_csv;
 
+pub use arrival::{ArrivalSpec, IdleDist};
 pub use blkparse::BlkAction;
 pub use format::{detect_format, open_format, TraceFormat};
 pub use fs::{FsPersonality, FsSource, FsSpec, FsStats, TrimMode};
@@ -33,8 +34,5 @@ pub use info::{trace_info, TraceInfo};
 pub use lba_map::{LbaMapMode, LbaMapped};
 pub use request::{OpKind, Request, RequestSource, VecSource};
 pub use skips::{SkipReason, Skips};
-pub use spec::{
-    open_trace, open_workload, ArrivalSpec, IdleDist, Pattern, SyntheticSpec, TraceSpec,
-    WorkloadSpec,
-};
+pub use spec::{open_trace, open_workload, Pattern, SyntheticSpec, TraceSpec, WorkloadSpec};
 pub use synthetic::Synthetic;

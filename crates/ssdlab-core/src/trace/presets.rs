@@ -29,7 +29,8 @@
 //! requests, oltp 84 µs) saturate a one-chip device whatever the arrival structure; rbesql's
 //! 57.9 KB requests take 2–3 ms, so its median is above 1 ms with or without GC.
 
-use super::spec::{ArrivalSpec, IdleDist, Pattern, SyntheticSpec};
+use super::arrival::{ArrivalSpec, IdleDist};
+use super::spec::{Pattern, SyntheticSpec};
 use crate::error::{Result, SsdError};
 
 /// One row of Table 1.

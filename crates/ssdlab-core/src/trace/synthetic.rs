@@ -177,7 +177,7 @@ impl RequestSource for Synthetic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::spec::ArrivalSpec;
+    use super::super::arrival::ArrivalSpec;
     use super::*;
 
     const LOGICAL: u64 = 1 << 30; // 262,144 pages of 4 KiB
