@@ -12,8 +12,9 @@ use std::ops::Range;
 use serde::Serialize;
 
 use super::format::detect_format;
+use super::open::open_trace;
 use super::request::OpKind;
-use super::spec::{open_trace, TraceSpec};
+use super::spec::TraceSpec;
 use super::TraceFormat;
 use crate::error::{Result, SsdError};
 

@@ -77,7 +77,7 @@ pub trait RequestSource: Send {
     }
     /// The host file system's counters (bytes deleted, trimmed, pending …); `None` for sources
     /// without a file system.
-    fn host_fs(&self) -> Option<super::fs::FsStats> {
+    fn host_fs(&self) -> Option<super::fs::stats::FsStats> {
         None
     }
 }
@@ -103,7 +103,7 @@ macro_rules! forward_to_inner {
         fn trim_deleted(&mut self) -> u64 {
             self.inner.trim_deleted()
         }
-        fn host_fs(&self) -> Option<$crate::trace::fs::FsStats> {
+        fn host_fs(&self) -> Option<$crate::trace::fs::stats::FsStats> {
             self.inner.host_fs()
         }
     };

@@ -39,11 +39,10 @@ mod fileserver;
 mod fio;
 mod iozone;
 pub mod spec;
+pub(super) mod stats;
 mod varmail;
 
 use std::collections::VecDeque;
-
-use serde::Serialize;
 
 use super::arrival::ArrivalProcess;
 use super::request::{OpKind, Request, RequestSource};
@@ -52,6 +51,7 @@ use crate::error::{Result, SsdError};
 use crate::rng::{stream, SimRng};
 use alloc::{Extent, File, Partition, Seg, FS_BLOCK};
 pub use spec::{FsPersonality, FsSpec, PersonalityDefaults, TrimMode};
+pub use stats::FsStats;
 
 /// The largest TRIM request: one ext4 block group (32,768 blocks of 4 KiB, the bits of one
 /// 4 KiB block bitmap). ext4 issues discards per free extent within a group, both for the
@@ -70,24 +70,6 @@ const STALE_IO: u64 = 1 << 20;
 /// Steps of the personality in a row that queue no request before the source gives up (a
 /// fileset too small for its threads can leave every thread waiting).
 const MAX_IDLE_STEPS: u64 = 1_000_000;
-
-/// What the host file system did, in bytes (all partitions, prefill included). At any time
-/// `deleted = trimmed + pending + reallocated`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct FsStats {
-    /// Size of the partitions (stale and personality).
-    pub capacity_bytes: u64,
-    /// Allocated to live files now.
-    pub live_bytes: u64,
-    /// Freed by deletions so far.
-    pub deleted_bytes: u64,
-    /// Queued as TRIM requests (at deletion under `discard`, or by `trim_deleted`).
-    pub trimmed_bytes: u64,
-    /// Deleted and neither trimmed nor reallocated: still valid on the device.
-    pub pending_bytes: u64,
-    /// Deleted and reallocated to a new file before any TRIM (the device saw an overwrite).
-    pub reallocated_bytes: u64,
-}
 
 /// A lazily split transfer: the requests of one I/O call (or one TRIM), in order.
 struct Transfer {
