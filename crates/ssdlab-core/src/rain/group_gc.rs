@@ -3,25 +3,10 @@
 //! safe to erase, and copies its valid pages of the round's victim into an open GC super-block
 //! (see the module docs of [`crate::rain`] for the rules and why they keep parity correct).
 
-use std::collections::VecDeque;
-
+use super::group_state::{OpenGc, Phase};
 use super::superblock::{Rain, Sb, MAX_OPEN_GC_SB, NONE, STRIPE_ROUNDS};
 use crate::error::{Result, SsdError};
 use crate::ftl::Ftl;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Phase {
-    Parity,
-    Erase,
-    Copy,
-}
-
-/// An open GC stripe and its parity channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct OpenGc {
-    pub(super) s: u32,
-    pub(super) pch: u32,
-}
 
 /// One GC operation, as executed on the FTL (the caller gives it time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,33 +18,6 @@ pub enum GcOp {
     Turn,
     /// The group's GC stopped.
     Done,
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct GroupGc {
-    pub(super) active: bool,
-    pub(super) round: u64,
-    pub(super) turn: u32,
-    pub(super) phase: Phase,
-    pub(super) victim: u32,
-    pub(super) cursor: u32,
-    /// Victims copied, waiting for erase: (super-block, round copied, bit mask of erased members).
-    pub(super) pending: VecDeque<(u32, u64, u64)>,
-    /// The GC super-blocks taking copies, oldest first, each with its room per member: pages
-    /// per block − written pages − slots reserved for the parity of its open stripes (a copy
-    /// takes one, a new stripe reserves one on its parity channel, a parity page fills its own
-    /// reserved slot).
-    pub(super) gc_sbs: Vec<(u32, Vec<u32>)>,
-    /// Open GC stripes (in `gc_sbs` or in sealed GC super-blocks), oldest first, each with
-    /// its parity channel (so that a plane's parity pick reads only its own stripes).
-    pub(super) open: Vec<OpenGc>,
-    /// Per channel c: the GC stripes that might still take a copy on c, oldest first
-    /// (`place_copy`'s index). Every condition for joining is permanent once false while a
-    /// stripe is open (a page on c, N − 1 members, its super-block sealed or its member c full,
-    /// closed), so stripes that fail it are dropped from the front for good.
-    pub(super) joinable: Vec<VecDeque<(u32, u64)>>,
-    /// End of the group's last GC operation (rotating GC chains its operations).
-    pub(super) clock: u64,
 }
 
 impl Rain {

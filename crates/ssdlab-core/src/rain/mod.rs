@@ -54,6 +54,7 @@ mod buffer;
 mod device;
 mod flush;
 mod group_gc;
+mod group_state;
 mod gtr;
 mod rebuild;
 mod schedule;

@@ -8,10 +8,10 @@ use crate::error::Result;
 use crate::ftl::{Ftl, UnitLayout};
 use crate::rng::{self, SimRng};
 
-use super::group_gc::{GroupGc, Phase};
+use super::group_state::GroupGc;
 use super::page_checksum;
 
-pub(super) const NONE: u32 = u32::MAX;
+pub(super) use super::group_state::NONE;
 /// Free super-blocks of a group the host may not take (kept for GC frontiers).
 pub(super) const GC_RESERVE: usize = 4;
 /// Rounds a GC stripe stays open for copies of later victims before it is closed short (the
@@ -164,19 +164,7 @@ impl Rain {
         }
         let phys = (ftl.planes() * bpp * ftl.pages_per_block()) as usize;
         assert!(channels <= 64, "RAIN: at most 64 channels");
-        let gc = GroupGc {
-            active: false,
-            round: 0,
-            turn: 0,
-            phase: Phase::Parity,
-            victim: NONE,
-            cursor: 0,
-            pending: VecDeque::new(),
-            gc_sbs: Vec::new(),
-            open: Vec::new(),
-            joinable: vec![VecDeque::new(); channels as usize],
-            clock: 0,
-        };
+        let gc = GroupGc::new(channels);
         Rain {
             n: channels,
             groups,
