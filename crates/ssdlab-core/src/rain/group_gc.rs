@@ -213,8 +213,9 @@ impl Rain {
             }
             self.gcs[gi].joinable[ci].pop_front();
         };
-        #[cfg(debug_assertions)]
-        self.check_place_index(ftl, g, c, join.map(|(_, s)| s));
+        if cfg!(debug_assertions) || self.version.is_some() {
+            self.check_place_index(ftl, g, c, join.map(|(_, s)| s));
+        }
         if let Some((j, s)) = join {
             return Some((j, s, NONE));
         }
@@ -238,9 +239,9 @@ impl Rain {
         }
         None
     }
-    /// Debug builds: the index gives what a scan of every open stripe gives, and each open
-    /// GC super-block's room is what the FTL and the open stripes' reservations say.
-    #[cfg(debug_assertions)]
+    /// Debug builds and the checking mode (`Rain::new`'s `check`, the tests'): the index gives
+    /// what a scan of every open stripe gives, and each open GC super-block's room is what the
+    /// FTL and the open stripes' reservations say.
     fn check_place_index(&self, ftl: &Ftl, g: u32, c: u32, join: Option<u32>) {
         let st = &self.gcs[g as usize];
         let scan = st.open.iter().map(|o| o.s).find(|&s| {
