@@ -183,8 +183,7 @@ def run(
         overrides.append(f"gc.victim={json.dumps(victim)}")
     if trace_path is not None:
         wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests,
-                   allow_empty=allow_empty, repeat=repeat if repeat != TRACE_SPEC["repeat"] else None,
-                   repeat_shift=repeat_shift if repeat_shift != TRACE_SPEC["repeat_shift"] else None)
+                   allow_empty=allow_empty, repeat=repeat, repeat_shift=repeat_shift)
     else:
         if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
             fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "

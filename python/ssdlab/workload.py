@@ -47,9 +47,14 @@ def trace(
         spec["blkparse_action"] = blkparse_action
     if allow_empty is not None:
         spec["allow_empty"] = allow_empty
-    if repeat is not None:
+    # Left out at the core's defaults, so that a run's setup names only what differs from a
+    # plain replay (and reads as it did before these fields existed).
+    from ssdlab import registry
+
+    defaults = registry.defaults()["trace"]
+    if repeat is not None and repeat != defaults["repeat"]:
         spec["repeat"] = repeat
-    if repeat_shift is not None:
+    if repeat_shift is not None and repeat_shift != defaults["repeat_shift"]:
         spec["repeat_shift"] = repeat_shift
     return spec
 

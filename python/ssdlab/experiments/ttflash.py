@@ -24,6 +24,8 @@ from ssdlab.workload import synthetic, trace
 STACKS = list(registry.defaults()["ttflash_stacks"])
 PCTS = [("p99", "99th"), ("p99_9", "99.9th"), ("p99_99", "99.99th")]
 
+#: The core's defaults of a trace workload's fields.
+TRACE_SPEC = registry.defaults()["trace"]
 #: Named synthetic workloads: (pattern, read fraction, Poisson IOPS, requests).
 WORKLOADS = {
     # Mixed read/write, 70 % reads, Poisson arrivals: GC-heavy but below nogc's saturation.
@@ -139,8 +141,8 @@ def ttflash_cmd(
     trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo (default modulo: a trace's addresses folded onto the smaller simulated device)."),
     max_requests: Optional[int] = typer.Option(None, "--max-requests", help="Use only the trace's first N requests."),
-    repeat: int = typer.Option(registry.defaults()["trace"]["repeat"], "--repeat", help="Replay the trace this many times back to back (default 1: once; for excerpts that write less than the device's buffer and spare)."),
-    repeat_shift: bool = typer.Option(registry.defaults()["trace"]["repeat_shift"], "--repeat-shift", help="With --repeat: each pass at fresh addresses (folded by --lba-map modulo), so that the write buffer cannot absorb the later passes and GC runs."),
+    repeat: int = typer.Option(TRACE_SPEC["repeat"], "--repeat", help="Replay the trace this many times back to back (default 1: once; for excerpts that write less than the device's buffer and spare)."),
+    repeat_shift: bool = typer.Option(TRACE_SPEC["repeat_shift"], "--repeat-shift", help="With --repeat: each pass at fresh addresses (folded by --lba-map modulo), so that the write buffer cannot absorb the later passes and GC runs."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Multiply inter-arrival times (0.5 = twice as fast)."),
     precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (default 1: GC active from the start, as in the seed's aged device; negative: no preconditioning)."),
     stacks: List[str] = typer.Option([], "--stack", help="Run only these stacks (repeatable; any + list of rain, pb, gtr, gtf, rgc, pfg, nogc also works, e.g. ttflash+pfg); default the seed's six."),
@@ -153,12 +155,10 @@ def ttflash_cmd(
     if (trace_path is None) == (workload is None):
         fail("give exactly one of --trace or --workload")
     if trace_path is not None:
-        defaults = registry.defaults()["trace"]
-        wl = trace(trace_path, format=trace_format, lba_map=lba_map, max_requests=max_requests,
-                   repeat=repeat if repeat != defaults["repeat"] else None,
-                   repeat_shift=repeat_shift if repeat_shift != defaults["repeat_shift"] else None)
+        wl = trace(trace_path, format=trace_format, lba_map=lba_map, max_requests=max_requests, repeat=repeat,
+                   repeat_shift=repeat_shift)
     else:
-        if repeat != registry.defaults()["trace"]["repeat"] or repeat_shift:
+        if (repeat, repeat_shift) != (TRACE_SPEC["repeat"], TRACE_SPEC["repeat_shift"]):
             fail("--repeat/--repeat-shift: apply to --trace only")
         if workload not in WORKLOADS:
             fail(f"--workload {workload}: expected one of {', '.join(WORKLOADS)}")

@@ -78,8 +78,8 @@ pub(super) struct Stripe {
     pub(super) round: u64,
     /// Channel of the parity page (GC stripes: fixed when the stripe is created).
     pub(super) pch: u32,
-    /// Channels (below 64) its data pages are on: what `place_copy` asks of every open GC
-    /// stripe at every copy, without scanning the members.
+    /// Channels (below 64) its data pages are on: what `can_join` asks of a GC stripe at a
+    /// copy, without scanning the members.
     pub(super) channels: u64,
     /// Creation number (ids are reused): tells an index entry of a closed stripe from the
     /// stripe that reused its id.

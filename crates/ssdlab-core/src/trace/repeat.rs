@@ -85,12 +85,19 @@ impl RequestSource for Repeat {
                     self.count += 1;
                 } else {
                     r.arrival_ns = r.arrival_ns.saturating_add(self.offset);
-                    r.offset_bytes = r.offset_bytes.checked_add(self.moved).ok_or_else(|| {
-                        SsdError::Workload(format!(
-                            "repeat: pass {} of the trace moves byte {} beyond the address range",
-                            self.pass, r.offset_bytes
-                        ))
-                    })?;
+                    r.offset_bytes = match r.offset_bytes.checked_add(self.moved) {
+                        Some(o) => o,
+                        None => {
+                            let m = format!(
+                                "repeat_shift: pass {} moves byte {} beyond the address range",
+                                self.pass, r.offset_bytes
+                            );
+                            return Err(match self.inner.location() {
+                                Some((file, line)) => SsdError::trace(file, line, m),
+                                None => SsdError::Workload(m),
+                            });
+                        }
+                    };
                 }
                 return Ok(Some(r));
             }
@@ -194,7 +201,7 @@ mod tests {
             assert!(s.next_request().unwrap().is_some());
         }
         let e = s.next_request().unwrap_err().to_string();
-        assert!(e.contains("repeat: pass 2"), "{e}");
+        assert!(e.contains("repeat_shift: pass 2"), "{e}");
     }
 
     #[test]
