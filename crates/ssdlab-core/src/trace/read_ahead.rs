@@ -218,131 +218,15 @@ mod tests {
     use super::super::msr::Msr;
     use super::*;
 
-    /// Everything a consumer sees, call by call: each result with the location and skipped
-    /// count after it, and why the source is empty after each end or error; reading goes on
-    /// after errors, up to `calls` calls or a second `Ok(None)`.
-    fn transcript(src: &mut dyn RequestSource, calls: usize) -> String {
-        let mut out = String::new();
-        let mut ends = 0;
-        for _ in 0..calls {
-            let r = src.next_request();
-            let _ = match &r {
-                Ok(Some(q)) => write!(out, "{q:?}"),
-                Ok(None) => write!(out, "end"),
-                Err(e) => write!(out, "error {e}"),
-            };
-            let _ = writeln!(out, " at {:?}, {} skipped", src.location(), src.skipped());
-            if !matches!(r, Ok(Some(_))) {
-                let _ = writeln!(out, "why empty: {:?}", src.why_empty());
-            }
-            if matches!(r, Ok(None)) {
-                ends += 1;
-                if ends == 2 {
-                    break;
-                }
-            }
-        }
-        out
-    }
-
-    /// The transcript of `path` read directly and through a reader thread must be the same.
-    fn same_both_ways(path: &std::path::Path, device: Option<u32>, calls: usize) -> String {
-        let mut direct = TextSource::open(path, Msr, device).unwrap();
-        let want = transcript(&mut direct, calls);
-        let mut ahead = ReadAhead::spawn(TextSource::open(path, Msr, device).unwrap()).unwrap();
-        assert_eq!(ahead.describe(), direct.describe());
-        let got = transcript(&mut ahead, calls);
-        assert!(got == want, "{}", first_difference(&want, &got));
-        want
-    }
-
-    fn first_difference(want: &str, got: &str) -> String {
-        let at = want.lines().zip(got.lines()).position(|(a, b)| a != b);
-        match at {
-            Some(i) => format!(
-                "line {}: direct {:?}, read ahead {:?}",
-                i + 1,
-                want.lines().nth(i),
-                got.lines().nth(i)
-            ),
-            None => format!(
-                "one is longer: {} against {} lines",
-                want.lines().count(),
-                got.lines().count()
-            ),
-        }
-    }
-
-    /// An MSR trace of `n` records over several batches, with a header, comments, blank
-    /// lines, records of disk 1 (skipped by a filter on disk 0), and `bad` lines malformed.
-    fn trace(n: usize, bad: &[usize]) -> String {
-        let mut t = String::from("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n");
-        for i in 0..n {
-            let _ = match i {
-                _ if bad.contains(&i) => writeln!(t, "{i},hm,0,Erase,0,4096,1"),
-                _ if i % 97 == 0 => writeln!(t, "# comment {i}"),
-                _ if i % 101 == 0 => writeln!(t, "   "),
-                _ => writeln!(
-                    t,
-                    "{},hm,{},{},{},4096,{i}",
-                    1_000_000 + i,
-                    u8::from(i % 13 == 0),
-                    if i % 3 == 0 { "Read" } else { "Write" },
-                    (i % 1000) * 4096
-                ),
-            };
-        }
-        t
-    }
-
-    #[test]
-    fn same_requests_errors_and_skips_both_ways() {
-        let bad = [2 * BATCH + 5, 2 * BATCH + 6, 3 * BATCH - 1];
-        let text = trace(3 * BATCH + 17, &bad);
-        for name in ["ahead.csv", "ahead.csv.gz"] {
-            let p = fixture(name, text.as_bytes(), false);
-            for device in [None, Some(0)] {
-                let t = same_both_ways(&p, device, 4 * BATCH);
-                // The errors are there, each after the requests before its line, and reading
-                // went on after them to the end.
-                let line = bad[0] + 2;
-                assert!(
-                    t.contains(&format!("error {}:{line}: field 4 (type)", p.display())),
-                    "{name}"
-                );
-                assert_eq!(t.matches("error ").count(), bad.len(), "{name}");
-                assert_eq!(t.matches("\nend at ").count(), 2, "{name}");
-            }
-        }
-    }
-
-    #[test]
-    fn truncated_gzip_and_empty_traces_read_the_same() {
-        let text = trace(2 * BATCH, &[]);
-        let p = fixture("whole.csv.gz", text.as_bytes(), false);
-        let gz = std::fs::read(&p).unwrap();
-        // Named so that `fixture` does not gzip it again; read as gzip by its magic bytes.
-        let cut = fixture("cut.csv", &gz[..gz.len() * 3 / 5], false);
-        let t = same_both_ways(&cut, None, 4 * BATCH);
-        assert!(t.contains("error ") && t.contains("reading line"), "{t}");
-        // Only other disks, and only a header: nothing is replayed, and both say why.
-        let other = fixture(
-            "other.csv",
-            b"1,hm,1,Read,0,512,1\n2,hm,2,Read,0,512,1\n",
-            false,
-        );
-        let t = same_both_ways(&other, Some(0), 10);
-        assert!(t.contains("all 2 records were skipped"), "{t}");
-        let header = fixture("header.csv", b"Timestamp,Hostname,DiskNumber\n", false);
-        let t = same_both_ways(&header, None, 10);
-        assert!(t.contains("holds no record"), "{t}");
-    }
-
     #[test]
     fn dropping_early_stops_the_reader() {
         // More batches than the channel holds: the reader waits on a full channel when the
         // consumer goes away, and must stop rather than hang the drop.
-        let p = fixture("long.csv", trace(8 * BATCH, &[]).as_bytes(), false);
+        let mut text = String::new();
+        for i in 0..8 * BATCH {
+            let _ = writeln!(text, "{i},hm,0,Read,{},4096,1", (i % 1000) * 4096);
+        }
+        let p = fixture("long.csv", text.as_bytes(), false);
         for take in [0, 1, BATCH + 1] {
             let mut ahead = ReadAhead::spawn(TextSource::open(&p, Msr, None).unwrap()).unwrap();
             for _ in 0..take {
@@ -351,6 +235,9 @@ mod tests {
             drop(ahead);
         }
     }
+
+    // Transcripts of direct and read-ahead parsing (errors across batches, cut-short gzip,
+    // nothing to replay) are compared in `tests/parse_thread.rs`, through `parse_thread`.
 
     /// A format that panics on its third line, as a parser bug would.
     struct Boom;
