@@ -19,16 +19,26 @@ def test_toy_tables_one_and_two(cli, tmp_path):
     (pruned in the seed's tens to thousands, exhaustive 10^8 and more), and Table II's MCTS
     reaching the pruned DFS's result."""
     out = tmp_path / "t1.json"
-    p = cli("experiment", "offline", "--toy", "--draws", "2", "--json", str(out))
+    p = cli("experiment", "offline", "--toy", "--draws", "2", "--json", str(out), "--report", str(tmp_path / "t1.html"))
     assert p.returncode == 0, p.stderr
+    assert "Table I" in (tmp_path / "t1.html").read_text()
     assert "Table I" in p.stdout and "Table II" in p.stdout
     d = json.loads(out.read_text())
     traces = d["traces"]
     assert set(traces) == set(offline.TOY_DISTRIBUTIONS) and d["draws"] == 2
     footprints = set()
     greedy_worse = 0
-    for dist, draws in traces.items():
+    for dist, summary in traces.items():
+        draws = summary["draws"]
         assert set(draws) == {"1", "2"}
+        # The keys a single run has, here over the draws (means; issue 17 keeps them).
+        for k, agg in summary["methods"].items():
+            per = [t["methods"][k] for t in draws.values()]
+            assert agg["draws"] == 2 and agg["internal_writes_per_draw"] == [r["internal_writes"] for r in per]
+            assert agg["internal_writes"] == sum(r["internal_writes"] for r in per) / 2
+            assert agg["schedules_explored"] == sum(r["schedules_explored"] for r in per) / 2
+            assert agg["traverses_min"] <= agg["traverses"] <= agg["traverses_max"]
+        assert summary["footprint"] == offline.TOY_DEFAULTS["footprints"][dist]
         for t in draws.values():
             m = t["methods"]
             ex, pr, gr = (m[k]["internal_writes"] for k in ("exhaustive", "pruned", "greedy"))

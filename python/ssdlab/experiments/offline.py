@@ -42,6 +42,21 @@ def _traverses(r: offline.OfflineReport) -> str:
     return ("~" if r.traverses_estimated else "") + _count(r.traverses)
 
 
+def _over_draws(reports: list) -> dict:
+    """One method's Table I figures over the draws, under the keys a single run has
+    (``traces.<name>.methods.<method>.{internal_writes, schedules_explored, traverses}``): means,
+    as the summary table prints them; traverses also as their range, and each draw's writes."""
+    n = len(reports)
+    return {"draws": n,
+            "internal_writes": sum(r.internal_writes for r in reports) / n,
+            "internal_writes_per_draw": [r.internal_writes for r in reports],
+            "schedules_explored": sum(r.schedules_explored for r in reports) / n,
+            "traverses": sum(r.traverses for r in reports) / n,
+            "traverses_min": min(r.traverses for r in reports),
+            "traverses_max": max(r.traverses for r in reports),
+            "traverses_estimated": any(r.traverses_estimated for r in reports)}
+
+
 def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report_path: Optional[Path] = None) -> None:
     """Tables I and II: exhaustive (bounded DFS) vs pruned DFS vs Greedy, and MCTS vs pruned DFS, on
     several draws of each toy trace."""
@@ -75,10 +90,12 @@ def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report
                    f"{needed[(len(needed) - 1) // 2]:,}" if needed else "not reached",
                    "-" if m["traverses_pct"] is None else f"{m['traverses_pct']:.1f}", f"{m['accuracy_pct']:.0f}",
                    SEED_TABLE_II[row.dist])
-        out.setdefault(row.dist, {})[str(row.draw)] = {
+        out.setdefault(row.dist, {"methods": {}, "draws": {}})["draws"][str(row.draw)] = {
             "problem": row.run.problem.__dict__, "methods": {k: v.to_dict() for k, v in r.items()}, "mcts": m}
     for dist, group in by_dist.items():
         reps = [g.run.reports for g in group]
+        out[dist]["footprint"] = group[0].run.problem.footprint
+        out[dist]["methods"] = {k: _over_draws([x[k] for x in reps]) for k in reps[0]}
         mean = lambda k: sum(x[k].internal_writes for x in reps) / len(reps)  # noqa: E731
         span = lambda k: f"{_count(min(x[k].traverses for x in reps))}-{_count(max(x[k].traverses for x in reps))}"  # noqa: E731
         ratio = mean("greedy") / mean("exhaustive") if mean("exhaustive") else float("nan")
