@@ -64,6 +64,9 @@ def usage_error_message(e: Any, argv: list[str]) -> str:
     if isinstance(e, typer.BadParameter) and param is not None:
         msg = re.sub(r"Input should be (a valid \w+|[^,]+).*", r"expected \1", e.message.rstrip("."))
         msg = msg.replace("Value error, ", "")
+        # typer < 0.29 (click's conversion): "'abc' is not a valid int".
+        msg = re.sub(r"^'.*' is not a valid (\w+)$",
+                     lambda m: f"expected a valid {'integer' if m[1] == 'int' else m[1]}", msg)
         value = _given_value([o for o in getattr(param, "opts", []) if o.startswith("-")], argv)
         got = f", got {value!r}" if value is not None and ", got " not in msg and value not in msg else ""
         return f"{_param_hint(param)}: {msg}{got}"

@@ -76,6 +76,19 @@ def _numeric(annotation: Any) -> Optional[type]:
     return None
 
 
+def _kind(p: Any) -> tuple[Optional[type], bool]:
+    """What option ``p`` holds: int, float or neither, and whether it is a path. typer 0.29
+    keeps the annotation (``type_descriptor``); earlier ones a click parameter type, named
+    ``int``, ``float`` or ``path`` (click's public ``ParamType.name``)."""
+    descriptor = getattr(p, "type_descriptor", None)
+    if descriptor is not None:
+        annotation = getattr(descriptor, "annotation", None)
+        return _numeric(annotation), Path in (annotation, *typing.get_args(annotation))
+    name = getattr(getattr(p, "type", None), "name", "")
+    kind = {"int": int, "integer": int, "integer range": int, "float": float, "float range": float}.get(name)
+    return kind, name == "path"
+
+
 def range_of(opts: list[str], kind: type) -> Range:
     for o in opts:
         if o in RANGES:
@@ -131,11 +144,10 @@ def guard(command: Any, path: tuple[str, ...] = ()) -> Any:
         guard(sub, (*path, name))
     outputs = OUTPUTS | COMMAND_OUTPUTS.get(path, set())
     for p in getattr(command, "params", []):
-        annotation = getattr(getattr(p, "type_descriptor", None), "annotation", None)
-        if Path in (annotation, *typing.get_args(annotation)) and outputs & set(p.opts):
+        kind, is_path = _kind(p)
+        if is_path and outputs & set(p.opts):
             p.callback = _output(p.callback)
             continue
-        kind = _numeric(annotation)
         if kind is None or getattr(p, "is_flag", False):
             continue
         p.callback = _checked(p.callback, kind, range_of(list(p.opts), kind))
