@@ -8,6 +8,10 @@
 pub struct ChannelTimeline {
     busy: Vec<(u64, u64)>,
     head: usize,
+    /// At most the end of the first live interval (0 or less when unknown): `prune(now)` for
+    /// an earlier `now` has nothing to drop, so it returns without reading the list. Every
+    /// request prunes every channel; most find nothing ended.
+    first_end: u64,
 }
 
 impl ChannelTimeline {
@@ -17,6 +21,9 @@ impl ChannelTimeline {
     /// intervals during a GC burst without copy-back) for every request.
     #[inline]
     pub fn prune(&mut self, now: u64) {
+        if now < self.first_end {
+            return;
+        }
         self.head += self.busy[self.head..]
             .iter()
             .take_while(|(_, e)| *e <= now)
@@ -25,6 +32,7 @@ impl ChannelTimeline {
             self.busy.drain(..self.head);
             self.head = 0;
         }
+        self.first_end = self.busy.get(self.head).map_or(u64::MAX, |&(_, e)| e);
     }
 
     /// Index in `busy` of the first live interval ending after `t`. The intervals are sorted
@@ -83,6 +91,8 @@ impl ChannelTimeline {
         if dur > 0 {
             // Merge with neighbours that touch, to keep the list short.
             let end = start + dur;
+            // A new interval may be the first live one; merging only lengthens intervals.
+            self.first_end = self.first_end.min(end);
             if idx > self.head && self.busy[idx - 1].1 == start {
                 self.busy[idx - 1].1 = end;
                 if idx < self.busy.len() && self.busy[idx].0 == end {
