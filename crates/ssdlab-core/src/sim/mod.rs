@@ -49,6 +49,9 @@ pub struct Simulation {
     /// The next request, already fetched (see `advance`).
     lookahead: Option<Fetched>,
     page_size: u64,
+    /// log2 of `page_size` when it is a power of two (every preset's), else 64: a byte offset's
+    /// page is then a shift, not a 64-bit division (two per request, ~3 % of a timed run).
+    page_shift: u32,
     logical_pages: u64,
     clock: Clock,
     rec: Recorder,
@@ -128,6 +131,11 @@ impl Simulation {
             lookahead: None,
             // The engine addresses mapping units (pages unless `ftl.mapping_unit_bytes`).
             page_size: u64::from(cfg.unit_bytes()),
+            page_shift: if cfg.unit_bytes().is_power_of_two() {
+                cfg.unit_bytes().trailing_zeros()
+            } else {
+                64
+            },
             logical_pages: cfg.logical_units(),
             clock: Clock::default(),
             rec: Recorder::default(),

@@ -29,14 +29,24 @@ impl Simulation {
     #[inline]
     pub(crate) fn page_range(&self, req: &Request) -> Result<(u64, u64)> {
         if req.size_bytes == 0 {
-            return Ok((req.offset_bytes / self.page_size, 0));
+            return Ok((self.page_of(req.offset_bytes), 0));
         }
-        let first = req.offset_bytes / self.page_size;
-        let last = (req.offset_bytes + (req.size_bytes - 1)) / self.page_size;
+        let first = self.page_of(req.offset_bytes);
+        let last = self.page_of(req.offset_bytes + (req.size_bytes - 1));
         if last >= self.logical_pages {
             return Err(self.beyond_capacity(req));
         }
         Ok((first, last - first + 1))
+    }
+
+    /// The page holding byte `b`.
+    #[inline]
+    fn page_of(&self, b: u64) -> u64 {
+        if self.page_shift < 64 {
+            b >> self.page_shift
+        } else {
+            b / self.page_size
+        }
     }
 
     #[cold]
