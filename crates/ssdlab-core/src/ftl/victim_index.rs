@@ -19,6 +19,8 @@ const NIL: u32 = u32::MAX;
 pub struct VictimIndex {
     policy: VictimPolicy,
     blocks_per_plane: u32,
+    /// log2 of `blocks_per_plane` when a power of two, else 32 (`plane_of` by shift).
+    bpp_shift: u32,
     pages_per_block: u32,
     kind: Kind,
     counts: Vec<u32>,
@@ -79,6 +81,7 @@ impl VictimIndex {
         VictimIndex {
             policy,
             blocks_per_plane,
+            bpp_shift: super::address::pow2_shift(u64::from(blocks_per_plane)),
             pages_per_block,
             kind,
             counts: vec![0; planes as usize],
@@ -96,7 +99,11 @@ impl VictimIndex {
 
     #[inline]
     fn plane_of(&self, block: u32) -> usize {
-        (block / self.blocks_per_plane) as usize
+        if self.bpp_shift < 32 {
+            (block >> self.bpp_shift) as usize
+        } else {
+            (block / self.blocks_per_plane) as usize
+        }
     }
 
     /// A block was filled (closed) with `valid` valid pages.
@@ -129,6 +136,7 @@ impl VictimIndex {
     /// one. Only greedy's buckets care.
     #[inline]
     pub fn on_invalidate(&mut self, block: u32, old_valid: u32) {
+        let plane = self.plane_of(block);
         if let Kind::Buckets {
             heads,
             next,
@@ -136,7 +144,6 @@ impl VictimIndex {
             low,
         } = &mut self.kind
         {
-            let plane = (block / self.blocks_per_plane) as usize;
             let stride = self.pages_per_block as usize + 1;
             unlink(
                 heads,
