@@ -8,9 +8,10 @@
 pub struct ChannelTimeline {
     busy: Vec<(u64, u64)>,
     head: usize,
-    /// At most the end of the first live interval (0 or less when unknown): `prune(now)` for
-    /// an earlier `now` has nothing to drop, so it returns without reading the list. Every
-    /// request prunes every channel; most find nothing ended.
+    /// A lower bound of the first live interval's end (0 before the first prune, `u64::MAX`
+    /// when no interval is live): `prune(now)` for an earlier `now` has nothing to drop, so it
+    /// returns without reading the list. Every request prunes every channel; most find nothing
+    /// ended.
     first_end: u64,
 }
 
