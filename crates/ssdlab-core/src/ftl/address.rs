@@ -35,8 +35,9 @@ impl Ftl {
     }
 }
 
-/// log2 of `n` if it is a power of two below 2^32, else 32.
-pub(super) fn pow2_shift(n: u64) -> u32 {
+/// log2 of `n` if it is a power of two below 2^32, else 32: a divisor that is a shift when it
+/// can be (the FTL's sizes, the engine's mapping unit).
+pub(crate) fn pow2_shift(n: u64) -> u32 {
     if n.is_power_of_two() && n < 1 << 32 {
         n.trailing_zeros()
     } else {

@@ -32,7 +32,8 @@ use std::collections::VecDeque;
 
 use crate::config::{Allocation, DeviceConfig, Placement};
 use crate::error::{Result, SsdError};
-use address::{pow2_shift, stripe_order};
+pub(crate) use address::pow2_shift;
+use address::stripe_order;
 use victim_index::VictimIndex;
 
 /// Marks an unmapped logical page or an invalid physical page.

@@ -81,7 +81,7 @@ impl VictimIndex {
         VictimIndex {
             policy,
             blocks_per_plane,
-            bpp_shift: super::address::pow2_shift(u64::from(blocks_per_plane)),
+            bpp_shift: super::pow2_shift(u64::from(blocks_per_plane)),
             pages_per_block,
             kind,
             counts: vec![0; planes as usize],

@@ -42,7 +42,7 @@ impl Simulation {
     /// The page holding byte `b`.
     #[inline]
     fn page_of(&self, b: u64) -> u64 {
-        if self.page_shift < 64 {
+        if self.page_shift < 32 {
             b >> self.page_shift
         } else {
             b / self.page_size
