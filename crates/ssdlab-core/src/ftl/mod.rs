@@ -306,7 +306,9 @@ impl Ftl {
     #[inline]
     pub fn copy_reads_page(&self, offset: u32, cursor: u32) -> bool {
         let k = self.units_per_page;
-        cursor == 0 || offset / k != (cursor - 1) / k
+        // k = 1 first: copies go forward, so offset ≥ cursor, and the divisions (two per GC
+        // copy) are skipped.
+        k == 1 || cursor == 0 || offset / k != (cursor - 1) / k
     }
     /// Is unit `ppn` still in the write buffer: written into a flash page whose last unit is not
     /// (so the page is not programmed yet, and a read is served from the buffer)? Never with
