@@ -247,3 +247,27 @@ def test_latency_distributions_are_exported(cli, tmp_path):
     assert len(x) == len(f) > 0 and f[-1] == 1.0 and all(a <= b for a, b in zip(f, f[1:]))
     with pytest.raises(ValueError):
         r.cdf("erase")
+
+
+def test_guard_reads_options_of_either_typer():
+    """The range and output checks attach on typer 0.29 (the option's annotation, in
+    ``type_descriptor``) and on earlier typer (click's parameter type, by ``ParamType.name``):
+    CI installs one of them, so both shapes are checked here."""
+    from pathlib import Path
+    from types import SimpleNamespace as NS
+    from typing import List, Optional
+
+    from ssdlab.cli_params import _kind
+
+    def new(annotation):
+        return NS(type_descriptor=NS(annotation=annotation))
+
+    def old(name):
+        return NS(type=NS(name=name))
+
+    assert _kind(new(int)) == (int, False) and _kind(new(Optional[float])) == (float, False)
+    assert _kind(new(List[int])) == (int, False)
+    assert _kind(new(Optional[Path])) == (None, True) and _kind(new(str)) == (None, False)
+    assert _kind(old("int")) == (int, False) and _kind(old("integer range")) == (int, False)
+    assert _kind(old("float")) == (float, False) and _kind(old("path")) == (None, True)
+    assert _kind(old("text")) == (None, False) and _kind(old("boolean")) == (None, False)
