@@ -471,3 +471,47 @@ def test_columns_whose_types_disagree_read_as_text(tmp_path):
     t = Store(tmp_path / "r").read()
     assert t.column("set.gc.rl.q_table").to_pylist() == ["1", "q.json"]
     assert t.column("waf").to_pylist() == [2.0, None] and t.column_names[:3] == ["id", "status", "error"]
+
+
+def test_a_pool_that_breaks_while_spawning_a_worker_is_restarted(tmp_path, monkeypatch):
+    # CPython's pool can fail submit with OSError('handle is closed') when a worker dies while
+    # the next one is being spawned (seen in CI): the pool is restarted as for any death.
+    tasks = expand(write_spec(tmp_path, grid(victims=("greedy", "fifo"), spares=(0.15,), seeds=(1, 2)))).tasks
+    ex = LocalPoolExecutor(2)
+    real_new_pool = LocalPoolExecutor._new_pool
+
+    def new_pool(self):
+        pool = real_new_pool(self)
+        if self.pools_started == 1:
+            submit, calls = pool.submit, []
+
+            def failing_submit(*a, **k):
+                calls.append(1)
+                if len(calls) == 2:
+                    pool._broken = "a child process terminated abruptly"
+                    raise OSError("handle is closed")
+                return submit(*a, **k)
+            pool.submit = failing_submit
+        return pool
+    monkeypatch.setattr(LocalPoolExecutor, "_new_pool", new_pool)
+    outcomes = {o.id: o for o in ex.run(tasks)}
+    assert sorted(outcomes) == sorted(t.id for t in tasks)
+    assert all(o.status == "ok" for o in outcomes.values())
+    assert ex.pools_started == 2
+
+
+def test_an_oserror_of_a_healthy_pool_is_not_hidden(tmp_path, monkeypatch):
+    tasks = expand(write_spec(tmp_path, grid(victims=("greedy",), spares=(0.15,), seeds=(1,)))).tasks
+    ex = LocalPoolExecutor(1)
+    real_new_pool = LocalPoolExecutor._new_pool
+
+    def new_pool(self):
+        pool = real_new_pool(self)
+
+        def failing_submit(*a, **k):
+            raise OSError("no more processes")
+        pool.submit = failing_submit
+        return pool
+    monkeypatch.setattr(LocalPoolExecutor, "_new_pool", new_pool)
+    with pytest.raises(OSError, match="no more processes"):
+        list(ex.run(tasks))

@@ -149,7 +149,14 @@ class LocalPoolExecutor(Executor):
                         while pending and len(in_flight) < self.workers:
                             t = pending.popleft()
                             in_flight[pool.submit(self.fn, t)] = t
-                except BrokenProcessPool:
+                except (BrokenProcessPool, OSError) as e:
+                    # A worker that dies while the pool spawns another (spawn starts workers
+                    # lazily, at submit) can make submit fail with OSError('handle is closed')
+                    # instead of BrokenProcessPool: the pool's manager thread has already
+                    # marked it broken and closed the call queue the new worker was being
+                    # handed. Any other OSError is not ours to hide.
+                    if isinstance(e, OSError) and not getattr(pool, "_broken", False):
+                        raise
                     broken = True
                     in_flight.setdefault(Future(), t)  # the task being submitted counts as in flight
                 if not broken:
