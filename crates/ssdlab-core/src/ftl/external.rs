@@ -150,6 +150,12 @@ impl ExternalBlocks<'_> {
         Some(u)
     }
 
+    /// The victim policy [`Self::select_unit`] picks by (`gc.victim`).
+    pub fn victim_policy(&self) -> crate::config::VictimPolicy {
+        let units = self.ftl.units.as_ref().expect("allocation handed over");
+        units.index.policy()
+    }
+
     /// Put back a unit [`Self::select_unit`] took (not cleaned after all): a candidate again,
     /// with its valid count and age as they are.
     pub fn return_unit(&mut self, unit: u32) {

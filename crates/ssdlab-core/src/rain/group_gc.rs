@@ -5,6 +5,7 @@
 
 use super::group_state::{OpenGc, Phase};
 use super::superblock::{Rain, Sb, MAX_OPEN_GC_SB, NONE, STRIPE_ROUNDS};
+use crate::config::VictimPolicy;
 use crate::error::{Result, SsdError};
 use crate::ftl::Ftl;
 
@@ -46,17 +47,68 @@ impl Rain {
         }
     }
     /// The next victim super-block of group `g`, chosen by `gc.victim` through the FTL's
-    /// victim index over super-blocks (greedy: fewest valid pages, O(1)); none when the pick
-    /// holds a whole super-block of data, (N − 1) · pages per block valid pages, since
-    /// cleaning it would free nothing.
+    /// victim index over super-blocks (O(1)); none when the pick holds a whole super-block of
+    /// data, (N − 1) · pages per block valid pages, since cleaning it would free nothing.
+    ///
+    /// Greedy looks at the N super-blocks with the fewest valid pages and takes the one whose
+    /// *fullest member* has the fewest (ties: fewest in total, then the index's order).
+    /// Copy-back keeps every copy on its plane, so collecting a super-block takes as many
+    /// pages of a GC super-block's member on each plane as the victim has valid there, and a
+    /// GC super-block is used up when its first member is: what a victim frees is set by its
+    /// fullest member, not by its total. Greedy on the total alone picked freshly sealed GC
+    /// super-blocks (few valid pages in all, one member full), whose copies sealed a new GC
+    /// super-block of the same shape at once: every round freed one super-block and used one,
+    /// and GC livelocked (CloudPhysics on the `ttflash` preset at 10 % spare). N candidates
+    /// (a round's worth of turns) is our choice; the seed picks per plane and says nothing of
+    /// super-blocks. Other policies keep their own pick.
     pub(super) fn pick_victim(&mut self, ftl: &mut Ftl, g: u32) -> u32 {
         let cap = (self.n - 1) * self.ppb;
-        let Some(id) = ftl.external().select_unit(g, &mut self.victim_rng, cap - 1) else {
+        let Some(first) = ftl.external().select_unit(g, &mut self.victim_rng, cap - 1) else {
             return NONE;
+        };
+        let id = if ftl.external().victim_policy() == VictimPolicy::Greedy {
+            self.fullest_member_pick(ftl, g, first, cap - 1)
+        } else {
+            first
         };
         self.sb_state[id as usize] = Sb::Victim;
         self.stats.superblocks_collected += 1;
         id % self.bpp
+    }
+    /// Greedy's pick among `first` and the next N − 1 candidates (see [`Self::pick_victim`]);
+    /// the others go back to the index.
+    fn fullest_member_pick(&mut self, ftl: &mut Ftl, g: u32, first: u32, max_valid: u32) -> u32 {
+        let mut cands = std::mem::take(&mut self.scratch);
+        cands.clear();
+        cands.push(first);
+        while cands.len() < self.n as usize {
+            match ftl
+                .external()
+                .select_unit(g, &mut self.victim_rng, max_valid)
+            {
+                Some(u) => cands.push(u),
+                None => break,
+            }
+        }
+        let key = |u: u32| {
+            let i = u % self.bpp;
+            let (mut fullest, mut total) = (0, 0);
+            for c in 0..self.n {
+                let v = ftl.block_valid(self.blk(g, c, i));
+                fullest = fullest.max(v);
+                total += v;
+            }
+            (fullest, total)
+        };
+        let best = (0..cands.len()).min_by_key(|&k| key(cands[k])).unwrap_or(0);
+        let id = cands[best];
+        for (k, &u) in cands.iter().enumerate() {
+            if k != best {
+                ftl.external().return_unit(u);
+            }
+        }
+        self.scratch = cands;
+        id
     }
     pub(super) fn is_sealed(&self, g: u32, sb: u32) -> bool {
         !self.gcs[g as usize]
