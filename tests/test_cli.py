@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 import struct
+import subprocess
+import sys
 
 import pytest
 
@@ -21,6 +23,26 @@ def assert_one_line_error(p, *fragments):
     assert lines[0].startswith("ssdlab: error: "), lines[0]
     for f in fragments:
         assert f in lines[0], lines[0]
+
+
+def test_a_run_without_array_outputs_does_not_import_numpy(tmp_path):
+    """Issue 19 (start-up): numpy is ~0.06 s of importing; `ssdlab run` without --json or
+    --iostat uses none of the time series, histograms or iostat view, so it must not import it
+    (nor should --help). With --json it does, and the series are there (test below)."""
+    probe = ("import sys, runpy\n"
+             "sys.argv = ['ssdlab'] + sys.argv[1:]\n"
+             "try:\n    runpy.run_module('ssdlab', run_name='__main__')\n"
+             "except SystemExit as e:\n    assert not e.code, e.code\n"
+             "print('numpy' in sys.modules)\n")
+    for args in (["run", "-d", "tiny", "-n", "2000"], ["run", "-d", "tiny", "-n", "2000", "--timing", "none"], ["--help"]):
+        p = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.strip().splitlines()[-1] == "False", (args, p.stdout[-500:])
+    out = tmp_path / "r.json"
+    p = subprocess.run([sys.executable, "-c", probe, "run", "-d", "tiny", "-n", "2000", "--json", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip().splitlines()[-1] == "True", p.stderr
+    assert json.loads(out.read_text())["latency_histogram"]["all"]["count"]
 
 
 def test_run_synthetic_writes_json(cli, tmp_path):

@@ -108,11 +108,11 @@ def fs_options(items: List[str]) -> dict:
     return out
 
 
-def run_with_progress(sim: Simulation, total: Optional[int], show: bool):
+def run_with_progress(sim: Simulation, total: Optional[int], show: bool, arrays: bool = True):
     if not show:
         while not sim.advance(CHUNK):
             pass
-        return sim.result()
+        return sim.result(arrays)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     columns = [SpinnerColumn(), TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
@@ -120,7 +120,7 @@ def run_with_progress(sim: Simulation, total: Optional[int], show: bool):
         task = bar.add_task("run", total=total)
         while not sim.advance(CHUNK):
             bar.update(task, completed=sim.requests_done)
-    return sim.result()
+    return sim.result(arrays)
 
 
 @app.command()
@@ -231,7 +231,10 @@ def run(
         overrides.append(f"gc.rl.q_table={json.dumps(str(q_table))}")
     sim = Simulation(Device(device, tuple(overrides)), wl, opts)
     show = sys.stderr.isatty() if progress is None else progress
-    result = run_with_progress(sim, max_requests or total_requests(wl), show)
+    # The time series, iostat view and histograms only go to --json and --iostat: without them
+    # numpy is not even imported.
+    arrays = json_path is not None or iostat_path is not None
+    result = run_with_progress(sim, max_requests or total_requests(wl), show, arrays)
     if q_table is not None:
         sim.save_q_table(str(q_table))
         console.print(f"Q-table saved to {q_table}")
@@ -243,7 +246,8 @@ def run(
         write_table(result.iostat, iostat_path)
         n = len(result.iostat["t_s"])
         console.print(f"iostat view ({n} intervals, {int(result.iostat['gc'].sum())} labelled GC) written to {iostat_path}")
-    write_json(json_path, result.to_dict())
+    if json_path is not None:
+        write_json(json_path, result.to_dict())
 
 
 #: An open-loop run whose last completion trails its last arrival by more than this fraction of
@@ -283,7 +287,8 @@ def rerun_from(ctx: typer.Context, path: Path, json_path: Optional[Path], progre
         task = bar.add_task("run", total=total_requests(setup.get("workload") or {}))
         result = rerun(setup, lambda n: bar.update(task, completed=n))
     print_result(console, result)
-    write_json(json_path, result.to_dict())
+    if json_path is not None:
+        write_json(json_path, result.to_dict())
 
 
 def memory_line(mem: dict) -> str:

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 PERCENTILE_KEYS = ("mean", "p50", "p90", "p99", "p99_9", "p99_99", "p99_999", "p99_9999", "max")
 
@@ -91,6 +92,8 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (series as lists)."""
+        import numpy as np
+
         d = asdict(self)
         for k in ("hybrid", "host_fs"):
             if d[k] is None:
@@ -111,6 +114,8 @@ class Result:
     def cdf(self, op: str = "all") -> tuple[np.ndarray, np.ndarray]:
         """The latency CDF of ``op`` (``read``, ``write`` or ``all``): (latency µs, fraction of
         requests at or below it), one point per histogram bucket."""
+        import numpy as np
+
         if op not in ("read", "write", "all"):
             raise ValueError(f"op: expected read, write or all, got {op!r}")
         h = self.latency_histogram.get(op)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Columns written as integers (0/1 labels and counts stored as floats by the core).
 INTEGER_COLUMNS = frozenset({"gc"})
@@ -46,6 +47,8 @@ def check_writable(path: Path) -> None:
 def write_table(columns: Mapping[str, np.ndarray], path: Path) -> None:
     """Write ``columns`` to ``path`` (``.csv`` or ``.parquet``), via a temporary file renamed into
     place so an interrupted write leaves no half-written table."""
+    import numpy as np
+
     path = Path(path)
     fmt = table_format(path)
     cols = {k: (np.asarray(v).astype(np.int64) if k in INTEGER_COLUMNS else np.asarray(v)) for k, v in columns.items()}
@@ -66,6 +69,8 @@ def write_table(columns: Mapping[str, np.ndarray], path: Path) -> None:
 
 def read_csv_table(path: Path) -> dict[str, np.ndarray]:
     """Read back a table written by :func:`write_table` as CSV."""
+    import numpy as np
+
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     header, body = rows[0], rows[1:]

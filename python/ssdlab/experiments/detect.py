@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import numpy as np
 import typer
 from rich.table import Table
 
@@ -27,6 +26,9 @@ from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *, seed: Optional[int] = None,
@@ -88,6 +90,8 @@ def sklearn_comparison(train_x: np.ndarray, train_y: np.ndarray, eval_x: np.ndar
     maintained relative of C4.5) fitted on the same training rows: its accuracy on the held-out
     rows and the fraction of held-out rows where it and the C4.5 tree agree. None without
     scikit-learn (a test extra, not a runtime dependency)."""
+    import numpy as np
+
     try:
         from sklearn.tree import DecisionTreeClassifier
     except ImportError:

@@ -9,7 +9,6 @@ from pathlib import Path
 from statistics import mean, pstdev
 from typing import Any, List, Optional
 
-import numpy as np
 import typer
 from rich.table import Table
 
@@ -51,6 +50,8 @@ def normalised(runs: dict[str, list[dict]], key: str) -> dict[str, list[float]]:
 def share_under(run: dict, us: float, op: str = "write") -> float:
     """The fraction of a run's ``op`` requests that took at most ``us`` (from its distribution;
     the seed's Figure 1: "less than 1 ms for approximately 85 % of the accesses")."""
+    import numpy as np
+
     h = run.get("latency_histogram", {}).get(op) or {}
     lat, cnt = np.asarray(h.get("latency_us", []), float), np.asarray(h.get("count", []), float)
     return float(cnt[lat <= us].sum() / cnt.sum()) if cnt.sum() else float("nan")
@@ -112,6 +113,8 @@ def experiment_rlgc(
     report_path: Optional[Path] = report_option(),
 ) -> None:
     """Run the seed's six schedulers and print its Tables 5-10 (normalised to LazyRTGC)."""
+    import numpy as np
+
     if repeat < 1:
         fail("--repeat: expected at least 1")
     chosen = [s.strip() for s in schedulers.split(",") if s.strip()]
