@@ -36,13 +36,14 @@ impl Track {
     }
 }
 
-/// One histogram per operation type plus one over all requests.
+/// One histogram per operation type. The one over all requests is their merge, made when asked
+/// for (recording each request once instead of twice: the same buckets, sum and max, so the same
+/// figures; the timed preset spent ~2 % of its time in the second record).
 #[derive(Debug, Clone)]
 pub struct LatencyRecorder {
     read: Track,
     write: Track,
     trim: Track,
-    all: Track,
 }
 
 /// The percentiles every result reports, in microseconds.
@@ -74,7 +75,6 @@ impl Default for LatencyRecorder {
             read: Track::new(),
             write: Track::new(),
             trim: Track::new(),
-            all: Track::new(),
         }
     }
 }
@@ -89,24 +89,40 @@ impl LatencyRecorder {
             OpKind::Trim => &mut self.trim,
         };
         h.record(v);
-        self.all.record(v);
+    }
+
+    /// All requests: the per-type histograms merged (same precision, so the same buckets as
+    /// recording every request into one more histogram).
+    fn all(&self) -> Track {
+        let mut all = Track::new();
+        for t in [&self.read, &self.write, &self.trim] {
+            // With auto-resize, adding a histogram of the same precision cannot fail.
+            let _ = all.hist.add(&t.hist);
+            all.sum += t.sum;
+            all.max = all.max.max(t.max);
+        }
+        all
     }
 
     pub fn report(&self) -> LatencyReport {
         LatencyReport {
             read: summarize(&self.read),
             write: summarize(&self.write),
-            all: summarize(&self.all),
+            all: summarize(&self.all()),
         }
     }
 
     /// Histogram buckets of one type as (value_us, count) pairs, for plots and CDFs.
     pub fn distribution(&self, op: Option<OpKind>) -> Vec<(f64, u64)> {
+        let all;
         let h = match op {
             Some(OpKind::Read) => &self.read,
             Some(OpKind::Write) => &self.write,
             Some(OpKind::Trim) => &self.trim,
-            None => &self.all,
+            None => {
+                all = self.all();
+                &all
+            }
         };
         h.hist
             .iter_recorded()
@@ -168,7 +184,7 @@ impl LatencyRecorder {
         Distributions {
             read: one(&self.read),
             write: one(&self.write),
-            all: one(&self.all),
+            all: one(&self.all()),
         }
     }
 }
