@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 from ssdlab import _core
 from ssdlab.device import Device
 from ssdlab.result import Result
+from ssdlab.workload import WorkloadSpec, is_closed, synthetic
+from ssdlab.errors import ConfigError, WorkloadError, core_json
 
 if TYPE_CHECKING:
     import numpy as np
-from ssdlab.workload import WorkloadSpec, is_closed, synthetic
-from ssdlab.errors import ConfigError, WorkloadError, core_json
 
 CHUNK = 200_000
 
@@ -105,9 +105,9 @@ class Simulation:
         logarithmic bins (200 per decade: at most 1.2 % coarser than the histogram, exact
         counts) as ``(latency µs, count)`` arrays — what a CCDF plot needs, small enough to keep
         per run."""
-        d = json.loads(self._core.latency_distributions_json())
         import numpy as np
 
+        d = json.loads(self._core.latency_distributions_json())
         return {op: (np.asarray(v["latency_us"], dtype=np.float64), np.asarray(v["count"], dtype=np.int64))
                 for op, v in d.items()}
 

@@ -18,8 +18,10 @@
 //! * Pages stay physically present until their **whole super-block** is erased, so a dead
 //!   member never breaks its stripe: parity is never rewritten and is never copied by GC (a
 //!   parity page is not valid data; it dies with its super-block).
-//! * **GC victim = a super-block** (greedy on the valid pages of its members; only when its
-//!   valid pages are under N − 1 members' worth). Collection is in rounds, one victim per
+//! * **GC victim = a super-block** (by `gc.victim` over super-blocks; greedy takes, of the N
+//!   with the fewest valid pages, the one whose fullest member has the fewest — see
+//!   `Rain::pick_victim`; only when its valid pages are under N − 1 members' worth).
+//!   Collection is in rounds, one victim per
 //!   round, member by member (turn c = channel c): plane c copies its own valid pages
 //!   (copy-back) into its member of an open GC super-block of the group (at most two open: copy-
 //!   back keeps each page on its plane, so one member fills before the others, and the second
