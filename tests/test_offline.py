@@ -112,6 +112,12 @@ def test_mcts_never_worse_than_greedy_and_reproducible():
     (["offline", "--method", "greedy", "--trace", "/nonexistent/x.vscsi"], ["/nonexistent/x.vscsi"]),
     (["offline", "--method", "mcts", "--workload", "toy-uniform", "--param", "playoutz=8"], ["unknown field", "playoutz"]),
     (["offline", "--method", "mcts", "--workload", "toy-uniform", "--param", "playout=fast"], ["fast", "best-online", "greedy"]),
+    # A bad value names its parameter and method (the methods are an internally tagged enum,
+    # whose path serde cannot see: each parameter is tried alone).
+    (["offline", "--method", "mcts", "--workload", "toy-uniform", "--param", "psi=fast"],
+     ["offline.method mcts: psi:", "expected u32"]),
+    (["offline", "--method", "d-choices", "--workload", "toy-uniform", "--param", "d=-1"],
+     ["offline.method d-choices: d:", "expected u32"]),
     (["offline", "--method", "greedy", "--workload", "toy-beta"], ["unknown workload 'toy-beta'"]),
     (["offline", "--method", "greedy"], ["exactly one of --trace"]),
     (["experiment", "offline", "--workload", "uniform", "--spare", "1.5"], ["--spare", "(0, 1)", "got 1.5"]),

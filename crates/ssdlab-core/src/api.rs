@@ -162,13 +162,41 @@ fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
     items
         .into_iter()
         .map(|item| {
-            if let Some(name) = item.get("name").and_then(|n| n.as_str()) {
-                OfflineMethod::from_name(name)?;
-            }
-            serde_json::from_value(item)
-                .map_err(|e| SsdError::config("offline.method", e.to_string()))
+            let name = item
+                .get("name")
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
+            let at = match &name {
+                Some(n) => {
+                    OfflineMethod::from_name(n)?;
+                    format!("offline.method {n}")
+                }
+                None => "offline.method".to_string(),
+            };
+            serde_json::from_value::<OfflineMethod>(item.clone())
+                .map_err(|e| SsdError::config(&at, bad_parameter(&item, e)))
         })
         .collect()
+}
+
+/// What is wrong with method object `item`, naming the parameter at fault when one is: the
+/// methods are an internally tagged enum, whose buffered content hides the path from serde, so
+/// each parameter is tried alone (all have defaults) and the first that fails alone is named
+/// (`psi: invalid type: string "fast", expected u32`).
+fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
+    if let serde_json::Value::Object(map) = item {
+        for (key, value) in map.iter().filter(|(k, _)| k.as_str() != "name") {
+            let mut one = serde_json::Map::new();
+            if let Some(n) = map.get("name") {
+                one.insert("name".into(), n.clone());
+            }
+            one.insert(key.clone(), value.clone());
+            if let Err(alone) = serde_json::from_value::<OfflineMethod>(one.into()) {
+                return format!("{key}: {alone}");
+            }
+        }
+    }
+    e.to_string()
 }
 
 /// Every registry family, in the order `ssdlab policies` prints them. Python reads every name
