@@ -1,6 +1,8 @@
 //! A coarse facade for front ends (the PyO3 layer, tools): specifications in as JSON or TOML
 //! text, simulations and results out. Keeps the bindings free of logic.
 
+use serde::Deserialize;
+
 use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
 use crate::offline::{OfflineMethod, OfflineSetup, OfflineWorkload};
@@ -173,7 +175,7 @@ fn parse_methods(json: &str) -> Result<Vec<OfflineMethod>> {
                 }
                 None => "offline.method".to_string(),
             };
-            serde_json::from_value::<OfflineMethod>(item.clone())
+            OfflineMethod::deserialize(&item)
                 .map_err(|e| SsdError::config(&at, bad_parameter(&item, e)))
         })
         .collect()
@@ -191,7 +193,7 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
                 one.insert("name".into(), n.clone());
             }
             one.insert(key.clone(), value.clone());
-            if let Err(alone) = serde_json::from_value::<OfflineMethod>(one.into()) {
+            if let Err(alone) = OfflineMethod::deserialize(&serde_json::Value::Object(one)) {
                 return format!("{key}: {alone}");
             }
         }
