@@ -26,7 +26,7 @@ def test_experiment_ttflash_json(tmp_path):
     assert r.exit_code == 0, r.output
     assert "99.9th" in r.output and "blocked" in r.output
     res = json.loads(out.read_text())
-    assert res["stacks"] == ["nogc", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"]
+    assert res["stacks"] == ["nogc", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash", "ttflash+rf"]
     assert set(res["configs"]) == set(res["stacks"])
     for name, c in res["configs"].items():
         for kind in ("read", "write", "all"):
@@ -43,7 +43,7 @@ def test_experiment_ttflash_json(tmp_path):
     assert cfg["nogc"]["parity_pages_written"] == 0
     # RAIN writes parity, which costs P/E cycles (the "extra P/E vs nogc" column); with parity
     # on top (the default) the RAIN stacks run on more blocks at the same user capacity.
-    for name in ("base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"):
+    for name in ("base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash", "ttflash+rf"):
         assert cfg[name]["parity_pages_written"] > 0, name
         assert cfg[name]["erases"] >= cfg["nogc"]["erases"], name
         assert cfg[name]["physical_blocks_per_plane"] == 74 > cfg["nogc"]["physical_blocks_per_plane"] == 64, name
@@ -104,7 +104,11 @@ def test_default_experiment_each_technique_a_step_down():
     the same super-block at once, so few GC-blocked reads can be rebuilt (measured on the mean
     over the seeds, 25,750 → 25,270 → 25,018 µs; one seed alone can invert them); GC-blocked
     I/Os cut ≥ 10× (6.5–7.0 % → ≤ 0.005 %); ttflash p99.9 ≤ 1.1× and p99.99 ≤ 2.6× nogc.
-    (p99 does not hold on this workload: 1.1–1.7×, RAIN parity's programs, not GC.)"""
+    (ttflash's p99 does not hold on this workload: 1.09–1.45×, reads queued behind RAIN
+    parity's programs, not GC.) ssdlab's rotating flush (``ttflash+rf``) removes that: at most
+    one plane per group programs or collects, and a read behind a program is rebuilt too
+    (measured 2026-11-24: p99 / p99.9 / p99.99 0.14–0.20 / 0.10–0.11 / 0.11–0.12× nogc, the
+    same erases as ttflash)."""
     runs = []
     for seed in (1, 2, 3):
         runs.append(tt.run("ttflash-small", tt.named_workload("mixed70-small"), seed=seed)["configs"])
@@ -122,6 +126,16 @@ def test_default_experiment_each_technique_a_step_down():
         assert read["ttflash"]["p99_99"] <= 2.6 * read["nogc"]["p99_99"]
         # GC's share of ttFlash's read tail is gone: its p99.9 readers never waited for GC.
         assert c["ttflash"]["read_breakdown"]["p99_9"]["mean_us"]["wait_gc"] == 0
+        # The rotating flush: every must-show bound, p99 included, and reads behind programs
+        # rebuilt (without it p99 is over 1.1x on seed 1: asserted, so the bound can fail).
+        rf = c["ttflash+rf"]
+        for k in ("p99", "p99_9"):
+            assert read["ttflash+rf"][k] <= 1.1 * read["nogc"][k], k
+        assert read["ttflash+rf"]["p99_99"] <= 2.6 * read["nogc"]["p99_99"]
+        assert rf["blocked_fraction"] * 10 <= c["base+rain"]["blocked_fraction"]
+        assert rf["ttflash"]["rain"]["rebuilt_program_blocked"] > 0
+        assert rf["erases"] <= 1.05 * c["ttflash"]["erases"]
+    assert runs[0]["ttflash"]["latency_us"]["read"]["p99"] > 1.1 * runs[0]["nogc"]["latency_us"]["read"]["p99"]
 
 
 def test_ttflash_preset_at_its_own_spare():

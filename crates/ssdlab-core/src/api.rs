@@ -261,6 +261,7 @@ pub fn defaults() -> serde_json::Value {
         "trace": TraceSpec::new(""),
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
+        "ttflash_mechanisms": crate::config::MECHANISMS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,
         "rlgc_baseline": crate::experiments::rlgc::BASELINE,
         "toy": {

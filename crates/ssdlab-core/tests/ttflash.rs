@@ -138,6 +138,23 @@ fn without_rgc_rebuilds_meet_a_collecting_group() {
     assert!(r.rebuild_not_sooner + r.rebuild_while_group_collecting > 0);
 }
 
+/// The rotating flush (`ttflash+rf`, ssdlab's extension): reads blocked by a host program are
+/// rebuilt too, each verified against the written checksum, and GC still rotates.
+#[test]
+fn rotating_flush_rebuilds_reads_behind_programs() {
+    let cfg = device();
+    let src = || poisson70(&cfg, 30_000, 200_000);
+    let rf = run_stack(&cfg, "ttflash+rf", opts(true), src()).unwrap();
+    let tt = run_stack(&cfg, "ttflash", opts(true), src()).unwrap();
+    let r = rf.report.rain;
+    eprintln!("ttflash+rf: {r:?}");
+    assert!(r.superblocks_erased > 0 && r.rebuilt_program_blocked > 0);
+    assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
+    assert_eq!(r.rebuild_while_group_collecting, 0);
+    assert_eq!(tt.report.rain.rebuilt_program_blocked, 0);
+    assert!(read_us(&rf, "p99") < read_us(&tt, "p99"));
+}
+
 /// GTF without RAIN (`pb+gtf`): writes complete in RAM and are flushed onto the plain FTL
 /// (forced GC through the shared host-plane choice), with FTL invariants checked on the way.
 #[test]

@@ -1,5 +1,6 @@
 """Tiny-Tail Flash (Yan et al., FAST 2017): ``nogc`` (without RAIN), ``base+rain``, ``pb+rain``,
-``pb+gtr``, ``pb+gtr+gtf`` and ``ttflash`` (all with RAIN, as the seed's Base) on one workload, printed in the form of the seed's Table 1
+``pb+gtr``, ``pb+gtr+gtf`` and ``ttflash`` (all with RAIN, as the seed's Base), and ``ttflash+rf`` (ssdlab's
+rotating flush: reads behind RAIN's programs rebuilt too) on one workload, printed in the form of the seed's Table 1
 (latency percentiles normalised to ``nogc``), with the fraction of I/Os blocked by GC, average
 latency against ``nogc`` and ``base``, and the extra P/E cycles parity costs."""
 from __future__ import annotations
@@ -20,8 +21,10 @@ from ssdlab.experiments.output import finish, report_option
 from ssdlab.simulate import build_options
 from ssdlab.workload import synthetic, trace
 
-#: The seed's six stacks, in its order (from the core).
+#: The seed's six stacks, in its order, then ssdlab's rotating flush (from the core).
 STACKS = list(registry.defaults()["ttflash_stacks"])
+#: The mechanism names a stack joins with ``+`` (from the core).
+MECHANISMS = list(registry.defaults()["ttflash_mechanisms"])
 PCTS = [("p99", "99th"), ("p99_9", "99.9th"), ("p99_99", "99.99th")]
 
 #: The core's defaults of a trace workload's fields.
@@ -151,12 +154,12 @@ def ttflash_cmd(
     repeat_shift: bool = typer.Option(TRACE_SPEC["repeat_shift"], "--repeat-shift", help="With --repeat: each pass at fresh addresses (folded by --lba-map modulo), so that the write buffer cannot absorb the later passes and GC runs."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Multiply inter-arrival times (0.5 = twice as fast)."),
     precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (default 1: GC active from the start, as in the seed's aged device; negative: no preconditioning)."),
-    stacks: List[str] = typer.Option([], "--stack", help="Run only these stacks (repeatable; any + list of rain, pb, gtr, gtf, rgc, pfg, nogc also works, e.g. ttflash+pfg); default the seed's six."),
+    stacks: List[str] = typer.Option([], "--stack", help=f"Run only these stacks (repeatable; any + list of {', '.join(MECHANISMS)} also works, e.g. ttflash+pfg); default {', '.join(STACKS)}."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
-    """Tiny-Tail Flash: the six stacks on one workload, in the seed's Table 1 form."""
+    """Tiny-Tail Flash: the seed's six stacks and ssdlab's rotating flush on one workload, in the seed's Table 1 form."""
     console = Console(width=160)
     if (trace_path is None) == (workload is None):
         fail("give exactly one of --trace or --workload")

@@ -17,7 +17,9 @@ pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
-pub use rain::{GcBlocking, ParitySpace, RainConfig, MAX_RAIN_CHANNELS, MIN_RAIN_CHANNELS};
+pub use rain::{
+    GcBlocking, ParitySpace, RainConfig, MAX_RAIN_CHANNELS, MECHANISMS, MIN_RAIN_CHANNELS,
+};
 pub(crate) use registry::impl_registry;
 pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;

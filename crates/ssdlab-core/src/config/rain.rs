@@ -11,6 +11,12 @@ pub const MIN_RAIN_CHANNELS: u32 = 3;
 /// Most channels a RAIN stripe spans (per-stripe channel sets are u64 bit masks).
 pub const MAX_RAIN_CHANNELS: u32 = 64;
 
+/// The names [`RainConfig::from_stack`] takes, joined with `+` (`base` and `ttflash` are stacks
+/// of their own; the rest switch one mechanism on).
+pub const MECHANISMS: [&str; 10] = [
+    "base", "ttflash", "rain", "pb", "gtr", "gtf", "rgc", "pfg", "rf", "nogc",
+];
+
 /// Which resource a GC unit step occupies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -71,6 +77,15 @@ pub struct RainConfig {
     /// GC for 8× its bandwidth under write bursts; docs/ttflash.md measures both.
     #[serde(default)]
     pub parallel_forced_gc: bool,
+    /// Rotating flush (`rf`; an ssdlab extension, not in the seed): the GTF flush programs a
+    /// group's pages (parity included) one at a time, each once the group's previous program has
+    /// ended, so that at most one plane per group is programming host data; and a read whose
+    /// plane is busy with such a program is rebuilt from its stripe (as GTR does for GC) when
+    /// that is sooner. Removes the reads queued behind RAIN's extra programs, the cause of
+    /// ttFlash's read p99 above NoGC (docs/ttflash.md); costs flush bandwidth (one program per
+    /// group at a time; a full buffer flushes in parallel as before).
+    #[serde(default)]
+    pub rotating_flush: bool,
     /// Where parity's room comes from (default `extra`: on top, the seed's accounting).
     #[serde(default = "parity_space")]
     pub parity_space: ParitySpace,
@@ -105,6 +120,7 @@ impl Default for RainConfig {
             rgc: false,
             nogc: false,
             parallel_forced_gc: false,
+            rotating_flush: false,
             parity_space: parity_space(),
             buffer_mib: buffer_mib(),
             flush_at: flush_at(),
@@ -119,7 +135,7 @@ impl RainConfig {
 
     /// A stack of mechanisms by name, joined with `+`: `nogc`, `base`, `pb`, `pb+gtr`,
     /// `pb+gtr+gtf`, `ttflash` (= rain+pb+gtr+gtf+rgc), or any `+` list of
-    /// `rain|pb|gtr|gtf|rgc|pfg|nogc`. `base` is none of them (channel-blocking GC). `gtr` implies
+    /// `rain|pb|gtr|gtf|rgc|pfg|rf|nogc`. `base` is none of them (channel-blocking GC). `gtr` implies
     /// `rain` (it needs parity).
     pub fn from_stack(spec: &str) -> Result<Self, String> {
         let mut c = RainConfig {
@@ -145,11 +161,17 @@ impl RainConfig {
                 "gtf" => c.gtf = true,
                 "rgc" => c.rgc = true,
                 "pfg" => c.parallel_forced_gc = true,
+                "rf" => c.rotating_flush = true,
                 "nogc" => {
                     c.nogc = true;
                     c.gc_blocking = GcBlocking::Plane;
                 }
-                other => return Err(format!("unknown mechanism '{other}'; expected base, ttflash, rain, pb, gtr, gtf, rgc, pfg or nogc")),
+                other => {
+                    return Err(format!(
+                        "unknown mechanism '{other}'; expected one of {}",
+                        MECHANISMS.join(", ")
+                    ))
+                }
             }
         }
         Ok(c)
@@ -178,6 +200,12 @@ impl RainConfig {
             return Err((
                 "rain.parallel_forced_gc".into(),
                 "changes rotating GC only: needs rain.rgc = true".into(),
+            ));
+        }
+        if self.rotating_flush && !(self.gtr && self.gtf) {
+            return Err((
+                "rain.rotating_flush".into(),
+                "rotates the GTF flush and rebuilds reads behind it: needs rain.gtr = true and rain.gtf = true".into(),
             ));
         }
         if !(self.buffer_mib.is_finite() && self.buffer_mib > 0.0) {

@@ -3,7 +3,7 @@
 //! RAIN)"), `base+rain` (channel-blocking GC with RAIN: the seed's "Base (with RAIN)"),
 //! `pb+rain`, `pb+gtr`, `pb+gtr+gtf` and `ttflash` (each adds one technique, as the seed's
 //! progression Base → +PB → +GTR → +GTF → +RGC; every stack but `nogc` has RAIN, so each step
-//! compares like with like). The mechanisms alone (`base`, `pb` without RAIN, …) remain
+//! compares like with like), then `ttflash+rf` (ssdlab's rotating flush). The mechanisms alone (`base`, `pb` without RAIN, …) remain
 //! available as stacks.
 
 use crate::config::{DeviceConfig, RainConfig};
@@ -12,14 +12,17 @@ use crate::sim::{SimOptions, Simulation, TtflashReport};
 use crate::stats::{Distributions, SimResult};
 use crate::trace::RequestSource;
 
-/// The stacks of the seed's experiment, in its order.
-pub const STACKS: [&str; 6] = [
+/// The stacks of the seed's experiment, in its order, then `ttflash+rf` (the rotating flush,
+/// an ssdlab extension: `rain.rotating_flush`), which removes what ttFlash leaves of the read
+/// tail on the default workloads (reads queued behind RAIN's programs; docs/ttflash.md).
+pub const STACKS: [&str; 7] = [
     "nogc",
     "base+rain",
     "pb+rain",
     "pb+gtr",
     "pb+gtr+gtf",
     "ttflash",
+    "ttflash+rf",
 ];
 
 /// One configuration's outcome: the full result (its `latency_us` has the usual keys), the

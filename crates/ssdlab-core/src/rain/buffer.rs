@@ -79,6 +79,15 @@ impl WriteBuffer {
         self.occupancy() >= self.capacity
     }
 
+    /// Is the buffer past its high-water mark, halfway from the flush threshold to full? (The
+    /// rotating flush's switch to parallel flushing, `rain.rotating_flush`: an ssdlab
+    /// extension, so the mark is ours — late enough that a write burst the rotation can absorb
+    /// stays rotating, early enough that the parallel flush starts before writes wait.)
+    /// `staged`: pages taken for flushing whose programs are held (they keep their slots).
+    pub fn high_water(&self, staged: usize) -> bool {
+        2 * (self.occupancy() + staged) >= self.flush_at + self.capacity
+    }
+
     /// Is a program in flight (so that waiting for room ends)?
     pub fn has_inflight(&self) -> bool {
         !self.inflight.is_empty()

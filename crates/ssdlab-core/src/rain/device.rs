@@ -52,8 +52,15 @@ pub struct RainDevice {
     /// GTF under RAIN: the flush is running, so a page (or parity) for a plane busy with GC
     /// is held in RAM instead of queued behind the GC ([`super::flush`]).
     pub(super) holding: bool,
-    /// Programs held in RAM until their plane's GC ends.
+    /// Programs held in RAM until their plane's GC ends (or, with the rotating flush, until
+    /// their group's previous program has ended).
     pub(super) held: Vec<super::buffer::Held>,
+    /// End of the latest host program (flush or parity) on each plane, and of the latest
+    /// rotating-flush program in each group (`rain.rotating_flush`).
+    pub(super) prog_until: Vec<u64>,
+    pub(super) group_prog_until: Vec<u64>,
+    /// The flush running now rotates: its programs are held for the group chain.
+    pub(super) rotate_now: bool,
 }
 
 impl RainDevice {
@@ -100,6 +107,9 @@ impl RainDevice {
             rebuild_scratch: Vec::new(),
             holding: false,
             held: Vec::new(),
+            prog_until: vec![0; g.planes() as usize],
+            group_prog_until: vec![0; per_channel as usize],
+            rotate_now: false,
         })
     }
 

@@ -84,27 +84,56 @@ impl RainDevice {
     /// Background flush (GTF) up to `now`: while the buffer is past its threshold, the next
     /// stripe unit is flushed when its planes are idle (and not before the latest admission or
     /// the previous unit), so that the flush never queues programs in front of later reads.
+    /// With the rotating flush a unit is only staged (mapped, its programs held) and its
+    /// programs are placed one per group at a time ([`RainDevice::place_rotating`]); at most
+    /// one stripe per group is staged ahead.
     pub(super) fn flush_until(&mut self, now: u64) -> Result<()> {
         if !self.held.is_empty() {
             self.place_held(now, false);
         }
+        let stage_limit = self.channels as usize * self.group_prog_until.len();
         loop {
             let len = self.flush_unit_len();
+            let rotating = self.rotating_now();
             let Some(b) = &mut self.wbuf else {
                 return Ok(());
             };
             b.retire(now);
-            if !b.wants_flush(len) {
+            if !b.wants_flush(len) || (rotating && self.held.len() >= stage_limit) {
                 return Ok(());
             }
             let floor = self.flush_clock.max(b.last_admit());
-            let t = floor.max(self.flush_planes_free_at(now).unwrap_or(now));
+            let t = if rotating {
+                floor
+            } else {
+                floor.max(self.flush_planes_free_at(now).unwrap_or(now))
+            };
             if t > now {
                 return Ok(());
             }
-            self.flush_unit(t)?;
+            self.rotate_now = rotating;
+            let flushed = self.flush_unit(t);
+            self.rotate_now = false;
+            flushed?;
+            if rotating {
+                self.place_rotating(now);
+            }
         }
     }
+
+    /// Does the flush rotate now: `rain.rotating_flush` under RAIN, and the buffer below its
+    /// high-water mark (above it the flush programs whole units in parallel, as without
+    /// rotation: one program per group at a time is 1/N of the flush bandwidth, and a write
+    /// that finds the buffer full waits).
+    pub(super) fn rotating_now(&self) -> bool {
+        self.rcfg.rotating_flush
+            && self.rain.is_some()
+            && !self
+                .wbuf
+                .as_ref()
+                .is_some_and(|b| b.high_water(self.held.len()))
+    }
+
     /// Flush the next unit at `t` (whatever the state of its planes): its pages keep their
     /// buffer slots until the last program of the unit (parity included) completes; a page held
     /// for a collecting plane keeps its slot until its own program completes.
@@ -142,9 +171,10 @@ impl RainDevice {
     }
 
     /// A flushed page's (or parity's) program on `plane` from `ready`: held in RAM while the
-    /// flush runs and the plane is busy with GC, programmed otherwise.
+    /// flush runs and the plane is busy with GC (always, with the rotating flush), programmed
+    /// otherwise.
     pub(super) fn program_or_hold(&mut self, plane: u32, lpn: Option<u32>, ready: u64) -> OpDone {
-        if self.holding && self.base.res.gc_busy_at(plane, ready) {
+        if self.holding && (self.rotate_now || self.base.res.gc_busy_at(plane, ready)) {
             self.held.push(Held {
                 plane,
                 lpn,
@@ -152,13 +182,34 @@ impl RainDevice {
             });
             return OpDone::at(ready);
         }
-        self.base.res.write(plane, ready)
+        self.program_now(plane, ready)
+    }
+
+    /// A host program (page or parity) on `plane` from `ready`, remembered for the rotating
+    /// flush's reads ([`RainDevice::program_busy_at`]) and chain.
+    fn program_now(&mut self, plane: u32, ready: u64) -> OpDone {
+        let d = self.base.res.write(plane, ready);
+        let p = plane as usize;
+        self.prog_until[p] = self.prog_until[p].max(d.done);
+        let g = p % self.group_prog_until.len();
+        self.group_prog_until[g] = self.group_prog_until[g].max(d.done);
+        d
+    }
+
+    /// Is `plane` executing a host program at `t`?
+    #[inline]
+    pub(super) fn program_busy_at(&self, plane: u32, t: u64) -> bool {
+        t < self.prog_until[plane as usize]
     }
 
     /// Program the held pages whose plane's GC has ended by `now` (all of them if `force`: a
     /// full buffer with nothing in flight), each from the end of that GC — after the reads that
-    /// queued behind it.
+    /// queued behind it. With the rotating flush (not forced): [`RainDevice::place_rotating`].
     pub(super) fn place_held(&mut self, now: u64, force: bool) {
+        if !force && self.rotating_now() {
+            self.place_rotating(now);
+            return;
+        }
         let mut i = 0;
         while i < self.held.len() {
             let h = self.held[i];
@@ -169,10 +220,53 @@ impl RainDevice {
             }
             self.held.swap_remove(i);
             let from = h.since.max(self.base.res.gc_until(h.plane));
-            let d = self.base.res.write(h.plane, from);
+            let d = self.program_now(h.plane, from);
             if let (Some(lpn), Some(b)) = (h.lpn, &mut self.wbuf) {
                 b.flushed(lpn, d.done, true);
             }
         }
+    }
+
+    /// The rotating flush's placement up to `now`: a group's held programs run one at a time,
+    /// in the order they were staged, each from the end of the group's previous one (and once
+    /// its plane is free, GC included), when that start has been reached by `now` — never
+    /// reserved ahead of the clock, where it would block reads arriving before it. A start
+    /// before `now` is taken as it is, so the chain keeps its own clock between calls. A page
+    /// of the same plane staged later cannot start earlier, so each block is programmed in
+    /// page order.
+    pub(super) fn place_rotating(&mut self, now: u64) {
+        let groups = self.group_prog_until.len();
+        let mut held = std::mem::take(&mut self.held);
+        let mut kept = 0;
+        for i in 0..held.len() {
+            let h = held[i];
+            let g = h.plane as usize % groups;
+            // The group's chain first (cheap, and what holds most pages back).
+            let chain = self.group_prog_until[g];
+            if chain > now {
+                held[kept] = h;
+                kept += 1;
+                continue;
+            }
+            let res = &self.base.res;
+            let gc_clock = self.rain.as_ref().map_or(0, |r| r.gc_clock(g as u32));
+            let start = h
+                .since
+                .max(chain)
+                .max(gc_clock)
+                .max(res.plane_free_at(h.plane))
+                .max(res.gc_until(h.plane));
+            if start > now {
+                held[kept] = h;
+                kept += 1;
+                continue;
+            }
+            let d = self.program_now(h.plane, start);
+            if let (Some(lpn), Some(b)) = (h.lpn, &mut self.wbuf) {
+                b.flushed(lpn, d.done, d.blocked_by_gc);
+            }
+        }
+        held.truncate(kept);
+        self.held = held;
     }
 }

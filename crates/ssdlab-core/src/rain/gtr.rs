@@ -1,6 +1,7 @@
 //! GC-tolerant read (GTR; Yan et al., FAST 2017, the seed's slides: "XOR to reconstruct page
 //! blocked by GC"): a read whose plane is busy with GC is rebuilt from the rest of its stripe
-//! when that is sooner.
+//! when that is sooner. With the rotating flush (`rain.rotating_flush`, an ssdlab extension) a
+//! read whose plane is busy with a host program is rebuilt the same way.
 
 use super::device::RainDevice;
 use crate::error::Result;
@@ -8,7 +9,8 @@ use crate::nand::OpDone;
 
 impl RainDevice {
     /// A host read of one mapped page at `ppn`: from the buffer, rebuilt from its stripe (GTR)
-    /// when its plane is busy with GC and that is sooner, or from its plane.
+    /// when its plane is busy with GC (or, with the rotating flush, a host program) and that is
+    /// sooner, or from its plane.
     pub(super) fn read_page_rain(&mut self, lpn: u32, ppn: u32, ready: u64) -> Result<OpDone> {
         if let Some(b) = &mut self.wbuf {
             if b.holds(lpn) {
@@ -17,7 +19,10 @@ impl RainDevice {
             }
         }
         let plane = self.base.ftl.plane_of_ppn(ppn);
-        if self.rcfg.gtr && self.base.res.gc_busy_at(plane, ready) {
+        let gc_busy = self.base.res.gc_busy_at(plane, ready);
+        let program_busy =
+            !gc_busy && self.rcfg.rotating_flush && self.program_busy_at(plane, ready);
+        if self.rcfg.gtr && (gc_busy || program_busy) {
             // Planes of the read's group executing GC work now (a GC operation reserved for
             // later — a forced chain reserves the group's operations plane after plane — is
             // not executing). Rotating GC allows one; parallel forced GC more, and then the
@@ -59,6 +64,7 @@ impl RainDevice {
                         self.base.res.set_rebuilding(false);
                         r.stats.rebuilt_reads += 1;
                         r.stats.rebuilds_via_origin += u64::from(via);
+                        r.stats.rebuilt_program_blocked += u64::from(program_busy);
                         // Two planes of the group collecting: rotating GC forbids it.
                         if collecting > 1 {
                             r.stats.rebuild_while_group_collecting += 1;

@@ -28,6 +28,7 @@ impl RainDevice {
     pub(super) fn run_group_gc(&mut self, g: u32, how: GcRun, timed: bool) -> Result<()> {
         let rgc = self.rcfg.rgc;
         let parallel = matches!(how, GcRun::Forced(_)) && self.rcfg.parallel_forced_gc;
+        let rotating_flush = self.rcfg.rotating_flush;
         let Some(r) = &mut self.rain else {
             return Ok(());
         };
@@ -49,6 +50,11 @@ impl RainDevice {
             // operation (through idle time since the last call), not from `now`. Forced GC
             // starts at `now`; with `parallel_forced_gc` its operations are not chained.
             let not_before = match how {
+                // With the rotating flush the group's flush programs and GC operations share
+                // one chain: one busy plane per group.
+                GcRun::Until(_) if rotating_flush => {
+                    r.gc_clock(g).max(self.group_prog_until[g as usize])
+                }
                 GcRun::Until(_) => r.gc_clock(g),
                 _ if rgc => r.gc_clock(g).max(now),
                 _ => now,

@@ -48,6 +48,8 @@ pub struct RainStats {
     pub rebuilt_reads: u64,
     /// … of which through the pre-GC copy's stripe (the page's new stripe still open).
     pub rebuilds_via_origin: u64,
+    /// … of which on a plane busy with a host program, not GC (`rain.rotating_flush`).
+    pub rebuilt_program_blocked: u64,
     /// Reads on a GC-busy plane whose stripe could not rebuild them (an open host stripe).
     pub rebuild_unavailable: u64,
     /// Reads on a GC-busy plane where rebuilding would not have been sooner than waiting.
