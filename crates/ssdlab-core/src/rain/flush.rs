@@ -116,7 +116,7 @@ impl RainDevice {
             self.rotate_now = false;
             flushed?;
             if rotating {
-                self.place_rotating(now);
+                self.place_rotating(now, true);
             }
         }
     }
@@ -206,8 +206,9 @@ impl RainDevice {
     /// full buffer with nothing in flight), each from the end of that GC — after the reads that
     /// queued behind it. With the rotating flush (not forced): [`RainDevice::place_rotating`].
     pub(super) fn place_held(&mut self, now: u64, force: bool) {
-        if !force && self.rotating_now() {
-            self.place_rotating(now);
+        if !force && self.rcfg.rotating_flush && self.rain.is_some() {
+            let chained = self.rotating_now();
+            self.place_rotating(now, chained);
             return;
         }
         let mut i = 0;
@@ -227,29 +228,40 @@ impl RainDevice {
         }
     }
 
-    /// The rotating flush's placement up to `now`: a group's held programs run one at a time,
-    /// in the order they were staged, each from the end of the group's previous one (and once
-    /// its plane is free, GC included), when that start has been reached by `now` — never
-    /// reserved ahead of the clock, where it would block reads arriving before it. A start
-    /// before `now` is taken as it is, so the chain keeps its own clock between calls. A page
-    /// of the same plane staged later cannot start earlier, so each block is programmed in
-    /// page order.
-    pub(super) fn place_rotating(&mut self, now: u64) {
+    /// The rotating flush's placement up to `now`: a group's held programs run one at a time
+    /// (`chained`; above the high-water mark, one per plane at a time), in the order they were
+    /// staged, each from the end of the group's previous one (and once its plane is free, GC
+    /// included), when that start has been reached by `now` — never reserved ahead of the
+    /// clock, where it would block reads arriving before it, nor queued behind another program
+    /// of its plane. A start before `now` is taken as it is, so the chain keeps its own clock
+    /// between calls. A page of the same plane staged later cannot start earlier, so each block
+    /// is programmed in page order.
+    pub(super) fn place_rotating(&mut self, now: u64, chained: bool) {
         let groups = self.group_prog_until.len();
         let mut held = std::mem::take(&mut self.held);
         let mut kept = 0;
         for i in 0..held.len() {
             let h = held[i];
             let g = h.plane as usize % groups;
-            // The group's chain first (cheap, and what holds most pages back).
-            let chain = self.group_prog_until[g];
-            if chain > now {
+            // The group's chain first (cheap, and what holds most pages back). GC has the chain
+            // first: while the group collects, its pages wait (from the high-water mark on they
+            // are flushed in parallel, as without rotation), so the flush never slows GC down.
+            let (chain, gc_clock) = if chained {
+                let r = self.rain.as_ref();
+                (
+                    self.group_prog_until[g],
+                    r.map_or(0, |r| r.gc_clock(g as u32)),
+                )
+            } else {
+                (0, 0)
+            };
+            if chain > now || (chained && self.rain.as_ref().is_some_and(|r| r.gc_active(g as u32)))
+            {
                 held[kept] = h;
                 kept += 1;
                 continue;
             }
             let res = &self.base.res;
-            let gc_clock = self.rain.as_ref().map_or(0, |r| r.gc_clock(g as u32));
             let start = h
                 .since
                 .max(chain)
