@@ -78,12 +78,13 @@ pub struct RainConfig {
     #[serde(default)]
     pub parallel_forced_gc: bool,
     /// Rotating flush (`rf`; an ssdlab extension, not in the seed): the GTF flush programs a
-    /// group's pages (parity included) one at a time, each once the group's previous program has
-    /// ended, so that at most one plane per group is programming host data; and a read whose
-    /// plane is busy with such a program is rebuilt from its stripe (as GTR does for GC) when
-    /// that is sooner. Removes the reads queued behind RAIN's extra programs, the cause of
-    /// ttFlash's read p99 above NoGC (docs/ttflash.md); costs flush bandwidth (one program per
-    /// group at a time; a full buffer flushes in parallel as before).
+    /// group's pages (parity included) one at a time, on the same chain as rotating GC (GC
+    /// first: a collecting group's pages wait), so that at most one plane per group programs
+    /// or collects; and a read whose plane is busy with a host program is rebuilt from its
+    /// stripe (as GTR does for GC) when that is sooner. Removes the reads queued behind RAIN's
+    /// extra programs, the cause of ttFlash's read p99 above NoGC (docs/ttflash.md, round 9).
+    /// Costs flush bandwidth: from a high-water mark (halfway from `flush_at` to full) the
+    /// flush programs in parallel again, one program per plane at a time.
     #[serde(default)]
     pub rotating_flush: bool,
     /// Where parity's room comes from (default `extra`: on top, the seed's accounting).

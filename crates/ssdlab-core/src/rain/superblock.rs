@@ -50,9 +50,11 @@ pub struct RainStats {
     pub rebuilds_via_origin: u64,
     /// … of which on a plane busy with a host program, not GC (`rain.rotating_flush`).
     pub rebuilt_program_blocked: u64,
-    /// Reads on a GC-busy plane whose stripe could not rebuild them (an open host stripe).
+    /// Reads on a GC-busy plane (or program-busy, with the rotating flush) whose stripe could
+    /// not rebuild them (an open host stripe).
     pub rebuild_unavailable: u64,
-    /// Reads on a GC-busy plane where rebuilding would not have been sooner than waiting.
+    /// Reads on a GC-busy plane (or program-busy, with the rotating flush) where rebuilding
+    /// would not have been sooner than waiting.
     pub rebuild_not_sooner: u64,
     /// Rebuilt reads while two planes of the read's group were executing GC (0 under RGC).
     pub rebuild_while_group_collecting: u64,
