@@ -107,7 +107,7 @@ def test_default_experiment_each_technique_a_step_down():
     (ttflash's p99 does not hold on this workload: 1.09–1.45×, reads queued behind RAIN
     parity's programs, not GC.) ssdlab's rotating flush (``ttflash+rf``) removes that: at most
     one plane per group programs or collects, and a read behind a program is rebuilt too
-    (measured 2026-11-24: p99 / p99.9 / p99.99 0.14–0.20 / 0.10–0.11 / 0.11–0.12× nogc, the
+    (measured 2026-11-24: p99 / p99.9 / p99.99 0.14–0.20 / 0.10 / 0.11–0.12× nogc, the
     same erases as ttflash)."""
     runs = []
     for seed in (1, 2, 3):

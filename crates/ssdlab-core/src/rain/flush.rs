@@ -182,17 +182,21 @@ impl RainDevice {
             });
             return OpDone::at(ready);
         }
-        self.program_now(plane, ready)
+        self.program_now(plane, ready, false)
     }
 
     /// A host program (page or parity) on `plane` from `ready`, remembered for the rotating
-    /// flush's reads ([`RainDevice::program_busy_at`]) and chain.
-    fn program_now(&mut self, plane: u32, ready: u64) -> OpDone {
+    /// flush's reads ([`RainDevice::program_busy_at`]) and, if `chained`, as the end of its
+    /// group's chain (which rotating GC waits for; parallel programs above the high-water mark
+    /// do not hold GC back).
+    fn program_now(&mut self, plane: u32, ready: u64, chained: bool) -> OpDone {
         let d = self.base.res.write(plane, ready);
         let p = plane as usize;
         self.prog_until[p] = self.prog_until[p].max(d.done);
-        let g = p % self.group_prog_until.len();
-        self.group_prog_until[g] = self.group_prog_until[g].max(d.done);
+        if chained {
+            let g = p % self.group_prog_until.len();
+            self.group_prog_until[g] = self.group_prog_until[g].max(d.done);
+        }
         d
     }
 
@@ -221,7 +225,7 @@ impl RainDevice {
             }
             self.held.swap_remove(i);
             let from = h.since.max(self.base.res.gc_until(h.plane));
-            let d = self.program_now(h.plane, from);
+            let d = self.program_now(h.plane, from, false);
             if let (Some(lpn), Some(b)) = (h.lpn, &mut self.wbuf) {
                 b.flushed(lpn, d.done, true);
             }
@@ -273,7 +277,7 @@ impl RainDevice {
                 kept += 1;
                 continue;
             }
-            let d = self.program_now(h.plane, start);
+            let d = self.program_now(h.plane, start, chained);
             if let (Some(lpn), Some(b)) = (h.lpn, &mut self.wbuf) {
                 b.flushed(lpn, d.done, d.blocked_by_gc);
             }
