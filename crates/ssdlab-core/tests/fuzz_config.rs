@@ -20,7 +20,7 @@ use rand::Rng;
 use ssdlab_core::api;
 use ssdlab_core::config::{DeviceConfig, DeviceModelKind, Registry, SlcPolicyKind, PRESETS};
 use ssdlab_core::rng::SimRng;
-use ssdlab_core::sim::{SimOptions, Simulation};
+use ssdlab_core::sim::{check_memory, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
 use ssdlab_core::SsdError;
 use strum::IntoEnumIterator;
@@ -395,6 +395,16 @@ fn simulate(rng: &mut SimRng, cfg: DeviceConfig) -> Result<bool, String> {
         check_every: 200,
         ..SimOptions::default()
     };
+    // A device bigger than this machine's memory is refused when it is built, on one line
+    // (`sim::check_memory`): an answer that depends on the machine, not a validation gap (any
+    // positive `rain.buffer_mib` validates, and a 64 TB GTF buffer is estimated at 448 GiB).
+    if let Err(e) = check_memory(&cfg, &options) {
+        let msg = e.to_string();
+        return match msg.contains('\n') {
+            true => Err(format!("the memory refusal is not one line: {msg}")),
+            false => Ok(false),
+        };
+    }
     let run = Simulation::new(cfg, options, Box::new(VecSource::new(reqs))).and_then(|mut s| {
         s.run()?;
         s.ftl()
