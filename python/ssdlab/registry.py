@@ -39,5 +39,6 @@ def default(name: str) -> str:
 
 @lru_cache(maxsize=None)
 def defaults() -> dict[str, Any]:
-    """Core defaults: ``synthetic`` and ``trace`` (a workload's fields), ``ttflash_stacks``, ``toy``."""
+    """Core defaults: ``synthetic`` and ``trace`` (a workload's fields), ``ttflash_stacks`` and
+    ``ttflash_mechanisms``, ``toy``."""
     return json.loads(_core.defaults_json())

@@ -145,7 +145,7 @@ def breakdown_tables(cfg: dict[str, Any]) -> list[Table]:
 def ttflash_cmd(
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Trace file to replay."),
     workload: Optional[str] = typer.Option(None, "--workload", "-w", help=f"Named synthetic workload: {', '.join(WORKLOADS)}."),
-    device: str = typer.Option("ttflash-small", "--device", "-d", help="Preset or TOML file (ttflash-small: the measured configuration; the full ttflash preset's 10 % spare cannot hold parity plus GC reserves)."),
+    device: str = typer.Option("ttflash-small", "--device", "-d", help="Preset or TOML file (ttflash-small: the measured configuration; ttflash: the seed's device at its 10 % spare, minutes per run, --set geometry.blocks_per_plane=256 keeps its shape at 1/16)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable), e.g. geometry.blocks_per_plane=256."),
     trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo (default modulo: a trace's addresses folded onto the smaller simulated device)."),
