@@ -86,30 +86,23 @@ impl GcContext<'_> {
         let mut pending = 0u32;
         let res = &mut self.res;
         let batch = res.as_deref().is_some_and(Resources::batches_copies);
+        // The batched copy is the common step, counted inline; timing a step is out of line.
         self.ftl.gc_while(plane, self.rng, more, |step| {
+            if batch
+                && matches!(
+                    step,
+                    GcStep::Copy {
+                        read: true,
+                        program: true,
+                        ..
+                    }
+                )
+            {
+                pending += 1;
+                return;
+            }
             if let Some(r) = res.as_deref_mut() {
-                if batch
-                    && matches!(
-                        step,
-                        GcStep::Copy {
-                            read: true,
-                            program: true,
-                            ..
-                        }
-                    )
-                {
-                    pending += 1;
-                    return;
-                }
-                if pending > 0 {
-                    done = r.gc_copies(plane, not_before, pending);
-                    pending = 0;
-                }
-                done = match step {
-                    GcStep::Copy { read, program, .. } => copy(r, plane, not_before, read, program),
-                    GcStep::Erase { .. } => r.gc_erase(plane, not_before),
-                    GcStep::Idle => done,
-                };
+                time_step(r, plane, not_before, step, &mut pending, &mut done);
             }
         })?;
         if let (Some(r), true) = (res.as_deref_mut(), pending > 0) {
@@ -117,6 +110,28 @@ impl GcContext<'_> {
         }
         Ok(done)
     }
+}
+
+/// Time one GC step on `plane` (after the `pending` batched copies before it), updating when
+/// the last one ends (`done`).
+#[inline(never)]
+fn time_step(
+    r: &mut Resources,
+    plane: u32,
+    not_before: u64,
+    step: GcStep,
+    pending: &mut u32,
+    done: &mut u64,
+) {
+    if *pending > 0 {
+        *done = r.gc_copies(plane, not_before, *pending);
+        *pending = 0;
+    }
+    *done = match step {
+        GcStep::Copy { read, program, .. } => copy(r, plane, not_before, read, program),
+        GcStep::Erase { .. } => r.gc_erase(plane, not_before),
+        GcStep::Idle => *done,
+    };
 }
 
 /// Time one GC copy step: the victim-page read and destination-page program it needs (both
