@@ -432,7 +432,7 @@ impl Ftl {
     /// `program` when the caller already knows the page `lpn` currently maps to (`old`, or
     /// UNMAPPED): GC copies know it is the victim page, which saves a random L2P read — the
     /// dominant cost of GC on large devices.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn program_from(
         &mut self,
         lpn: u32,
@@ -443,16 +443,7 @@ impl Ftl {
         let fi = plane as usize * self.streams + stream;
         let mut blk = self.frontier[fi];
         if blk == UNMAPPED || self.next_page[blk as usize] == self.pages_per_block {
-            if blk != UNMAPPED {
-                self.close_block(blk);
-            }
-            blk = self.free[plane as usize].pop_front().ok_or_else(|| {
-                SsdError::DeviceFull(format!(
-                    "plane {plane} has no free block for its write frontier"
-                ))
-            })?;
-            self.state[blk as usize] = BlockState::Open;
-            self.frontier[fi] = blk;
+            blk = self.open_frontier(plane, fi)?;
         }
         if old != UNMAPPED {
             self.invalidate(old);
@@ -463,6 +454,25 @@ impl Ftl {
         self.next_page[blk as usize] = page + 1;
         self.map(lpn, ppn, blk);
         Ok(ppn)
+    }
+
+    /// Close frontier `fi` of `plane` if it is full and open a free block in its place (once
+    /// per block: out of the page path, so that `program_from` stays small enough to inline).
+    #[cold]
+    #[inline(never)]
+    fn open_frontier(&mut self, plane: u32, fi: usize) -> Result<u32> {
+        let old = self.frontier[fi];
+        if old != UNMAPPED {
+            self.close_block(old);
+        }
+        let blk = self.free[plane as usize].pop_front().ok_or_else(|| {
+            SsdError::DeviceFull(format!(
+                "plane {plane} has no free block for its write frontier"
+            ))
+        })?;
+        self.state[blk as usize] = BlockState::Open;
+        self.frontier[fi] = blk;
+        Ok(blk)
     }
 
     fn close_block(&mut self, blk: u32) {
