@@ -135,9 +135,8 @@ impl RainConfig {
     }
 
     /// A stack of mechanisms by name, joined with `+`: `nogc`, `base`, `pb`, `pb+gtr`,
-    /// `pb+gtr+gtf`, `ttflash` (= rain+pb+gtr+gtf+rgc), or any `+` list of
-    /// `rain|pb|gtr|gtf|rgc|pfg|rf|nogc`. `base` is none of them (channel-blocking GC). `gtr` implies
-    /// `rain` (it needs parity).
+    /// `pb+gtr+gtf`, `ttflash` (= rain+pb+gtr+gtf+rgc), or any `+` list of [`MECHANISMS`].
+    /// `base` is none of them (channel-blocking GC). `gtr` implies `rain` (it needs parity).
     pub fn from_stack(spec: &str) -> Result<Self, String> {
         let mut c = RainConfig {
             gc_blocking: GcBlocking::Channel,

@@ -3,8 +3,8 @@
 //! RAIN)"), `base+rain` (channel-blocking GC with RAIN: the seed's "Base (with RAIN)"),
 //! `pb+rain`, `pb+gtr`, `pb+gtr+gtf` and `ttflash` (each adds one technique, as the seed's
 //! progression Base → +PB → +GTR → +GTF → +RGC; every stack but `nogc` has RAIN, so each step
-//! compares like with like), then `ttflash+rf` (ssdlab's rotating flush). The mechanisms alone (`base`, `pb` without RAIN, …) remain
-//! available as stacks.
+//! compares like with like), then `ttflash+rf` (ssdlab's rotating flush). The mechanisms alone
+//! (`base`, `pb` without RAIN, …) remain available as stacks.
 
 use crate::config::{DeviceConfig, RainConfig};
 use crate::error::{Result, SsdError};
