@@ -481,7 +481,7 @@ impl Ftl {
         self.victims.insert(blk, self.valid[blk as usize]);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn invalidate(&mut self, ppn: u32) {
         let blk = self.block_of_ppn(ppn);
         // P2L entries of invalid pages are stale and never read (the valid bit rules), which
