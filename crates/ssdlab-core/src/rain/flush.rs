@@ -191,6 +191,9 @@ impl RainDevice {
     /// do not hold GC back).
     fn program_now(&mut self, plane: u32, ready: u64, chained: bool) -> OpDone {
         let d = self.base.res.write(plane, ready);
+        if !self.rcfg.rotating_flush {
+            return d;
+        }
         let p = plane as usize;
         self.prog_until[p] = self.prog_until[p].max(d.done);
         if chained {
