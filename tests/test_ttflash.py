@@ -49,11 +49,25 @@ def test_experiment_ttflash_json(tmp_path):
         assert cfg[name]["physical_blocks_per_plane"] == 74 > cfg["nogc"]["physical_blocks_per_plane"] == 64, name
 
 
+def test_stacks_run_at_once_give_the_same_results():
+    # Each stack is its own simulation, so running them on threads (-j) changes no result and
+    # keeps the stacks' order; different seeds differ, so the comparison can fail.
+    wl = tt.named_workload("mixed70-small", 2000)
+    one, two, other = (tt.run("ttflash-small", wl, overrides=SMALL, seed=s, jobs=j) for s, j in ((5, 1), (5, 2), (6, 2)))
+    assert two["stacks"] == one["stacks"] and set(one["configs"]) == set(one["stacks"])
+    assert json.dumps(two["configs"], sort_keys=True) == json.dumps(one["configs"], sort_keys=True)
+    assert json.dumps(other["configs"], sort_keys=True) != json.dumps(one["configs"], sort_keys=True)
+
+
 def test_experiment_ttflash_bad_input_is_one_line(cli):
     assert_one_line_error(cli("experiment", "ttflash"), "--trace", "--workload")
     assert_one_line_error(cli("experiment", "ttflash", "-w", "nope"), "--workload nope", "mixed70-small")
     assert_one_line_error(cli("experiment", "ttflash", "-w", "mixed70-small", "--set", "geometry.channels=65"),
                           "rain.rain", "geometry.channels", "got 65")
+    assert_one_line_error(cli("experiment", "ttflash", "-w", "mixed70-small", "-j", "-1"), "--jobs", "got -1")
+    # A bad stack is refused before any stack runs, whatever the jobs.
+    assert_one_line_error(cli("experiment", "ttflash", "-w", "mixed70-small", "--stack", "nogc", "--stack", "pb+zzz"),
+                          "stack", "zzz")
 
 
 def test_ttflash_tail_near_nogc_on_financial1(tmp_path, traces):

@@ -71,12 +71,14 @@ pub fn build_simulation(
 }
 
 /// `ssdlab experiment ttflash`: the Tiny-Tail Flash stacks (Yan et al., FAST 2017) on one
-/// workload, as JSON (see [`crate::experiments::ttflash::compare`]). Empty `stacks`: all six of the seed.
+/// workload, as JSON (see [`crate::experiments::ttflash::compare`]). Empty `stacks`: all of
+/// [`crate::experiments::ttflash::STACKS`]. `jobs`: stacks at once (0: one per CPU).
 pub fn ttflash_experiment(
     device: DeviceConfig,
     workload: &WorkloadSpec,
     options: SimOptions,
     stacks: &[String],
+    jobs: usize,
 ) -> Result<String> {
     let stacks: Vec<String> = if stacks.is_empty() {
         crate::experiments::ttflash::STACKS
@@ -88,7 +90,7 @@ pub fn ttflash_experiment(
     };
     let g = &device.geometry;
     let (bytes, page) = (g.logical_bytes(), u64::from(g.page_size));
-    let v = crate::experiments::ttflash::compare(&device, &stacks, &options, || {
+    let v = crate::experiments::ttflash::compare(&device, &stacks, &options, jobs, || {
         open_workload(workload, bytes, page, options.seed)
     })?;
     Ok(v.to_string())
@@ -262,6 +264,7 @@ pub fn defaults() -> serde_json::Value {
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "ttflash_mechanisms": crate::config::MECHANISMS,
+        "experiment_jobs": crate::experiments::parallel::AUTO_JOBS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,
         "rlgc_baseline": crate::experiments::rlgc::BASELINE,
         "toy": {

@@ -6,12 +6,12 @@ use ssdlab_core::api;
 
 use crate::errors::to_py;
 
-/// Run the stacks (`nogc`, `base`, `pb`, `pb+gtr`, `pb+gtr+gtf`, `ttflash` when empty) on a
-/// device (preset or TOML text, with overrides), a workload (JSON) and run options (JSON).
-/// Returns the comparison as JSON (`configs.<stack>` with `latency_us`, `blocked_fraction`,
-/// `erases`, …).
+/// Run the stacks (the experiment's `STACKS` when empty) on a device (preset or TOML text, with
+/// overrides), a workload (JSON) and run options (JSON), up to `jobs` at once (0: one per
+/// CPU; results do not depend on it). Returns the comparison as JSON (`configs.<stack>` with
+/// `latency_us`, `blocked_fraction`, `erases`, …).
 #[pyfunction]
-#[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new()))]
+#[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new(), jobs=0))]
 pub fn ttflash_experiment_json(
     py: Python<'_>,
     device: &str,
@@ -20,11 +20,12 @@ pub fn ttflash_experiment_json(
     workload_json: &str,
     options_json: &str,
     stacks: Vec<String>,
+    jobs: usize,
 ) -> PyResult<String> {
     let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
     let wl = api::parse_workload(workload_json).map_err(to_py)?;
     let opts = api::parse_options(options_json).map_err(to_py)?;
-    py.detach(|| api::ttflash_experiment(cfg, &wl, opts, &stacks))
+    py.detach(|| api::ttflash_experiment(cfg, &wl, opts, &stacks, jobs))
         .map_err(to_py)
 }
 

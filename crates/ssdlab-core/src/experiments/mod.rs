@@ -4,6 +4,7 @@
 pub mod detect;
 pub mod fill;
 pub mod offline;
+pub mod parallel;
 pub mod rlgc;
 pub mod slc;
 pub mod ttflash;

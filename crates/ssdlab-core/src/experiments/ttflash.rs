@@ -90,16 +90,26 @@ pub fn run_stack(
 /// `blocked_fraction`, `parity_pages_written`, `ttflash` (the RAIN counters) and
 /// `read_breakdown` (where the reads' time went, all reads and the tails) and
 /// `physical_blocks_per_plane` (the flash the stack ran on). Every stack
-/// gets a fresh source from `open` (same workload, same seed).
+/// gets a fresh source from `open` (same workload, same seed). Every stack's device is
+/// checked before any runs; then up to `jobs` stacks run at once on threads
+/// ([`super::parallel::jobs_for`]: 0 is one per CPU), which changes no result.
 pub fn compare(
     device: &DeviceConfig,
     stacks: &[String],
     opts: &SimOptions,
-    mut open: impl FnMut() -> Result<Box<dyn RequestSource>>,
+    jobs: usize,
+    open: impl Fn() -> Result<Box<dyn RequestSource>> + Sync,
 ) -> Result<serde_json::Value> {
+    let devices = stacks
+        .iter()
+        .map(|s| device_for(device, s))
+        .collect::<Result<Vec<_>>>()?;
+    let jobs = super::parallel::jobs_for(jobs, stacks.len(), &devices, opts);
+    let runs = super::parallel::map(stacks, jobs, |stack| {
+        run_stack(device, stack, opts.clone(), open()?)
+    })?;
     let mut configs = serde_json::Map::new();
-    for stack in stacks {
-        let run = run_stack(device, stack, opts.clone(), open()?)?;
+    for (stack, run) in stacks.iter().zip(runs) {
         let mut v =
             serde_json::to_value(&run.result).map_err(|e| SsdError::Invalid(e.to_string()))?;
         if let Some(o) = v.as_object_mut() {
