@@ -7,7 +7,8 @@
 //!    requests per second.
 //! 3. Memory: FTL bytes per physical page.
 //! Single-threaded. Wall-clock timing lives here, never in the core or in tests.
-//! Arguments: `[PRESET [HOST_PAGE_WRITES [section.key=value ...]]]`.
+//! Arguments: `[PRESET [HOST_PAGE_WRITES [section.key=value ...]]]`. `BENCH_ONLY=free` or
+//! `BENCH_ONLY=timed` runs one of the two phases (e.g. under `perf record`).
 
 use std::time::Instant;
 
@@ -30,9 +31,19 @@ fn main() {
         .unwrap_or(20_000_000);
     // Optional `section.key=value` overrides, e.g. geometry.spare_factor=0.25.
     let sets: Vec<String> = args.iter().skip(3).cloned().collect();
+    // BENCH_ONLY=timed (or =free) runs one phase alone, e.g. under `perf record`.
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    if only != "timed" {
+        timing_free(device, n, &sets);
+    }
+    if only != "free" {
+        timed(device, n / 4, &sets);
+    }
+}
 
+fn timing_free(device: &str, n: u64, sets: &[String]) {
     let t = Instant::now();
-    let mut s = sim(false, n, device, &sets);
+    let mut s = sim(false, n, device, sets);
     let pre = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let r = s.run().expect("run");
@@ -50,9 +61,10 @@ fn main() {
         "  page programs/s     {:>8.2} M  (host + GC copies)",
         programs as f64 / dt / 1e6
     );
+}
 
-    let m = n / 4;
-    let mut s = sim(true, m, device, &sets);
+fn timed(device: &str, m: u64, sets: &[String]) {
+    let mut s = sim(true, m, device, sets);
     let t = Instant::now();
     let r = s.run().expect("run");
     let dt = t.elapsed().as_secs_f64();

@@ -12,6 +12,7 @@ use crate::errors::to_py;
 /// `latency_us`, `blocked_fraction`, `erases`, …).
 #[pyfunction]
 #[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new(), jobs=0))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
 pub fn ttflash_experiment_json(
     py: Python<'_>,
     device: &str,
