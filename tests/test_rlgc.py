@@ -47,6 +47,19 @@ def test_experiment_rlgc_sensitivity(cli, tmp_path):
     assert "sensitivity" in p.stdout
 
 
+def test_runs_at_once_give_the_same_results():
+    # Every run (schedulers × seeds, references, sensitivity) is its own simulation: on threads
+    # (jobs) they give what one after another gives, each in its place; another seed differs.
+    from ssdlab.experiments.rlgc import run_all
+
+    w = wl.preset("webmail-online", 4000)
+    runs = [run_all("tiny", [], w, seed, 2, 1.0, ["lazyrtgc", "rlgc"], True, False, jobs=jobs)
+            for seed, jobs in ((3, 1), (3, 2), (4, 2))]
+    one, two, other = (json.dumps(r, sort_keys=True) for r in runs)
+    assert two == one and other != one
+    assert list(runs[1]["schedulers"]) == ["lazyrtgc", "rlgc"] and len(runs[1]["sensitivity"]) >= 5
+
+
 def test_experiment_rlgc_bad_input(cli):
     assert_one_line_error(cli("experiment", "rlgc", "-d", "tiny", "-w", "nope"), "--workload nope")
     assert_one_line_error(cli("experiment", "rlgc", "-d", "tiny", "--schedulers", "rlgc"), "--schedulers")

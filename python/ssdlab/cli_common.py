@@ -92,3 +92,12 @@ def write_json(path: Optional[Path], data: Any, option: str = "--json") -> None:
     except OSError as e:
         fail(f"{option} {path}: cannot write: {e}")
     console.print(f"results written to {path}")
+
+
+def jobs_option(what: str = "Runs") -> Any:
+    """``--jobs/-j`` of the experiments that run several simulations: how many at once, one
+    thread each (the default, 0 — one per CPU, fewer when memory is short — is the core's)."""
+    from ssdlab import registry
+
+    auto = registry.auto_jobs()
+    return typer.Option(auto, "--jobs", "-j", help=f"{what} at once, one thread each (default {auto}: one per CPU, fewer when memory is short; 1: one after another). No result depends on it.")

@@ -40,5 +40,10 @@ def default(name: str) -> str:
 @lru_cache(maxsize=None)
 def defaults() -> dict[str, Any]:
     """Core defaults: ``synthetic`` and ``trace`` (a workload's fields), ``ttflash_stacks`` and
-    ``ttflash_mechanisms``, ``toy``."""
+    ``ttflash_mechanisms``, ``experiment_jobs``, ``toy``."""
     return json.loads(_core.defaults_json())
+
+
+def auto_jobs() -> int:
+    """The experiments' default ``jobs``: simulations at once, 0 meaning one per CPU."""
+    return int(defaults()["experiment_jobs"])

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from ssdlab import _core, registry
-from ssdlab.cli_common import console, fail
+from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
@@ -27,14 +27,16 @@ BASELINE = registry.defaults()["rlgc_baseline"]
 
 def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat: int, passes: float,
             schedulers: list[str], sensitivity: bool, series: bool, time_scale: float = 1.0,
-            from_empty: bool = False, references: bool = True) -> dict[str, Any]:
+            from_empty: bool = False, references: bool = True, jobs: Optional[int] = None) -> dict[str, Any]:
     """Every run of the comparison, by the core (``experiments::rlgc``): ``schedulers`` (name →
     runs, in order), ``references`` (label → runs: ``nogc``, ``blocking@t_igc``) and
-    ``sensitivity`` (label → (overrides, run))."""
+    ``sensitivity`` (label → (overrides, run)). Up to ``jobs`` runs at once on threads (default:
+    the core's, one per CPU); no result depends on it."""
     text = Path(device).read_text() if Path(device).is_file() else device
     setup = {"device": text, "origin": device, "overrides": list(overrides), "workload": workload, "seed": seed,
              "repeat": repeat, "precondition_passes": passes, "time_scale": time_scale, "schedulers": schedulers,
-             "sensitivity": sensitivity, "series": series, "from_empty": from_empty, "references": references}
+             "sensitivity": sensitivity, "series": series, "from_empty": from_empty, "references": references,
+             "jobs": registry.auto_jobs() if jobs is None else jobs}
     out = json.loads(_core.rlgc_experiment_json(core_json(setup, "experiment rlgc")))
     return {"schedulers": {s["scheduler"]: s["runs"] for s in out["schedulers"]},
             "references": {r["label"]: r["runs"] for r in out["references"]},
@@ -109,6 +111,7 @@ def experiment_rlgc(
     schedulers: str = typer.Option(",".join(SCHEDULERS), "--schedulers", help="Comma-separated GC schedulers to compare."),
     sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run rlgc under other bin edges, action sets and reward levels."),
     series_path: Optional[Path] = typer.Option(None, "--series", help="Save free blocks over time per scheduler (npz)."),
+    jobs: int = jobs_option(),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
@@ -129,7 +132,7 @@ def experiment_rlgc(
         fail(f"--workload {workload}: expected one of {', '.join(preset_names())} (or --trace)")
     try:
         everything = run_all(device, list(set_), wl, seed, repeat, passes, chosen, sensitivity, series_path is not None,
-                             time_scale, from_empty, references)
+                             time_scale, from_empty, references, jobs)
     except SsdlabError as e:
         fail(str(e))
     refs = everything["references"]

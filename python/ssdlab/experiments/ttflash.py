@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ssdlab import _core, registry
-from ssdlab.cli_common import fail
+from ssdlab.cli_common import fail, jobs_option
 from ssdlab.errors import SsdlabError, WorkloadError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
@@ -25,8 +25,6 @@ from ssdlab.workload import synthetic, trace
 STACKS = list(registry.defaults()["ttflash_stacks"])
 #: The mechanism names a stack joins with ``+`` (from the core).
 MECHANISMS = list(registry.defaults()["ttflash_mechanisms"])
-#: Stacks run at once by default: 0, one per CPU (fewer when memory is short).
-AUTO_JOBS = int(registry.defaults()["experiment_jobs"])
 PCTS = [("p99", "99th"), ("p99_9", "99.9th"), ("p99_99", "99.99th")]
 
 #: The core's defaults of a trace workload's fields.
@@ -54,14 +52,15 @@ def run(
     seed: int = 1,
     precondition_passes: float = 1.0,
     stacks: Optional[List[str]] = None,
-    jobs: int = AUTO_JOBS,
+    jobs: Optional[int] = None,
 ) -> dict[str, Any]:
-    """Run the stacks, up to ``jobs`` at once on threads (0: one per CPU; the results do not
-    depend on it); returns the parsed JSON (``configs.<stack>`` …)."""
+    """Run the stacks, up to ``jobs`` at once on threads (default: the core's, one per CPU; no
+    result depends on it); returns the parsed JSON (``configs.<stack>`` …)."""
     text = Path(device).read_text() if Path(device).is_file() else device
     pre = {"sequential": True, "random_passes": precondition_passes} if precondition_passes >= 0 else False
     opts = build_options(workload, seed=seed, replay="open", time_scale=time_scale, precondition=pre)
-    out = _core.ttflash_experiment_json(text, device, list(overrides or []), core_json(workload, "workload", WorkloadError), core_json(opts, "options"), list(stacks or STACKS), jobs)
+    out = _core.ttflash_experiment_json(text, device, list(overrides or []), core_json(workload, "workload", WorkloadError), core_json(opts, "options"), list(stacks or STACKS),
+                                       registry.auto_jobs() if jobs is None else jobs)
     res = json.loads(out)
     res["workload"] = workload
     res["time_scale"] = time_scale
@@ -160,7 +159,7 @@ def ttflash_cmd(
     precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (default 1: GC active from the start, as in the seed's aged device; negative: no preconditioning)."),
     stacks: List[str] = typer.Option([], "--stack", help=f"Run only these stacks (repeatable; any + list of {', '.join(MECHANISMS)} also works, e.g. ttflash+pfg); default {', '.join(STACKS)}."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
-    jobs: int = typer.Option(AUTO_JOBS, "--jobs", "-j", help="Stacks run at once, one thread each (default 0: one per CPU, fewer when memory is short; 1: one after another). The results do not depend on it."),
+    jobs: int = jobs_option("Stacks"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
     report_path: Optional[Path] = report_option(),
 ) -> None:

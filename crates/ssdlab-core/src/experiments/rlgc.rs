@@ -90,6 +90,10 @@ pub struct RlgcSetup {
     /// Also run the references (see [`REFERENCES`]) over the same seeds.
     #[serde(default = "yes")]
     pub references: bool,
+    /// Runs at once on threads (0: one per CPU, fewer when memory is short); no result
+    /// depends on it.
+    #[serde(default)]
+    pub jobs: usize,
 }
 
 fn yes() -> bool {
@@ -269,41 +273,86 @@ impl RlgcSetup {
     }
 }
 
-/// Run the comparison.
+/// One simulation of the comparison (see [`compare`]).
+enum Task {
+    /// Scheduler, run number.
+    Scheduler(SchedulerKind, u32),
+    /// Index into [`REFERENCES`], run number.
+    Reference(usize, u32),
+    /// Index into [`SENSITIVITY`].
+    Sensitivity(usize),
+}
+
+/// Run the comparison: every run is its own simulation, so up to `setup.jobs` run at once on
+/// threads ([`super::parallel`]), which changes no result.
 pub fn compare(setup: &RlgcSetup) -> Result<RlgcComparison> {
     setup.validate()?;
-    let mut schedulers = Vec::new();
+    let refs: Vec<Vec<String>> = if setup.references {
+        REFERENCES
+            .iter()
+            .map(|(_, _, extra)| setup.reference_overrides(extra))
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
+    let mut tasks: Vec<Task> = Vec::new();
     for &s in &setup.schedulers {
-        let runs = (0..setup.repeat)
-            .map(|i| setup.run_one(s, &[], setup.seed + u64::from(i), setup.series && i == 0))
-            .collect::<Result<Vec<_>>>()?;
-        schedulers.push(SchedulerRuns { scheduler: s, runs });
+        tasks.extend((0..setup.repeat).map(|i| Task::Scheduler(s, i)));
     }
-    let mut references = Vec::new();
-    if setup.references {
-        for &(label, scheduler, extra) in REFERENCES {
-            let overrides = setup.reference_overrides(extra)?;
-            let runs = (0..setup.repeat)
-                .map(|i| setup.run_with(scheduler, &overrides, setup.seed + u64::from(i), false))
-                .collect::<Result<Vec<_>>>()?;
-            references.push(ReferenceRuns {
-                label,
-                scheduler,
-                overrides,
-                runs,
-            });
-        }
+    for k in 0..refs.len() {
+        tasks.extend((0..setup.repeat).map(|i| Task::Reference(k, i)));
     }
-    let mut sensitivity = Vec::new();
     if setup.sensitivity {
-        for (label, extra) in SENSITIVITY {
-            sensitivity.push(SensitivityRun {
-                label,
-                overrides: extra.to_vec(),
-                run: setup.run_one(SchedulerKind::Rlgc, extra, setup.seed, false)?,
-            });
-        }
+        tasks.extend((0..SENSITIVITY.len()).map(Task::Sensitivity));
     }
+    let device = DeviceConfig::load(&setup.device, &setup.origin, &setup.overrides)?;
+    let jobs = super::parallel::jobs_for(
+        setup.jobs,
+        tasks.len(),
+        std::slice::from_ref(&device),
+        &SimOptions::default(),
+    );
+    let seed = |i: u32| setup.seed + u64::from(i);
+    let mut done = super::parallel::map(&tasks, jobs, |t| match *t {
+        Task::Scheduler(s, i) => setup.run_one(s, &[], seed(i), setup.series && i == 0),
+        Task::Reference(k, i) => setup.run_with(REFERENCES[k].1, &refs[k], seed(i), false),
+        Task::Sensitivity(k) => {
+            setup.run_one(SchedulerKind::Rlgc, SENSITIVITY[k].1, setup.seed, false)
+        }
+    })?
+    .into_iter();
+    let mut take = |n: u32| done.by_ref().take(n as usize).collect::<Vec<_>>();
+    let schedulers = setup
+        .schedulers
+        .iter()
+        .map(|&scheduler| SchedulerRuns {
+            scheduler,
+            runs: take(setup.repeat),
+        })
+        .collect();
+    let references = refs
+        .into_iter()
+        .enumerate()
+        .map(|(k, overrides)| ReferenceRuns {
+            label: REFERENCES[k].0,
+            scheduler: REFERENCES[k].1,
+            overrides,
+            runs: take(setup.repeat),
+        })
+        .collect();
+    let sensitivity = SENSITIVITY
+        .iter()
+        .take(if setup.sensitivity {
+            SENSITIVITY.len()
+        } else {
+            0
+        })
+        .map(|&(label, extra)| SensitivityRun {
+            label,
+            overrides: extra.to_vec(),
+            run: take(1).remove(0),
+        })
+        .collect();
     Ok(RlgcComparison {
         schedulers,
         references,
