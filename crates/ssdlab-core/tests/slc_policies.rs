@@ -5,7 +5,7 @@
 use ssdlab_core::cache::HybridDevice;
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::device::Precondition;
-use ssdlab_core::experiments::slc::{compare, SlcSetup};
+use ssdlab_core::experiments::slc::{compare, tune_ust, SlcSetup};
 use ssdlab_core::rl::QTable;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{open_workload, Pattern, SyntheticSpec, WorkloadSpec};
@@ -202,7 +202,7 @@ fn setup(extra: serde_json::Value) -> SlcSetup {
 
 #[test]
 fn experiment_slc_reports_every_policy_by_utilisation() {
-    let r = compare(&setup(serde_json::json!({"pretrain": true}))).unwrap();
+    let r = compare(&setup(serde_json::json!({"pretrain": true, "jobs": 1}))).unwrap();
     let j = serde_json::to_value(&r).unwrap();
     for u in ["0.3", "0.7"] {
         let ps = &j["utilisations"][u]["policies"];
@@ -230,11 +230,23 @@ fn experiment_slc_reports_every_policy_by_utilisation() {
     let p = &j["pretraining"];
     assert_eq!(p["trained_on"], "ycsb-a");
     assert!(p["pretrained_mb_s"].as_f64().unwrap() > 0.0);
-    // Deterministic.
-    let again =
-        serde_json::to_value(compare(&setup(serde_json::json!({"pretrain": true}))).unwrap())
-            .unwrap();
-    assert_eq!(j, again);
+    // Deterministic, and the same whether the runs go one after another or on threads.
+    let again = compare(&setup(serde_json::json!({"pretrain": true, "jobs": 3}))).unwrap();
+    assert_eq!(j, serde_json::to_value(again).unwrap());
+}
+
+#[test]
+fn ust_tuning_is_the_same_on_threads() {
+    let one = tune_ust(&setup(serde_json::json!({"jobs": 1}))).unwrap();
+    let two = tune_ust(&setup(serde_json::json!({"jobs": 2}))).unwrap();
+    let (one, two) = (
+        serde_json::to_value(one).unwrap(),
+        serde_json::to_value(two).unwrap(),
+    );
+    assert_eq!(one, two);
+    // 2 utilisations × 6 sizes × 2 θ, each the mean of the two stand-ins.
+    assert_eq!(one["candidates"].as_array().unwrap().len(), 24);
+    assert_eq!(one["table"].as_array().unwrap().len(), 2);
 }
 
 #[test]

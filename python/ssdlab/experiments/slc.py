@@ -19,8 +19,8 @@ from typing import Any, List, Optional
 import typer
 from rich.table import Table
 
-from ssdlab import _core
-from ssdlab.cli_common import console, fail
+from ssdlab import _core, registry
+from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
@@ -32,11 +32,14 @@ STAND_INS = ("pc", "ycsb-a")
 
 def setup(device: str, overrides: list[str], *, workload: Optional[str] = None, trace: Optional[str] = None,
           data_gb: float = 12.0, utilisations: Optional[list[float]] = None, policies: Optional[list[str]] = None,
-          queue_depth: int = 8, seed: int = 0, sensitivity: bool = False, pretrain: bool = False) -> dict[str, Any]:
-    """The core's ``SlcSetup`` as a dict (``None`` fields take the core's defaults)."""
+          queue_depth: int = 8, seed: int = 0, sensitivity: bool = False, pretrain: bool = False,
+          jobs: Optional[int] = None) -> dict[str, Any]:
+    """The core's ``SlcSetup`` as a dict (``None`` fields take the core's defaults; ``jobs``: runs
+    at once on threads, no result depends on it)."""
     text = Path(device).read_text() if Path(device).is_file() else device
     s: dict[str, Any] = {"device": text, "origin": device, "overrides": list(overrides), "data_gb": data_gb,
-                         "queue_depth": queue_depth, "seed": seed, "sensitivity": sensitivity, "pretrain": pretrain}
+                         "queue_depth": queue_depth, "seed": seed, "sensitivity": sensitivity, "pretrain": pretrain,
+                         "jobs": registry.auto_jobs() if jobs is None else jobs}
     if workload is not None:
         s["stand_in"] = workload
     if trace is not None:
@@ -114,6 +117,7 @@ def experiment_slc(
     pretrain: bool = typer.Option(False, "--pretrain", help="Also run rl from a table trained on the other stand-in."),
     tune: bool = typer.Option(False, "--tune-ust", help="Tune ust's table offline on both stand-ins instead."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
+    jobs: int = jobs_option(),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
@@ -124,7 +128,7 @@ def experiment_slc(
         fail("--workload, --trace: expected one of them, not both")
     if trace is not None and not trace.is_file():
         fail(f"--trace {trace}: no such file")
-    kw: dict[str, Any] = dict(data_gb=data_gb, utilisations=utilisation or None, queue_depth=queue_depth, seed=seed)
+    kw: dict[str, Any] = dict(data_gb=data_gb, utilisations=utilisation or None, queue_depth=queue_depth, seed=seed, jobs=jobs)
     try:
         if tune:
             r = tune_ust(device, set_, **kw)

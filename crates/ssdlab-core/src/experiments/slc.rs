@@ -111,6 +111,10 @@ pub struct SlcSetup {
     /// Points kept of each SLC size/θ series.
     #[serde(default = "default_series_points")]
     pub series_points: usize,
+    /// Runs at once on threads (0: one per CPU, fewer when memory is short); no result
+    /// depends on it.
+    #[serde(default)]
+    pub jobs: usize,
 }
 
 fn default_data_gb() -> f64 {
@@ -397,15 +401,61 @@ fn key(u: f64) -> String {
     format!("{u}")
 }
 
-/// Run the comparison.
+/// One run of the comparison (see [`compare`]).
+enum Task {
+    /// Policy at a utilisation.
+    Grid(SlcPolicyKind, f64),
+    /// Index into [`SENSITIVITY`].
+    Sensitivity(usize),
+    /// `rl` at the middle utilisation, on another stand-in (its Q-table pre-trains) or untrained.
+    Trained(StandIn),
+    Untrained,
+}
+
+/// How many of `tasks` to run at once ([`super::parallel::jobs_for`]) on `setup`'s device.
+fn jobs(setup: &SlcSetup, tasks: usize) -> Result<usize> {
+    let device = DeviceConfig::load(&setup.device, setup.origin(), &setup.overrides)?;
+    Ok(super::parallel::jobs_for(
+        setup.jobs,
+        tasks,
+        std::slice::from_ref(&device),
+        &SimOptions::default(),
+    ))
+}
+
+/// Run the comparison: every run but the pre-trained one (which needs another's Q-table) is
+/// its own simulation, so up to `setup.jobs` run at once on threads ([`super::parallel`]),
+/// which changes no result.
 pub fn compare(setup: &SlcSetup) -> Result<SlcResult> {
     setup.validate()?;
     let device = DeviceConfig::load(&setup.device, setup.origin(), &setup.overrides)?.name;
+    // Sensitivity and pre-training at the middle utilisation.
+    let mid = setup.utilisations[setup.utilisations.len() / 2];
+    let other = match setup.stand_in {
+        Some(StandIn::Pc) => StandIn::YcsbA,
+        _ => StandIn::Pc,
+    };
+    let mut tasks = Vec::new();
+    for &u in &setup.utilisations {
+        tasks.extend(setup.policies.iter().map(|&p| Task::Grid(p, u)));
+    }
+    if setup.sensitivity {
+        tasks.extend((0..SENSITIVITY.len()).map(Task::Sensitivity));
+    }
+    if setup.pretrain {
+        tasks.extend([Task::Trained(other), Task::Untrained]);
+    }
+    let done = super::parallel::map(&tasks, jobs(setup, tasks.len())?, |t| match *t {
+        Task::Grid(p, u) => setup.run_one(p, u, &[], None, None),
+        Task::Sensitivity(k) => setup.run_one(SlcPolicyKind::Rl, mid, SENSITIVITY[k].1, None, None),
+        Task::Trained(s) => setup.run_one(SlcPolicyKind::Rl, mid, &[], None, Some(s)),
+        Task::Untrained => setup.run_one(SlcPolicyKind::Rl, mid, &[], None, None),
+    })?;
+    let mut done = done.into_iter();
     let mut utilisations = BTreeMap::new();
     for &u in &setup.utilisations {
         let mut policies = BTreeMap::new();
-        for &p in &setup.policies {
-            let o = setup.run_one(p, u, &[], None, None)?;
+        for (&p, o) in setup.policies.iter().zip(done.by_ref()) {
             policies.insert(<&'static str>::from(p), o.run);
         }
         if let Some(base) = policies.get("none").map(|r| (r.write_mb_s, r.waf)) {
@@ -418,12 +468,9 @@ pub fn compare(setup: &SlcSetup) -> Result<SlcResult> {
         }
         utilisations.insert(key(u), UtilisationRuns { policies });
     }
-    // Sensitivity and pre-training at the middle utilisation.
-    let mid = setup.utilisations[setup.utilisations.len() / 2];
     let mut sensitivity = Vec::new();
     if setup.sensitivity {
-        for (label, extra) in SENSITIVITY {
-            let o = setup.run_one(SlcPolicyKind::Rl, mid, extra, None, None)?;
+        for ((label, extra), o) in SENSITIVITY.iter().zip(done.by_ref()) {
             sensitivity.push(SensitivityRun {
                 label,
                 overrides: extra.to_vec(),
@@ -434,12 +481,10 @@ pub fn compare(setup: &SlcSetup) -> Result<SlcResult> {
         }
     }
     let pretraining = if setup.pretrain {
-        let other = match setup.stand_in {
-            Some(StandIn::Pc) => StandIn::YcsbA,
-            _ => StandIn::Pc,
+        let (trained, untrained) = match (done.next(), done.next()) {
+            (Some(t), Some(u)) => (t, u),
+            _ => unreachable!("the pre-training runs were queued"),
         };
-        let trained = setup.run_one(SlcPolicyKind::Rl, mid, &[], None, Some(other))?;
-        let untrained = setup.run_one(SlcPolicyKind::Rl, mid, &[], None, None)?;
         let pre = setup.run_one(SlcPolicyKind::Rl, mid, &[], trained.table.as_ref(), None)?;
         Some(Pretraining {
             trained_on: other.name(),
@@ -486,26 +531,41 @@ pub fn tune_ust(setup: &SlcSetup) -> Result<UstTuning> {
     probe.stand_in = Some(StandIn::Pc);
     probe.workload = None;
     probe.validate()?;
+    let us = &setup.utilisations;
+    // Every (utilisation, size, θ, stand-in) run at once on threads ([`super::parallel`]).
+    let mut tasks = Vec::new();
+    for &u in us {
+        for f in crate::cache::SIZE_LEVELS {
+            for theta in [16u32, 64] {
+                tasks.extend([StandIn::Pc, StandIn::YcsbA].map(|s| (u, f, theta, s)));
+            }
+        }
+    }
+    let mb_s = super::parallel::map(&tasks, jobs(setup, tasks.len())?, |&(u, f, theta, s)| {
+        // `ust` with one row is `static` at a size relative to the free space (a block count
+        // would be refused at low utilisation: `static` is validated against the worst case,
+        // every logical page in QLC).
+        let extra = [format!(
+            "cache.ust_table=[{{up_to=1.0, slc_fraction={f}, theta_kib={theta}}}]"
+        )];
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        Ok(probe
+            .run_one(SlcPolicyKind::Ust, u, &extra, None, Some(s))?
+            .run
+            .write_mb_s)
+    })?;
     let mut candidates = Vec::new();
     let mut table = Vec::new();
-    let us = &setup.utilisations;
+    let mut runs = tasks.iter().zip(mb_s);
     for (i, &u) in us.iter().enumerate() {
         let mut best: Option<UstCandidate> = None;
         for f in crate::cache::SIZE_LEVELS {
             for theta in [16u32, 64] {
-                // `ust` with one row is `static` at a size relative to the free space (a block
-                // count would be refused at low utilisation: `static` is validated against
-                // the worst case, every logical page in QLC).
-                let extra = [format!(
-                    "cache.ust_table=[{{up_to=1.0, slc_fraction={f}, theta_kib={theta}}}]"
-                )];
-                let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
                 let mut sum = 0.0;
-                for s in [StandIn::Pc, StandIn::YcsbA] {
-                    sum += probe
-                        .run_one(SlcPolicyKind::Ust, u, &extra, None, Some(s))?
-                        .run
-                        .write_mb_s;
+                for _ in 0..2 {
+                    let (&(tu, tf, tt, _), v) = runs.next().expect("one run per stand-in");
+                    debug_assert!(tu == u && tf == f && tt == theta);
+                    sum += v;
                 }
                 let c = UstCandidate {
                     utilisation: u,
