@@ -37,6 +37,22 @@ def test_experiment_detect_reports_the_seeds_results(cli, tmp_path):
     assert "TRIM policies" in p.stdout and "held-out detection" in p.stdout
 
 
+def test_runs_at_once_give_the_same_results():
+    # Training, held-out and TRIM-policy runs are each their own simulation: on threads (jobs)
+    # they give what one after another gives; another seed differs, so the check can fail.
+    from ssdlab import _core
+    from ssdlab.errors import core_json
+    from ssdlab.experiments.detect import setup
+
+    def report(seed: int, jobs: int) -> str:
+        s = setup(device="mqsim-small", overrides=["geometry.blocks_per_plane=128"], seed=seed, train_seconds=30,
+                  eval_seconds=20, manage_seconds=40, fstrim_period_s=20, jobs=jobs)
+        return _core.detect_experiment(core_json(s, "experiment detect"))[0]
+
+    one = report(2, 1)
+    assert report(2, 2) == one != report(3, 2)
+
+
 def test_detect_train_then_eval_then_watch_a_recording(cli, tmp_path):
     model = tmp_path / "tree.json"
     p = cli("detect", "train", *SMALL, "-w", "fio-randwrite", "-w", "uniform", "--seconds", "40", "--window", "10", "-o", str(model))

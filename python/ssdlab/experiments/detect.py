@@ -22,7 +22,7 @@ import typer
 from rich.table import Table
 
 from ssdlab import _core, registry
-from ssdlab.cli_common import console, fail
+from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
@@ -37,14 +37,17 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
           floor_mb_s: Optional[float] = None, manage_workload: Optional[str] = None,
           stale_fraction: Optional[float] = None, features: Optional[str] = None, window: Optional[int] = None, label: Optional[str] = None,
           label_threshold: Optional[float] = None,
-          model_json: Optional[str] = None, train: Optional[list[dict]] = None, eval: Optional[list[dict]] = None) -> dict[str, Any]:
-    """The core's ``DetectSetup`` as a dict; what is not given takes the core's default."""
+          model_json: Optional[str] = None, train: Optional[list[dict]] = None, eval: Optional[list[dict]] = None,
+          jobs: Optional[int] = None) -> dict[str, Any]:
+    """The core's ``DetectSetup`` as a dict; what is not given takes the core's default
+    (``jobs``: runs at once on threads, no result depends on it)."""
     s: dict[str, Any] = {"extra_overrides": list(overrides or [])}
     if device is not None:  # the user's device replaces the default one and its overrides
         text = Path(device).read_text() if Path(device).is_file() else device
         s.update(device=text, origin=device, overrides=[])
     for k, v in dict(features=features, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds, window=window,
-                     label=label, label_threshold=label_threshold, model_json=model_json, train=train, eval=eval).items():
+                     label=label, label_threshold=label_threshold, model_json=model_json, train=train, eval=eval,
+                     jobs=jobs).items():
         if v is not None:
             s[k] = v
     if not manage:
@@ -194,6 +197,7 @@ def experiment_detect(
     features: str = typer.Option(registry.default("detector feature set"), "--features",
                                  help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
     model_out: Optional[Path] = typer.Option(None, "--model", help="Also save the trained tree (JSON, for detect watch/eval)."),
+    jobs: int = jobs_option(),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
@@ -206,7 +210,7 @@ def experiment_detect(
         r = run(device=device, overrides=set_, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds,
                 manage=manage, manage_seconds=manage_seconds, fstrim_period_s=fstrim_period, floor_mb_s=floor,
                 manage_workload=manage_workload, stale_fraction=stale_fraction, label=label,
-                label_threshold=label_threshold, features=features)
+                label_threshold=label_threshold, features=features, jobs=jobs)
     except SsdlabError as e:
         fail(str(e))
     for t in tables(r):

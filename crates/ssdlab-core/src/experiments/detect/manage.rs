@@ -173,13 +173,17 @@ impl ManageSetup {
 }
 
 /// Run every mode of `m` with the detector `tree` (trained by the caller) for the `detector`
-/// mode.
-pub fn manage(m: &ManageSetup, setup: &DetectSetup, tree: &Tree) -> Result<ManageReport> {
+/// mode, up to `jobs` modes at once on threads (each is its own simulation; no result depends
+/// on it).
+pub fn manage(
+    m: &ManageSetup,
+    setup: &DetectSetup,
+    tree: &Tree,
+    jobs: usize,
+) -> Result<ManageReport> {
     m.validate()?;
-    let mut runs = Vec::new();
-    for &mode in &m.modes {
-        runs.push(run_mode(m, mode, setup, tree)?);
-    }
+    let mut runs =
+        crate::experiments::parallel::map(&m.modes, jobs, |&mode| run_mode(m, mode, setup, tree))?;
     let floor = match m.floor_mb_s {
         Some(f) => f,
         None => {

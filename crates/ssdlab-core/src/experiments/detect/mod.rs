@@ -280,10 +280,25 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
         labels: Vec::new(),
     };
     let mut eval = train.clone();
-    let mut train_runs = Vec::new();
-    for run in setup.train.iter().filter(|_| given.is_none()) {
+    // Every training and held-out run is its own simulation: up to `setup.jobs` at once on
+    // threads ([`crate::experiments::parallel`]), which changes no result.
+    let jobs = |n: usize| {
+        crate::experiments::parallel::jobs_for(
+            setup.jobs,
+            n,
+            std::slice::from_ref(&base),
+            &SimOptions::default(),
+        )
+    };
+    let sim = |run: &DetectRun| -> Result<(Vec<IostatRow>, Vec<Vec<f64>>, Vec<u32>)> {
         let rows = labelled_rows(run, setup)?;
         let (x, y) = features_of(&rows, setup)?;
+        Ok((rows, x, y))
+    };
+    let training: &[DetectRun] = if given.is_none() { &setup.train } else { &[] };
+    let trained = crate::experiments::parallel::map(training, jobs(training.len()), sim)?;
+    let mut train_runs = Vec::new();
+    for (run, (rows, x, y)) in training.iter().zip(trained) {
         train_runs.push(summary(&run.name, &rows, &y));
         train.rows.extend(x);
         train.labels.extend(y);
@@ -301,9 +316,8 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     let mut eval_runs = Vec::new();
     let (mut same, mut other) = (None::<Confusion>, None::<Confusion>);
     let (mut same_full, mut other_full) = (None::<Confusion>, None::<Confusion>);
-    for run in &setup.eval {
-        let rows = labelled_rows(run, setup)?;
-        let (x, y) = features_of(&rows, setup)?;
+    let held_out = crate::experiments::parallel::map(&setup.eval, jobs(setup.eval.len()), sim)?;
+    for (run, (rows, x, y)) in setup.eval.iter().zip(held_out) {
         let p = tree.predict_rows(&x)?;
         let c = Confusion::of(&p, &y);
         // The seed's attributes are defined over a full window: from the window-th interval on.
@@ -325,7 +339,7 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     let predicted = tree.predict_rows(&eval.rows)?;
     let confusion = Confusion::of(&predicted, &eval.labels);
     let management = match &setup.manage {
-        Some(m) => Some(manage(m, setup, &tree)?),
+        Some(m) => Some(manage(m, setup, &tree, jobs(m.modes.len()))?),
         None => None,
     };
     let report = DetectReport {

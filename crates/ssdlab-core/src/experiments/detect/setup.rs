@@ -84,6 +84,10 @@ pub struct DetectSetup {
     /// The §V comparison (none, detector, discard, fstrim); `None` skips it.
     #[serde(default = "default_manage")]
     pub manage: Option<ManageSetup>,
+    /// Runs at once on threads (0: one per CPU, fewer when memory is short); no result
+    /// depends on it.
+    #[serde(default)]
+    pub jobs: usize,
 }
 
 fn default_qd() -> u32 {
