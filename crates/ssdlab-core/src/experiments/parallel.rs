@@ -23,19 +23,38 @@ pub fn jobs_for(
     opts: &SimOptions,
 ) -> usize {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let largest = devices
+        .iter()
+        .map(|d| memory_estimate(d, opts).total())
+        .max()
+        .unwrap_or(0);
+    // An unreadable budget (a malformed SSDLAB_MEMORY_LIMIT) is reported by the simulations
+    // themselves, on one line; here it only means no cap.
+    let avail = memory_budget().ok().flatten().map(|a| a.bytes);
+    jobs_within(requested, items, cpus, largest, avail)
+}
+
+/// [`jobs_for`] with the machine's figures given: `cpus`, the largest configuration's memory
+/// estimate and the bytes available (`None`: no budget).
+fn jobs_within(
+    requested: usize,
+    items: usize,
+    cpus: usize,
+    largest: u64,
+    avail: Option<u64>,
+) -> usize {
     let wanted = if requested == AUTO_JOBS {
         cpus
     } else {
         requested
     };
     let mut jobs = wanted.min(items).max(1);
-    let largest = devices
-        .iter()
-        .map(|d| memory_estimate(d, opts).total())
-        .max()
-        .unwrap_or(0);
-    if let (Ok(Some(avail)), true) = (memory_budget(), largest > 0) {
-        jobs = jobs.min((avail.bytes / largest).max(1) as usize);
+    if let (Some(avail), true) = (avail, largest > 0) {
+        jobs = jobs.min(
+            usize::try_from(avail / largest)
+                .unwrap_or(usize::MAX)
+                .max(1),
+        );
     }
     jobs
 }
@@ -115,11 +134,27 @@ mod tests {
     }
 
     #[test]
-    fn jobs_are_bounded_by_items_and_at_least_one() {
+    fn jobs_are_bounded_by_cpus_items_and_memory_and_at_least_one() {
+        // (requested, items, cpus, largest estimate, available) -> jobs
+        for (req, items, cpus, largest, avail, want) in [
+            (AUTO_JOBS, 7, 2, 100, None, 2),
+            (AUTO_JOBS, 7, 16, 100, None, 7),
+            (5, 2, 1, 100, None, 2),
+            (1, 7, 8, 100, None, 1),
+            (3, 0, 8, 100, None, 1),
+            (AUTO_JOBS, 7, 4, 100, Some(350), 3),
+            (AUTO_JOBS, 7, 4, 100, Some(150), 1),
+            (AUTO_JOBS, 7, 4, 100, Some(50), 1),
+            (6, 7, 1, 0, Some(10), 6),
+        ] {
+            assert_eq!(
+                jobs_within(req, items, cpus, largest, avail),
+                want,
+                "{req} {items} {cpus} {largest} {avail:?}"
+            );
+        }
         let opts = SimOptions::default();
         assert_eq!(jobs_for(5, 2, &[], &opts), 2);
-        assert_eq!(jobs_for(1, 7, &[], &opts), 1);
-        assert_eq!(jobs_for(3, 0, &[], &opts), 1);
         assert!(jobs_for(AUTO_JOBS, 64, &[], &opts) >= 1);
     }
 }
