@@ -220,12 +220,14 @@ class ToyRow:
     mcts: dict
 
 
-def table_one(seed: int = 1, draws: Optional[int] = None) -> list[ToyRow]:
+def table_one(seed: int = 1, draws: Optional[int] = None, jobs: Optional[int] = None) -> list[ToyRow]:
     """Tables I and II (§IV-A, §IV-B) on ``draws`` draws (seeds ``seed``, ``seed + 1``, …) of each
-    toy distribution, run by the core."""
+    toy distribution, run by the core, up to ``jobs`` draws at once on threads (default: the
+    core's, one per CPU; no result depends on it)."""
     n = TOY_DEFAULTS["draws"] if draws is None else draws
+    j = registry.auto_jobs() if jobs is None else jobs
     return [ToyRow(dist=row["dist"], draw=row["draw"], run=run_from_core(row), mcts=row["mcts"])
-            for row in json.loads(_core.offline_table_one_json(seed, n))]
+            for row in json.loads(_core.offline_table_one_json(seed, n, j))]
 
 
 def trace(path: Union[str, Path], *, format: str = "auto", lba_map: str = "dense", max_requests: Optional[int] = None) -> WorkloadSpec:

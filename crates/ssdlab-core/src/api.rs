@@ -151,9 +151,10 @@ pub fn run_offline_json(
 }
 
 /// `ssdlab experiment offline --toy`: Tables I and II on `draws` draws of the four toy traces,
-/// as JSON (a list of `{dist, draw, problem, reports, placements, mcts}`).
-pub fn offline_table_one(seed: u64, draws: u64) -> Result<String> {
-    to_json(&crate::experiments::offline::table_one(seed, draws)?)
+/// as JSON (a list of `{dist, draw, problem, reports, placements, mcts}`); `jobs` draws at once
+/// (0: one per CPU).
+pub fn offline_table_one(seed: u64, draws: u64, jobs: usize) -> Result<String> {
+    to_json(&crate::experiments::offline::table_one(seed, draws, jobs)?)
 }
 
 /// One method object or an array of them; an unknown name lists the valid ones.

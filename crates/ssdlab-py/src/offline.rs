@@ -32,9 +32,15 @@ pub fn run_offline_json(
 }
 
 /// Tables I and II of the offline-cleaning paper on the four toy traces
-/// (`api::offline_table_one`).
+/// (`api::offline_table_one`), `jobs` draws at once (0: one per CPU).
 #[pyfunction]
-pub fn offline_table_one_json(py: Python<'_>, seed: u64, draws: u64) -> PyResult<String> {
-    py.detach(|| api::offline_table_one(seed, draws))
+#[pyo3(signature = (seed, draws, jobs=0))]
+pub fn offline_table_one_json(
+    py: Python<'_>,
+    seed: u64,
+    draws: u64,
+    jobs: usize,
+) -> PyResult<String> {
+    py.detach(|| api::offline_table_one(seed, draws, jobs))
         .map_err(to_py)
 }

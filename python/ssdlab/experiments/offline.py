@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from ssdlab import offline, registry
-from ssdlab.cli_common import console, err_console
+from ssdlab.cli_common import console, err_console, jobs_option
 from ssdlab.cli_offline import WORKLOAD_HELP, problem_line, workload_of
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
@@ -57,10 +57,11 @@ def _over_draws(reports: list) -> dict:
             "traverses_estimated": any(r.traverses_estimated for r in reports)}
 
 
-def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report_path: Optional[Path] = None) -> None:
+def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report_path: Optional[Path] = None,
+              jobs: Optional[int] = None) -> None:
     """Tables I and II: exhaustive (bounded DFS) vs pruned DFS vs Greedy, and MCTS vs pruned DFS, on
     several draws of each toy trace."""
-    rows = offline.table_one(seed, draws)
+    rows = offline.table_one(seed, draws, jobs)
     psi = offline.TOY_DEFAULTS["psi"]
     t = Table(title=f"Table I: exhaustive vs pruned (psi={psi}) vs greedy (8 blocks x 4 pages, 46 writes)",
               title_justify="left")
@@ -161,6 +162,7 @@ def offline_experiment(
     logical_pages: Optional[int] = typer.Option(None, "--logical-pages", help="Synthetic: logical space in pages (default 65536)."),
     placements: bool = typer.Option(True, "--placements/--no-placements",
                                     help="Add multi-frontier placement rows with greedy cleaning (Figure 9)."),
+    jobs: int = jobs_option("--toy: draws"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write every method's report under methods.<name>."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
@@ -172,7 +174,7 @@ def offline_experiment(
             from ssdlab.cli_common import fail
 
             fail("--toy runs the four Table I toy traces; drop --trace/--workload")
-        table_one(seed, draws, json_path, report_path)
+        table_one(seed, draws, json_path, report_path, jobs)
         return
     wl = workload_of(trace_path, workload, trace_format=trace_format, lba_map=lba_map, max_requests=max_requests,
                      requests=requests)

@@ -146,8 +146,10 @@ pub fn compare(
 /// Table I (§IV-A) and Table II (§IV-B): on `draws` draws of each toy distribution (seeds
 /// `seed`, `seed` + 1, …; 8 blocks × 4 pages, 46 writes), exhaustive DFS (exact bound), pruned DFS
 /// (Algorithms 1–3, ψ = [`TOY_PSI`]) and Greedy, each with its unbounded traverse count, and MCTS
-/// against the pruned DFS ([`MctsMatch`]).
-pub fn table_one(seed: u64, draws: u64) -> Result<Vec<TableOneRow>> {
+/// against the pruned DFS ([`MctsMatch`]). The draws are independent (each MCTS match runs on one
+/// worker): up to `jobs` at once on threads ([`super::parallel`]; 0: one per CPU), which
+/// changes no result.
+pub fn table_one(seed: u64, draws: u64, jobs: usize) -> Result<Vec<TableOneRow>> {
     if draws == 0 {
         return Err(SsdError::config("draws", "must be at least 1"));
     }
@@ -163,27 +165,28 @@ pub fn table_one(seed: u64, draws: u64) -> Result<Vec<TableOneRow>> {
         },
         OfflineMethod::Greedy,
     ];
-    let mut rows = Vec::new();
-    for dist in ToyDistribution::iter() {
-        for draw in seed..seed.saturating_add(draws) {
-            let workload = OfflineWorkload::Toy(ToySpec {
-                dist,
-                writes: crate::offline::TOY_WRITES,
-                footprint: None,
-                seed: Some(draw),
-            });
-            let comparison = compare(&workload, &OfflineSetup::default(), &methods, &[], seed)?;
-            let [_, pruned, greedy] = &comparison.reports[..] else {
-                unreachable!("three methods")
-            };
-            let mcts = mcts_match(&comparison.problem, greedy, pruned);
-            rows.push(TableOneRow {
-                dist,
-                draw,
-                comparison,
-                mcts,
-            });
-        }
-    }
-    Ok(rows)
+    let items: Vec<(ToyDistribution, u64)> = ToyDistribution::iter()
+        .flat_map(|dist| (seed..seed.saturating_add(draws)).map(move |draw| (dist, draw)))
+        .collect();
+    // Toy problems are a few KiB: only the CPUs and the items bound the jobs.
+    let jobs = super::parallel::jobs_for(jobs, items.len(), &[], &Default::default());
+    super::parallel::map(&items, jobs, |&(dist, draw)| {
+        let workload = OfflineWorkload::Toy(ToySpec {
+            dist,
+            writes: crate::offline::TOY_WRITES,
+            footprint: None,
+            seed: Some(draw),
+        });
+        let comparison = compare(&workload, &OfflineSetup::default(), &methods, &[], seed)?;
+        let [_, pruned, greedy] = &comparison.reports[..] else {
+            unreachable!("three methods")
+        };
+        let mcts = mcts_match(&comparison.problem, greedy, pruned);
+        Ok(TableOneRow {
+            dist,
+            draw,
+            comparison,
+            mcts,
+        })
+    })
 }
