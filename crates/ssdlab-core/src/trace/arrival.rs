@@ -265,6 +265,11 @@ impl ArrivalProcess {
             }
             return 0;
         }
+        if let Kind::Closed = self.kind {
+            // Every gap is 0: the clock stays at 0 (and `f64::round` is a libm call per
+            // request on the baseline x86-64 target; docs/speed.md item 19).
+            return 0;
+        }
         let (g, _) = self.next_gap(rng);
         self.now_ns += g;
         if self.now_ns >= u64::MAX as f64 {
