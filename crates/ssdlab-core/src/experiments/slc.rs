@@ -532,11 +532,12 @@ pub fn tune_ust(setup: &SlcSetup) -> Result<UstTuning> {
     probe.workload = None;
     probe.validate()?;
     let us = &setup.utilisations;
+    const THETAS_KIB: [u32; 2] = [16, 64];
     // Every (utilisation, size, θ, stand-in) run at once on threads ([`super::parallel`]).
     let mut tasks = Vec::new();
     for &u in us {
         for f in crate::cache::SIZE_LEVELS {
-            for theta in [16u32, 64] {
+            for theta in THETAS_KIB {
                 tasks.extend([StandIn::Pc, StandIn::YcsbA].map(|s| (u, f, theta, s)));
             }
         }
@@ -554,38 +555,37 @@ pub fn tune_ust(setup: &SlcSetup) -> Result<UstTuning> {
             .run
             .write_mb_s)
     })?;
-    let mut candidates = Vec::new();
-    let mut table = Vec::new();
-    let mut runs = tasks.iter().zip(mb_s);
-    for (i, &u) in us.iter().enumerate() {
-        let mut best: Option<UstCandidate> = None;
-        for f in crate::cache::SIZE_LEVELS {
-            for theta in [16u32, 64] {
-                let mut sum = 0.0;
-                for _ in 0..2 {
-                    let (&(tu, tf, tt, _), v) = runs.next().expect("one run per stand-in");
-                    debug_assert!(tu == u && tf == f && tt == theta);
-                    sum += v;
+    // A candidate is a (utilisation, size, θ) over both stand-ins, in the tasks' order.
+    let candidates: Vec<UstCandidate> = tasks
+        .chunks(2)
+        .zip(mb_s.chunks(2))
+        .map(|(t, v)| UstCandidate {
+            utilisation: t[0].0,
+            slc_fraction: t[0].1,
+            theta_kib: t[0].2,
+            mean_write_mb_s: v.iter().fold(0.0, |sum, x| sum + x) / 2.0,
+        })
+        .collect();
+    // Per utilisation, the fastest candidate (the first of equals).
+    let per_u = crate::cache::SIZE_LEVELS.len() * THETAS_KIB.len();
+    let table = us
+        .iter()
+        .enumerate()
+        .zip(candidates.chunks(per_u))
+        .map(|((i, &u), cs)| {
+            let best = cs[1..].iter().fold(cs[0], |b, &c| {
+                if c.mean_write_mb_s > b.mean_write_mb_s {
+                    c
+                } else {
+                    b
                 }
-                let c = UstCandidate {
-                    utilisation: u,
-                    slc_fraction: f,
-                    theta_kib: theta,
-                    mean_write_mb_s: sum / 2.0,
-                };
-                candidates.push(c);
-                if best.is_none_or(|b| c.mean_write_mb_s > b.mean_write_mb_s) {
-                    best = Some(c);
-                }
+            });
+            UstRow {
+                up_to: us.get(i + 1).map_or(1.0, |n| (u + n) / 2.0),
+                slc_fraction: best.slc_fraction,
+                theta_kib: best.theta_kib,
             }
-        }
-        let b = best.expect("six sizes and two thetas were run");
-        let up_to = us.get(i + 1).map_or(1.0, |n| (u + n) / 2.0);
-        table.push(UstRow {
-            up_to,
-            slc_fraction: b.slc_fraction,
-            theta_kib: b.theta_kib,
-        });
-    }
+        })
+        .collect();
     Ok(UstTuning { table, candidates })
 }
