@@ -225,9 +225,8 @@ def table_one(seed: int = 1, draws: Optional[int] = None, jobs: Optional[int] = 
     toy distribution, run by the core, up to ``jobs`` draws at once on threads (default: the
     core's, one per CPU; no result depends on it)."""
     n = TOY_DEFAULTS["draws"] if draws is None else draws
-    j = registry.auto_jobs() if jobs is None else jobs
     return [ToyRow(dist=row["dist"], draw=row["draw"], run=run_from_core(row), mcts=row["mcts"])
-            for row in json.loads(_core.offline_table_one_json(seed, n, j))]
+            for row in json.loads(_core.offline_table_one_json(seed, n, jobs))]
 
 
 def trace(path: Union[str, Path], *, format: str = "auto", lba_map: str = "dense", max_requests: Optional[int] = None) -> WorkloadSpec:

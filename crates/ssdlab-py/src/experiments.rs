@@ -7,11 +7,11 @@ use ssdlab_core::api;
 use crate::errors::to_py;
 
 /// Run the stacks (the experiment's `STACKS` when empty) on a device (preset or TOML text, with
-/// overrides), a workload (JSON) and run options (JSON), up to `jobs` at once (0: one per
-/// CPU; results do not depend on it). Returns the comparison as JSON (`configs.<stack>` with
+/// overrides), a workload (JSON) and run options (JSON), up to `jobs` at once (None: the
+/// core's `AUTO_JOBS`, one per CPU; results do not depend on it). Returns the comparison as JSON (`configs.<stack>` with
 /// `latency_us`, `blocked_fraction`, `erases`, …).
 #[pyfunction]
-#[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new(), jobs=0))]
+#[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new(), jobs=None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
 pub fn ttflash_experiment_json(
     py: Python<'_>,
@@ -21,8 +21,9 @@ pub fn ttflash_experiment_json(
     workload_json: &str,
     options_json: &str,
     stacks: Vec<String>,
-    jobs: usize,
+    jobs: Option<usize>,
 ) -> PyResult<String> {
+    let jobs = jobs.unwrap_or(ssdlab_core::experiments::parallel::AUTO_JOBS);
     let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
     let wl = api::parse_workload(workload_json).map_err(to_py)?;
     let opts = api::parse_options(options_json).map_err(to_py)?;

@@ -32,15 +32,17 @@ pub fn run_offline_json(
 }
 
 /// Tables I and II of the offline-cleaning paper on the four toy traces
-/// (`api::offline_table_one`), `jobs` draws at once (0: one per CPU).
+/// (`api::offline_table_one`), `jobs` draws at once (None: the core's `AUTO_JOBS`, one per
+/// CPU).
 #[pyfunction]
-#[pyo3(signature = (seed, draws, jobs=0))]
+#[pyo3(signature = (seed, draws, jobs=None))]
 pub fn offline_table_one_json(
     py: Python<'_>,
     seed: u64,
     draws: u64,
-    jobs: usize,
+    jobs: Option<usize>,
 ) -> PyResult<String> {
+    let jobs = jobs.unwrap_or(ssdlab_core::experiments::parallel::AUTO_JOBS);
     py.detach(|| api::offline_table_one(seed, draws, jobs))
         .map_err(to_py)
 }

@@ -35,8 +35,9 @@ def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat
     text = Path(device).read_text() if Path(device).is_file() else device
     setup = {"device": text, "origin": device, "overrides": list(overrides), "workload": workload, "seed": seed,
              "repeat": repeat, "precondition_passes": passes, "time_scale": time_scale, "schedulers": schedulers,
-             "sensitivity": sensitivity, "series": series, "from_empty": from_empty, "references": references,
-             "jobs": registry.auto_jobs() if jobs is None else jobs}
+             "sensitivity": sensitivity, "series": series, "from_empty": from_empty, "references": references}
+    if jobs is not None:  # else the core's default
+        setup["jobs"] = jobs
     out = json.loads(_core.rlgc_experiment_json(core_json(setup, "experiment rlgc")))
     return {"schedulers": {s["scheduler"]: s["runs"] for s in out["schedulers"]},
             "references": {r["label"]: r["runs"] for r in out["references"]},

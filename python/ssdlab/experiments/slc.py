@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 import typer
 from rich.table import Table
 
-from ssdlab import _core, registry
+from ssdlab import _core
 from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
@@ -38,8 +38,9 @@ def setup(device: str, overrides: list[str], *, workload: Optional[str] = None, 
     at once on threads, no result depends on it)."""
     text = Path(device).read_text() if Path(device).is_file() else device
     s: dict[str, Any] = {"device": text, "origin": device, "overrides": list(overrides), "data_gb": data_gb,
-                         "queue_depth": queue_depth, "seed": seed, "sensitivity": sensitivity, "pretrain": pretrain,
-                         "jobs": registry.auto_jobs() if jobs is None else jobs}
+                         "queue_depth": queue_depth, "seed": seed, "sensitivity": sensitivity, "pretrain": pretrain}
+    if jobs is not None:
+        s["jobs"] = jobs
     if workload is not None:
         s["stand_in"] = workload
     if trace is not None:

@@ -59,8 +59,7 @@ def run(
     text = Path(device).read_text() if Path(device).is_file() else device
     pre = {"sequential": True, "random_passes": precondition_passes} if precondition_passes >= 0 else False
     opts = build_options(workload, seed=seed, replay="open", time_scale=time_scale, precondition=pre)
-    out = _core.ttflash_experiment_json(text, device, list(overrides or []), core_json(workload, "workload", WorkloadError), core_json(opts, "options"), list(stacks or STACKS),
-                                       registry.auto_jobs() if jobs is None else jobs)
+    out = _core.ttflash_experiment_json(text, device, list(overrides or []), core_json(workload, "workload", WorkloadError), core_json(opts, "options"), list(stacks or STACKS), jobs)
     res = json.loads(out)
     res["workload"] = workload
     res["time_scale"] = time_scale

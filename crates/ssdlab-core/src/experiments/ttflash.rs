@@ -66,7 +66,16 @@ pub fn run_stack(
     opts: SimOptions,
     source: Box<dyn RequestSource>,
 ) -> Result<StackRun> {
-    let cfg = device_for(device, stack)?;
+    run_device(device_for(device, stack)?, stack, opts, source)
+}
+
+/// Run `stack` whose device ([`device_for`]) is `cfg`.
+fn run_device(
+    cfg: DeviceConfig,
+    stack: &str,
+    opts: SimOptions,
+    source: Box<dyn RequestSource>,
+) -> Result<StackRun> {
     let mut sim = Simulation::new(cfg, opts, source)?;
     sim.explain_reads();
     let result = sim.run()?;
@@ -105,8 +114,9 @@ pub fn compare(
         .map(|s| device_for(device, s))
         .collect::<Result<Vec<_>>>()?;
     let jobs = super::parallel::jobs_for(jobs, stacks.len(), &devices, opts);
-    let runs = super::parallel::map(stacks, jobs, |stack| {
-        run_stack(device, stack, opts.clone(), open()?)
+    let items: Vec<(&String, &DeviceConfig)> = stacks.iter().zip(&devices).collect();
+    let runs = super::parallel::map(&items, jobs, |&(stack, cfg)| {
+        run_device(cfg.clone(), stack, opts.clone(), open()?)
     })?;
     let mut configs = serde_json::Map::new();
     for (stack, run) in stacks.iter().zip(runs) {
