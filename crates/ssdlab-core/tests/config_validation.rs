@@ -268,6 +268,16 @@ const HOSTILE: &[(&[&str], Option<&str>)] = &[
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "ftl.placement=hot-cold"], Some("ftl.placement")),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "ftl.allocation=static"], Some("ftl.allocation")),
     (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "gc.scheduler=rlgc"], Some("gc.scheduler")),
+    // Logical stripes (`rain.layout = "logical"`): parity on top runs; out of a small spare the
+    // mapped parity pages leave GC no room (refused up front); the super-block chain's
+    // extensions are refused.
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.gtr=true", "rain.gtf=true", "rain.rgc=true"], None),
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.parity_space=\"spare\""], None),
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.1", "rain.layout=\"logical\"", "rain.parity_space=\"spare\""], Some("rain.parity_space")),
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.1", "rain.layout=\"logical\""], None),
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.rgc=true", "rain.parallel_forced_gc=true"], Some("rain.parallel_forced_gc")),
+    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "ftl.allocation=static"], Some("ftl.allocation")),
+    (&["rain.layout=\"sideways\""], Some("rain.layout")),
     (&["rain.gtr=true"], Some("rain.gtr")),
     (&["rain.parallel_forced_gc=true"], Some("rain.parallel_forced_gc")),
     (&["rain.rotating_flush=true"], Some("rain.rotating_flush")),

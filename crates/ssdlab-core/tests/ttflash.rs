@@ -1,50 +1,16 @@
 //! Tiny-Tail Flash (Yan et al., FAST 2017) on a scaled-down `ttflash` preset: the six stacks on
 //! one GC-heavy mixed workload; parity verified by checksums; rotating GC holds.
 
+mod support;
+
 use rand::Rng;
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::experiments::ttflash::run_stack;
-use ssdlab_core::rng::{stream, SimRng};
+use ssdlab_core::rng::stream;
 use ssdlab_core::sim::{Precondition, SimOptions};
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
-
-/// Single-page requests every `gap_ns`, `read_pct` % reads, uniform over the logical space.
-struct Mixed {
-    rng: SimRng,
-    left: u64,
-    t: u64,
-    gap_ns: u64,
-    read_pct: u32,
-    pages: u64,
-    page: u64,
-}
-
-impl RequestSource for Mixed {
-    fn next_request(&mut self) -> Result<Option<Request>> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        self.t += self.gap_ns;
-        let op = if self.rng.gen_range(0..100) < self.read_pct {
-            OpKind::Read
-        } else {
-            OpKind::Write
-        };
-        let lpn = self.rng.gen_range(0..self.pages);
-        Ok(Some(Request {
-            arrival_ns: self.t,
-            op,
-            offset_bytes: lpn * self.page,
-            size_bytes: self.page,
-            fragment_follows: false,
-        }))
-    }
-    fn describe(&self) -> String {
-        "mixed".into()
-    }
-}
+use support::workloads::Mixed;
 
 fn device() -> DeviceConfig {
     // 8 channels × 4 chips (4 parity groups), 64 blocks × 32 pages per plane, so tests run in
@@ -65,15 +31,13 @@ const DEVICE_SETS: [&str; 5] = [
 
 fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64) -> Box<dyn RequestSource> {
     let pages = cfg.geometry.logical_pages();
-    Box::new(Mixed {
-        rng: stream(7, "mixed"),
-        left: n,
-        t: 0,
+    Box::new(Mixed::new(
+        n,
         gap_ns,
-        read_pct: 50,
+        50,
         pages,
-        page: u64::from(cfg.geometry.page_size),
-    })
+        u64::from(cfg.geometry.page_size),
+    ))
 }
 
 fn opts(check: bool) -> SimOptions {

@@ -18,7 +18,8 @@ pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
 pub use rain::{
-    GcBlocking, ParitySpace, RainConfig, MAX_RAIN_CHANNELS, MECHANISMS, MIN_RAIN_CHANNELS,
+    GcBlocking, ParitySpace, RainConfig, RainLayout, MAX_RAIN_CHANNELS, MECHANISMS,
+    MIN_RAIN_CHANNELS,
 };
 pub(crate) use registry::impl_registry;
 pub use registry::{Family, Member, Registry};
@@ -188,9 +189,17 @@ impl DeviceConfig {
         if self.cache.slc.is_some() {
             self.check_hybrid()?;
         }
+        if self.rain.rain && self.rain.layout == RainLayout::Logical {
+            self.check_logical_parity_room()?;
+        }
         if self.rain.rain {
-            let rain = "a RAIN device (rain.rain = true) collects whole super-blocks with its own \
-                        stripe-group GC (rotating with rain.rgc)";
+            let rain = if self.rain.layout == RainLayout::Logical {
+                "a RAIN device with logical stripes (rain.layout = \"logical\") pins every page \
+                 to a plane of its stripe and runs its own GC triggers (rotating with rain.rgc)"
+            } else {
+                "a RAIN device (rain.rain = true) collects whole super-blocks with its own \
+                 stripe-group GC (rotating with rain.rgc)"
+            };
             if self.gc.scheduler != SchedulerKind::Blocking {
                 return Err((
                     "gc.scheduler".into(),
@@ -227,6 +236,28 @@ impl DeviceConfig {
             ));
         }
         Ok(())
+    }
+
+    /// Logical stripes map one parity page per N − 1 user pages: with parity out of the spare
+    /// (`rain.parity_space = "spare"`) the flash must still hold them and GC's free blocks.
+    fn check_logical_parity_room(&self) -> std::result::Result<(), (String, String)> {
+        let p = self.rain_physical();
+        let g = &p.geometry;
+        let room = u64::from(self.gc.threshold_blocks) + self.ftl.streams() as u64;
+        if g.spare_factor > 0.0 && g.check(room).is_ok() {
+            return Ok(());
+        }
+        Err((
+            "rain.parity_space".into(),
+            format!(
+                "logical stripes map one parity page per {} user pages; out of a spare of {} \
+                 they leave the flash no room for GC; use \"extra\" (parity on top) or a spare \
+                 well above 1/{}",
+                self.geometry.channels.saturating_sub(1),
+                self.geometry.spare_factor,
+                self.geometry.channels
+            ),
+        ))
     }
 
     /// The hybrid SLC/QLC device: what it cannot honour, and whether its blocks can hold the

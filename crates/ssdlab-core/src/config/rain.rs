@@ -47,6 +47,24 @@ pub enum ParitySpace {
     Spare,
 }
 
+/// How RAIN stripes are laid out, which decides how GC can work under parity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RainLayout {
+    /// Physical stripes in super-blocks (ssdlab's default, how RAIN SSDs keep parity without
+    /// rewriting it): host pages fill a super-block stripe by stripe, one parity page per
+    /// N − 1 data pages, and GC collects whole super-blocks, all N planes of a group together
+    /// (`crate::rain`).
+    SuperBlock,
+    /// Logical stripes, the seed's SSDsim (its `raid` option, allocation mode 5): stripe s holds
+    /// logical pages s·(N − 1) … s·(N − 1) + N − 2, each pinned to one plane of group s mod G,
+    /// and a parity page of its own on the remaining plane (rotating). A page never leaves its
+    /// plane (GC copies stay on the plane), so every plane collects on its own — per-plane
+    /// victims, per-plane GC — and parity stays valid; the price is a parity read-modify-write
+    /// on every write that does not cover its whole stripe (`crate::rain::logical`).
+    Logical,
+}
+
 /// `[rain]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,6 +108,9 @@ pub struct RainConfig {
     /// Where parity's room comes from (default `extra`: on top, the seed's accounting).
     #[serde(default = "parity_space")]
     pub parity_space: ParitySpace,
+    /// Stripe layout (default `super-block`; `logical` is the seed's SSDsim, with per-plane GC).
+    #[serde(default = "layout")]
+    pub layout: RainLayout,
     /// GTF buffer size, MiB (the seed's preset: 64 MiB).
     #[serde(default = "buffer_mib")]
     pub buffer_mib: f64,
@@ -103,6 +124,9 @@ fn plane() -> GcBlocking {
 }
 fn parity_space() -> ParitySpace {
     ParitySpace::Extra
+}
+fn layout() -> RainLayout {
+    RainLayout::SuperBlock
 }
 fn buffer_mib() -> f64 {
     64.0
@@ -123,6 +147,7 @@ impl Default for RainConfig {
             parallel_forced_gc: false,
             rotating_flush: false,
             parity_space: parity_space(),
+            layout: layout(),
             buffer_mib: buffer_mib(),
             flush_at: flush_at(),
         }
@@ -208,6 +233,22 @@ impl RainConfig {
                 "rotates the GTF flush and rebuilds reads behind it: needs rain.gtr = true and rain.gtf = true".into(),
             ));
         }
+        if self.layout == RainLayout::Logical {
+            // The rotating flush and parallel forced GC are built on the super-block GC's
+            // group chain; the logical layout's GC is per plane.
+            for (on, field) in [
+                (self.rotating_flush, "rain.rotating_flush"),
+                (self.parallel_forced_gc, "rain.parallel_forced_gc"),
+            ] {
+                if on && self.rain {
+                    return Err((
+                        field.into(),
+                        "works on the super-block layout only: needs rain.layout = \"super-block\""
+                            .into(),
+                    ));
+                }
+            }
+        }
         if !(self.buffer_mib.is_finite() && self.buffer_mib > 0.0) {
             return Err((
                 "rain.buffer_mib".into(),
@@ -230,24 +271,37 @@ impl DeviceConfig {
     /// keeps the logical pages (the user capacity) exactly the plain device's, so the data area
     /// — all but one page in N — is as full as the plain device's flash: ttflash-small's 64
     /// blocks become 74 at spare 0.406, the `ttflash` preset's 4096 become 4682 at 0.2127.
-    /// Otherwise (`spare`, or no parity) the configuration itself.
+    /// With logical stripes (`rain.layout = "logical"`) the FTL also maps one parity page per
+    /// stripe, beyond the user's pages (the host still sees only the user's). Otherwise
+    /// (`spare` with super-blocks, or no parity) the configuration itself.
     pub fn rain_physical(&self) -> DeviceConfig {
         let mut c = self.clone();
-        if !(self.rain.rain && self.rain.parity_space == ParitySpace::Extra) {
+        let extra = self.rain.parity_space == ParitySpace::Extra;
+        let logical = self.rain.layout == RainLayout::Logical;
+        if !(self.rain.rain && (extra || logical)) {
             return c;
         }
         let g = &self.geometry;
         let n = u64::from(g.channels.max(2));
-        let logical = g.logical_pages();
-        let blocks = (u64::from(g.blocks_per_plane) * n).div_ceil(n - 1);
-        c.geometry.blocks_per_plane = u32::try_from(blocks).unwrap_or(u32::MAX);
+        let user = g.logical_pages();
+        if extra {
+            let blocks = (u64::from(g.blocks_per_plane) * n).div_ceil(n - 1);
+            c.geometry.blocks_per_plane = u32::try_from(blocks).unwrap_or(u32::MAX);
+        }
+        // The FTL's logical pages: the user's, and with logical stripes one parity page per
+        // stripe of N − 1 user pages (parity pages are mapped like data: GC moves them).
+        let target = if logical {
+            user + user.div_ceil(n - 1)
+        } else {
+            user
+        };
         let physical = c.geometry.physical_pages() as f64;
         // ⌊P'·(1 − s')⌋ = L: s' from L/P', nudged past floating-point rounding either way.
-        c.geometry.spare_factor = 1.0 - logical as f64 / physical;
-        while c.geometry.logical_pages() < logical {
+        c.geometry.spare_factor = 1.0 - target as f64 / physical;
+        while c.geometry.logical_pages() < target {
             c.geometry.spare_factor -= 1e-12;
         }
-        while c.geometry.logical_pages() > logical {
+        while c.geometry.logical_pages() > target {
             c.geometry.spare_factor += 1e-12;
         }
         c
@@ -322,5 +376,17 @@ mod tests {
             ..RainConfig::default()
         };
         assert_eq!(no_parity.check(8).unwrap_err().0, "rain.gtr");
+        // The rotating flush and parallel forced GC run on the super-block GC's chain.
+        for (stack, field) in [
+            ("ttflash+rf", "rain.rotating_flush"),
+            ("ttflash+pfg", "rain.parallel_forced_gc"),
+        ] {
+            let mut c = RainConfig::from_stack(stack).unwrap();
+            assert!(c.check(8).is_ok());
+            c.layout = RainLayout::Logical;
+            let (f, why) = c.check(8).unwrap_err();
+            assert_eq!(f, field);
+            assert!(why.contains("super-block"), "{why}");
+        }
     }
 }

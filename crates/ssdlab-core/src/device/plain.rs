@@ -75,6 +75,22 @@ impl PlainDevice {
         (scheduler.as_mut(), ctx)
     }
 
+    /// The GC context for models built on this one that place pages themselves (RAIN's logical
+    /// stripes): forced GC, unit steps.
+    pub(crate) fn gc_context(&mut self, timed: bool) -> GcContext<'_> {
+        self.parts(timed).1
+    }
+
+    /// The scheduler's per-page decision point for a page a model built on this one programmed
+    /// on `plane` itself.
+    pub(crate) fn after_page_write(&mut self, plane: u32, ready: u64, timed: bool) -> Result<()> {
+        if !timed && !self.ftl.needs_gc(plane) {
+            return Ok(());
+        }
+        let (scheduler, mut ctx) = self.parts(timed);
+        scheduler.after_page_write(plane, ready, &mut ctx)
+    }
+
     /// Program host page `lpn` at `ready` with the oracle's next-write time `hint` (`NEVER`
     /// without one): the allocator's plane (forced GC there if it is out of space), the page
     /// program, then the scheduler's per-page decision point. `timed = false` in a timed run

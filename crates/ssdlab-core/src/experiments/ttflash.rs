@@ -45,7 +45,8 @@ pub struct StackRun {
 }
 
 /// `device` with the `[rain]` section of `stack` (see [`RainConfig::from_stack`]); the other
-/// `[rain]` fields (buffer size, flush threshold, where parity's room comes from) are kept.
+/// `[rain]` fields (buffer size, flush threshold, where parity's room comes from, the stripe
+/// layout) are kept.
 pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
     let mut cfg = device.clone();
     let s = RainConfig::from_stack(stack).map_err(|m| SsdError::config("stack", m))?;
@@ -53,6 +54,7 @@ pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
         buffer_mib: device.rain.buffer_mib,
         flush_at: device.rain.flush_at,
         parity_space: device.rain.parity_space,
+        layout: device.rain.layout,
         ..s
     };
     cfg.validate(&format!("{} + {stack}", device.name))?;

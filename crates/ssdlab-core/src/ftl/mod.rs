@@ -246,7 +246,7 @@ impl Ftl {
     pub fn enable_content(&mut self) {
         self.content = Some(vec![0; self.p2l.len()]);
     }
-    fn set_content(&mut self, ppn: u32, v: u64) {
+    pub(crate) fn set_content(&mut self, ppn: u32, v: u64) {
         if let Some(c) = &mut self.content {
             c[ppn as usize] = v;
         }
@@ -418,6 +418,17 @@ impl Ftl {
         let stream = self.place.host_stream(lpn, next_write);
         let ppn = self.program(lpn, plane, stream)?;
         self.counters.host_pages_written += 1;
+        Ok(ppn)
+    }
+
+    /// Program the parity page `lpn` (a logical page beyond the user's: RAIN's logical stripes,
+    /// `rain.layout = "logical"`) on `plane`, holding `checksum` in test mode. Counted as parity,
+    /// not host data; GC moves it like any mapped page.
+    pub fn write_parity_lpn(&mut self, lpn: u32, plane: u32, checksum: u64) -> Result<u32> {
+        let stream = self.place.host_stream(lpn, NEVER);
+        let ppn = self.program(lpn, plane, stream)?;
+        self.counters.parity_pages_written += 1;
+        self.set_content(ppn, checksum);
         Ok(ppn)
     }
 

@@ -124,6 +124,11 @@ impl WriteBuffer {
         self.pending.front().copied()
     }
 
+    /// The pages pending flush, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = u32> + '_ {
+        self.pending.iter().copied()
+    }
+
     /// Take the `k` oldest pending pages (fewer if fewer are pending) into `out` for flushing.
     pub fn take(&mut self, k: usize, out: &mut Vec<u32>) {
         out.clear();

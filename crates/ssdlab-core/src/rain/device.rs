@@ -11,8 +11,8 @@ use std::ops::Range;
 use rand::Rng;
 
 use super::superblock::Stripe;
-use super::{Rain, RainStats, WriteBuffer};
-use crate::config::{DeviceConfig, RainConfig};
+use super::{LogicalRain, Rain, RainStats, WriteBuffer};
+use crate::config::{DeviceConfig, RainConfig, RainLayout};
 use crate::device::{DeviceModel, PlainDevice, Precondition, SchedulerCall};
 use crate::error::Result;
 use crate::ftl::memory::{grown, units_estimate, MemoryEstimate};
@@ -44,6 +44,8 @@ pub struct RainDevice {
     /// group's pages several times over without reaching its target).
     pub(super) livelock_ops: u64,
     pub(super) rain: Option<Rain>,
+    /// Logical stripes instead of super-blocks (`rain.layout = "logical"`; `rain` is then None).
+    pub(super) lrain: Option<LogicalRain>,
     pub(super) wbuf: Option<WriteBuffer>,
     /// Time of the latest unit the GTF buffer flushed (flushes are issued in order).
     pub(super) flush_clock: u64,
@@ -67,12 +69,18 @@ impl RainDevice {
     /// `check`: test mode (no double programs; page contents tracked as checksums so that every
     /// rebuild is verified).
     pub fn new(cfg: &DeviceConfig, seed: u64, timed: bool, check: bool) -> Result<Self> {
+        let user = cfg.geometry.logical_pages() as u32;
         // Parity on top of the user's spare (`rain.parity_space`): more blocks, same user pages.
         let cfg = &cfg.rain_physical();
+        let logical = cfg.rain.rain && cfg.rain.layout == RainLayout::Logical;
         let mut base = PlainDevice::new(cfg, seed, timed, check, None)?;
         let g = &cfg.geometry;
         let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
-        let rain = cfg.rain.rain.then(|| {
+        let lrain = logical.then(|| LogicalRain::new(g.channels, per_channel, user, check));
+        if logical && check {
+            base.ftl.enable_content();
+        }
+        let rain = (cfg.rain.rain && !logical).then(|| {
             Rain::new(
                 &mut base.ftl,
                 g.channels,
@@ -101,6 +109,7 @@ impl RainDevice {
                 * u64::from(g.pages_per_block)
                 * u64::from(g.channels),
             rain,
+            lrain,
             wbuf,
             flush_clock: 0,
             unit_scratch: Vec::new(),
@@ -161,7 +170,7 @@ impl RainDevice {
     /// What the layer did; `blocked_fraction` comes from the engine.
     pub fn report(&self, blocked_fraction: f64) -> TtflashReport {
         TtflashReport {
-            rain: self.rain.as_ref().map(|r| r.stats).unwrap_or_default(),
+            rain: self.rain_stats(),
             parity_pages_written: self.base.ftl.counters.parity_pages_written,
             buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
             buffer_full_waits: self.wbuf.as_ref().map_or(0, |b| b.full_waits),
@@ -180,16 +189,37 @@ impl RainDevice {
     /// Every closed stripe's parity is also checked against its members. Returns (pages
     /// verified, live pages in the open host stripe, not yet protected).
     pub fn audit(&mut self) -> Result<(u64, u64)> {
+        if let Some(l) = &mut self.lrain {
+            return l.audit(&self.base.ftl);
+        }
         match &mut self.rain {
             Some(r) => r.audit(&self.base.ftl),
             None => Ok((0, 0)),
+        }
+    }
+
+    /// The RAIN counters, of either layout.
+    pub(super) fn rain_stats(&self) -> RainStats {
+        match (&self.rain, &self.lrain) {
+            (Some(r), _) => r.stats,
+            (None, Some(l)) => l.stats,
+            (None, None) => RainStats::default(),
+        }
+    }
+
+    /// The RAIN counters to update, of either layout (None without parity).
+    pub(super) fn rain_stats_mut(&mut self) -> Option<&mut RainStats> {
+        match (&mut self.rain, &mut self.lrain) {
+            (Some(r), _) => Some(&mut r.stats),
+            (None, Some(l)) => Some(&mut l.stats),
+            (None, None) => None,
         }
     }
 }
 
 impl DeviceModel for RainDevice {
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
-        if self.rain.is_none() {
+        if self.rain.is_none() && self.lrain.is_none() {
             // GTF alone: the plain device's preconditioning.
             return self.base.precondition(p, seed);
         }
@@ -204,6 +234,7 @@ impl DeviceModel for RainDevice {
         // that ended.
         self.flush_until(now)?;
         self.rain_advance(now)?;
+        self.logical_advance(now)?;
         self.base.res.advance(now);
         Ok(())
     }
@@ -221,6 +252,11 @@ impl DeviceModel for RainDevice {
     }
 
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        if self.lrain.is_some() && (self.wbuf.is_none() || !self.base.timed) {
+            // Logical stripes straight to flash: one parity update per stripe of the request.
+            let lpns: Vec<u32> = pages.collect();
+            return self.program_logical(&lpns, ready, self.base.timed);
+        }
         let mut out = OpDone::at(ready);
         for lpn in pages {
             out.join(if self.base.timed {
@@ -233,6 +269,12 @@ impl DeviceModel for RainDevice {
     }
 
     fn trim(&mut self, pages: Range<u32>) -> Result<()> {
+        if self.lrain.is_some() {
+            for lpn in pages {
+                self.trim_logical(lpn)?;
+            }
+            return Ok(());
+        }
         // The page stays in its stripe until its super-block is erased.
         self.base.trim(pages)
     }
@@ -287,11 +329,21 @@ impl RainDevice {
     /// Preconditioning with parity (timing off): as `precondition::run`, through `program_page`.
     pub(super) fn precondition_pages(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         let mut prng = rng::stream(seed, "precondition");
-        let n = p.pages(self.base.ftl.logical_pages());
+        let user = self
+            .lrain
+            .as_ref()
+            .map_or(self.base.ftl.logical_pages(), LogicalRain::user_pages);
+        let n = p.pages(user);
         let mut written = 0u64;
         if p.sequential {
-            for lpn in 0..n {
-                self.program_page(lpn, 0, false)?;
+            if self.lrain.is_some() {
+                // Whole stripes at a time (one parity program each).
+                let lpns: Vec<u32> = (0..n).collect();
+                self.program_logical(&lpns, 0, false)?;
+            } else {
+                for lpn in 0..n {
+                    self.program_page(lpn, 0, false)?;
+                }
             }
             written += u64::from(n);
         }
@@ -300,8 +352,8 @@ impl RainDevice {
             let lpn = prng.gen_range(0..n);
             self.program_page(lpn, 0, false)?;
         }
-        if let Some(r) = &mut self.rain {
-            r.stats = Default::default();
+        if let Some(st) = self.rain_stats_mut() {
+            *st = Default::default();
         }
         Ok(written + random)
     }

@@ -47,12 +47,19 @@ impl RainDevice {
         self.flush_until(ready)?;
         Ok(at)
     }
-    /// Pages of the next flush unit: the rest of the open host stripe under RAIN.
+    /// Pages of the next flush unit: the rest of the open host stripe under RAIN (super-blocks).
+    /// With logical stripes: the oldest pending page and the pending pages of its stripe right
+    /// behind it (one parity update), so that the flush is paced on the planes of one stripe.
     pub(super) fn flush_unit_len(&self) -> usize {
-        match (&self.rain, &self.wbuf) {
-            (Some(r), _) => r.host_stripe_left() as usize,
-            (None, Some(b)) => b.unit(),
-            (None, None) => 0,
+        match (&self.rain, &self.lrain, &self.wbuf) {
+            (Some(r), _, _) => r.host_stripe_left() as usize,
+            (None, Some(l), Some(b)) => {
+                let mut p = b.pending().map(|lpn| l.stripe(lpn));
+                let first = p.next();
+                1 + p.take_while(|&s| Some(s) == first).count()
+            }
+            (None, None, Some(b)) => b.unit(),
+            _ => 0,
         }
     }
     /// When the next flush unit's planes are idle: under RAIN every plane of the group it goes to
@@ -74,11 +81,27 @@ impl RainDevice {
                         .unwrap_or(0),
                 )
             }
-            None => Some(
-                self.base
+            // Logical stripes: the planes of the unit's pages and of its stripe's parity,
+            // except those collecting (their programs are then held in RAM).
+            None => Some(match &self.lrain {
+                Some(l) => {
+                    let res = &self.base.res;
+                    let len = self.flush_unit_len();
+                    let parity = l.parity(l.stripe(lpn)).1;
+                    b.pending()
+                        .take(len)
+                        .map(|p| l.data_plane(p))
+                        .chain([parity])
+                        .filter(|&p| !res.gc_busy_at(p, now))
+                        .map(|p| res.plane_free_at(p))
+                        .max()
+                        .unwrap_or(0)
+                }
+                None => self
+                    .base
                     .res
                     .plane_free_at(self.base.ftl.peek_host_plane(lpn)),
-            ),
+            }),
         }
     }
     /// Background flush (GTF) up to `now`: while the buffer is past its threshold, the next
@@ -147,17 +170,17 @@ impl RainDevice {
         self.flush_clock = t;
         let mut done = OpDone::at(t);
         let held_before = self.held.len();
-        self.holding = self.rain.is_some();
-        for &lpn in &unit {
-            match self.program_page(lpn, t, true) {
-                Ok(d) => done.join(d),
-                Err(e) => {
-                    self.holding = false;
-                    return Err(e);
-                }
-            }
-        }
+        self.holding = self.rain.is_some() || self.lrain.is_some();
+        let programmed = if self.lrain.is_some() {
+            // Logical stripes: the unit's pages of one stripe share one parity update.
+            unit.sort_unstable();
+            self.program_logical(&unit, t, true).map(|d| done.join(d))
+        } else {
+            unit.iter()
+                .try_for_each(|&lpn| self.program_page(lpn, t, true).map(|d| done.join(d)))
+        };
         self.holding = false;
+        programmed?;
         let held = &self.held[held_before..];
         if let Some(b) = &mut self.wbuf {
             for &lpn in &unit {

@@ -34,52 +34,80 @@ impl RainDevice {
                 .filter(|&q| self.base.res.gc_collecting_at(q, ready))
                 .count();
             if self.rcfg.parallel_forced_gc && collecting > 1 {
-                if let Some(r) = &mut self.rain {
-                    r.stats.rebuild_refused_group_collecting += 1;
+                if let Some(st) = self.rain_stats_mut() {
+                    st.rebuild_refused_group_collecting += 1;
                 }
                 return Ok(self.base.res.read(plane, ready));
             }
-            if let Some(r) = &mut self.rain {
-                let mut set = std::mem::take(&mut self.rebuild_scratch);
-                let normal = self.base.res.peek_read(plane, ready);
-                let (ok, via) = r.rebuild_set(ppn, &mut set);
-                if ok {
-                    let t = set
-                        .iter()
-                        .map(|&m| {
-                            self.base
-                                .res
-                                .peek_read(self.base.ftl.plane_of_ppn(m), ready)
-                                .done
-                        })
-                        .max()
-                        .unwrap_or(ready);
-                    if t < normal.done {
-                        let mut d = OpDone::at(ready);
-                        self.base.res.set_rebuilding(true);
-                        for &m in &set {
-                            let o = self.base.res.read(self.base.ftl.plane_of_ppn(m), ready);
-                            d.join(o);
-                        }
-                        self.base.res.set_rebuilding(false);
-                        r.stats.rebuilt_reads += 1;
-                        r.stats.rebuilds_via_origin += u64::from(via);
-                        r.stats.rebuilt_program_blocked += u64::from(program_busy);
-                        // Two planes of the group collecting: rotating GC forbids it.
-                        if collecting > 1 {
-                            r.stats.rebuild_while_group_collecting += 1;
-                        }
-                        r.verify_rebuild(&self.base.ftl, ppn, &set)?;
-                        self.rebuild_scratch = set;
-                        return Ok(d);
-                    }
-                    r.stats.rebuild_not_sooner += 1;
-                } else {
-                    r.stats.rebuild_unavailable += 1;
-                }
-                self.rebuild_scratch = set;
+            let mut set = std::mem::take(&mut self.rebuild_scratch);
+            let rebuilt = self.try_rebuild(lpn, ppn, ready, program_busy, collecting > 1, &mut set);
+            self.rebuild_scratch = set;
+            if let Some(d) = rebuilt? {
+                return Ok(d);
             }
         }
         Ok(self.base.res.read(plane, ready))
+    }
+
+    /// Rebuild the page at `ppn` (user page `lpn`) from its stripe if that is sooner than
+    /// reading it (None otherwise), with either layout's rebuild set; counted and, in test
+    /// mode, verified.
+    fn try_rebuild(
+        &mut self,
+        lpn: u32,
+        ppn: u32,
+        ready: u64,
+        program_busy: bool,
+        two_collecting: bool,
+        set: &mut Vec<u32>,
+    ) -> Result<Option<OpDone>> {
+        let plane = self.base.ftl.plane_of_ppn(ppn);
+        let (ok, via) = match (&self.rain, &self.lrain) {
+            (Some(r), _) => r.rebuild_set(ppn, set),
+            (None, Some(l)) => (l.rebuild_set(&self.base.ftl, lpn, set), false),
+            (None, None) => return Ok(None),
+        };
+        let Some(st) = self.rain_stats_mut() else {
+            return Ok(None);
+        };
+        if !ok {
+            st.rebuild_unavailable += 1;
+            return Ok(None);
+        }
+        let res = &self.base.res;
+        let normal = res.peek_read(plane, ready);
+        let t = set
+            .iter()
+            .map(|&m| res.peek_read(self.base.ftl.plane_of_ppn(m), ready).done)
+            .max()
+            .unwrap_or(ready);
+        if t >= normal.done {
+            if let Some(st) = self.rain_stats_mut() {
+                st.rebuild_not_sooner += 1;
+            }
+            return Ok(None);
+        }
+        let mut d = OpDone::at(ready);
+        self.base.res.set_rebuilding(true);
+        for &m in set.iter() {
+            let o = self.base.res.read(self.base.ftl.plane_of_ppn(m), ready);
+            d.join(o);
+        }
+        self.base.res.set_rebuilding(false);
+        if let Some(st) = self.rain_stats_mut() {
+            st.rebuilt_reads += 1;
+            st.rebuilds_via_origin += u64::from(via);
+            st.rebuilt_program_blocked += u64::from(program_busy);
+            // Two planes of the group collecting: rotating GC forbids it.
+            if two_collecting {
+                st.rebuild_while_group_collecting += 1;
+            }
+        }
+        match (&mut self.rain, &mut self.lrain) {
+            (Some(r), _) => r.verify_rebuild(&self.base.ftl, ppn, set)?,
+            (None, Some(l)) => l.verify_rebuild(&self.base.ftl, lpn, ppn, set)?,
+            (None, None) => {}
+        }
+        Ok(Some(d))
     }
 }

@@ -5,7 +5,8 @@
 //! `superblock` (allocation and host stripes), `group_gc` (the group GC state machine),
 //! `schedule` (when group GC runs on the time lines: rotating, plane-blocking, forced),
 //! `gtr` (GC-tolerant reads), `flush` and `buffer` (GC-tolerant flush), `rebuild` (rebuild
-//! sets, verification and the parity audit).
+//! sets, verification and the parity audit), `logical` (the seed's logical-stripe layout,
+//! `rain.layout = "logical"`, where GC is per plane).
 //!
 //! ## Parity design: super-blocks and stripe-group GC (how parity stays correct under GC)
 //! * A **parity group** is the same (chip, die, plane) index on every channel (the seed:
@@ -58,6 +59,7 @@ mod flush;
 mod group_gc;
 mod group_state;
 mod gtr;
+mod logical;
 mod rebuild;
 mod schedule;
 mod superblock;
@@ -65,6 +67,7 @@ mod superblock;
 pub use buffer::WriteBuffer;
 pub use device::{RainDevice, TtflashReport};
 pub use group_gc::GcOp;
+pub use logical::LogicalRain;
 pub use superblock::{HostWrite, Rain, RainStats};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).

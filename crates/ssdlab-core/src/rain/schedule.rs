@@ -118,6 +118,9 @@ impl RainDevice {
     }
     /// Program one host page (and, when it completes a stripe, the stripe's parity) at `ready`.
     pub(super) fn program_page(&mut self, lpn: u32, ready: u64, timed: bool) -> Result<OpDone> {
+        if self.lrain.is_some() {
+            return self.program_logical(&[lpn], ready, timed);
+        }
         if self.rain.is_none() {
             return self.base.program_page(lpn, ready, NEVER, timed);
         }

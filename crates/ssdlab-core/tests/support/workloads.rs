@@ -44,3 +44,56 @@ impl RequestSource for UniformWrites {
         "uniform random single-page writes".into()
     }
 }
+
+/// Single-page requests every `gap_ns`, `read_pct` % reads, uniform over the logical space.
+pub struct Mixed {
+    pub rng: SimRng,
+    pub left: u64,
+    pub t: u64,
+    pub gap_ns: u64,
+    pub read_pct: u32,
+    pub pages: u64,
+    pub page: u64,
+}
+
+impl Mixed {
+    /// `n` requests, `read_pct` % reads, over `pages` pages of `page` bytes (stream "mixed" of
+    /// seed 7).
+    pub fn new(n: u64, gap_ns: u64, read_pct: u32, pages: u64, page: u64) -> Self {
+        Mixed {
+            rng: stream(7, "mixed"),
+            left: n,
+            t: 0,
+            gap_ns,
+            read_pct,
+            pages,
+            page,
+        }
+    }
+}
+
+impl RequestSource for Mixed {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        self.t += self.gap_ns;
+        let op = if self.rng.gen_range(0..100) < self.read_pct {
+            OpKind::Read
+        } else {
+            OpKind::Write
+        };
+        let lpn = self.rng.gen_range(0..self.pages);
+        Ok(Some(Request {
+            arrival_ns: self.t,
+            op,
+            offset_bytes: lpn * self.page,
+            size_bytes: self.page,
+            fragment_follows: false,
+        }))
+    }
+    fn describe(&self) -> String {
+        "mixed".into()
+    }
+}
