@@ -154,12 +154,12 @@ def test_default_experiment_each_technique_a_step_down():
 
 
 def test_logical_stripes_make_gtr_a_step_down():
-    """Issue 16, per-plane GC under RAIN (docs/ttflash.md, round 10, measured 2026-11-25): with
+    """Issue 16, per-plane GC under RAIN (docs/ttflash-logical.md, measured 2026-11-25): with
     the seed's logical stripes (``rain.layout = "logical"``) every plane collects on its own,
     so without rotation a GC-blocked read usually finds the rest of its stripe free. On the
     default experiment (3 seeds; read p99.9 over nogc, mean of the seeds) PB and GTR are each a
-    step down (31.4× → 16.9× → 13.9×; GTR −18 %, where super-block GC gives ≤ 2 %); GTF is flat
-    there (14.4×: its gain is at p99 and in blocked I/Os); RGC takes p99.9 to 1.09–1.14× nogc. The
+    step down (31.4× → 16.9× → 13.9×; GTR −18 %, where super-block GC gives ≤ 2 %), and so is GTF
+    (12.8×, −7 %; its flush paced on the whole group); RGC takes p99.9 to 1.09–1.12× nogc. The
     read-modify-write parity of random single-page writes costs +94–117 % erases (the seed's
     1/7 needs whole-stripe writes), asserted so that the price stays visible."""
     stacks = ["nogc", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"]
@@ -170,7 +170,7 @@ def test_logical_stripes_make_gtr_a_step_down():
     p999 = {s: sum(c[s]["latency_us"]["read"]["p99_9"] for c in runs) / len(runs) for s in stacks}
     assert p999["base+rain"] >= 1.5 * p999["pb+rain"]
     assert p999["pb+gtr"] <= 0.9 * p999["pb+rain"], "GTR a step down"
-    assert p999["pb+gtr+gtf"] <= 1.1 * p999["pb+gtr"], "GTF at most flat at p99.9"
+    assert p999["pb+gtr+gtf"] <= 0.97 * p999["pb+gtr"], "GTF a step down"
     assert p999["ttflash"] * 5 <= p999["pb+gtr+gtf"]
     for c in runs:
         read = {s: c[s]["latency_us"]["read"] for s in stacks}

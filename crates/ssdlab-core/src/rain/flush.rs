@@ -72,31 +72,12 @@ impl RainDevice {
         match &mut self.rain {
             Some(r) => {
                 let first = r.next_data_plane(&mut self.base.ftl).ok()?;
-                let res = &self.base.res;
-                Some(
-                    res.group_of(first)
-                        .filter(|&p| !res.gc_busy_at(p, now))
-                        .map(|p| res.plane_free_at(p))
-                        .max()
-                        .unwrap_or(0),
-                )
+                Some(self.group_idle_at(first, now))
             }
-            // Logical stripes: the planes of the unit's pages and of its stripe's parity,
-            // except those collecting (their programs are then held in RAM).
+            // Logical stripes: as with super-blocks, the group the unit's stripe is in — so that
+            // a flush does not stand in front of the members a rebuild there would read.
             None => Some(match &self.lrain {
-                Some(l) => {
-                    let res = &self.base.res;
-                    let len = self.flush_unit_len();
-                    let parity = l.parity(l.stripe(lpn)).1;
-                    b.pending()
-                        .take(len)
-                        .map(|p| l.data_plane(p))
-                        .chain([parity])
-                        .filter(|&p| !res.gc_busy_at(p, now))
-                        .map(|p| res.plane_free_at(p))
-                        .max()
-                        .unwrap_or(0)
-                }
+                Some(l) => self.group_idle_at(l.parity(l.stripe(lpn)).1, now),
                 None => self
                     .base
                     .res
@@ -104,6 +85,17 @@ impl RainDevice {
             }),
         }
     }
+    /// When every plane of `plane`'s group is idle, except those busy with GC at `now` (their
+    /// programs are held in RAM).
+    fn group_idle_at(&self, plane: u32, now: u64) -> u64 {
+        let res = &self.base.res;
+        res.group_of(plane)
+            .filter(|&p| !res.gc_busy_at(p, now))
+            .map(|p| res.plane_free_at(p))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Background flush (GTF) up to `now`: while the buffer is past its threshold, the next
     /// stripe unit is flushed when its planes are idle (and not before the latest admission or
     /// the previous unit), so that the flush never queues programs in front of later reads.
