@@ -7,10 +7,9 @@ use rand::Rng;
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::experiments::ttflash::run_stack;
 use ssdlab_core::rng::stream;
-use ssdlab_core::sim::{Precondition, SimOptions};
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
-use support::workloads::Mixed;
+use support::workloads::{preconditioned as opts, Mixed};
 
 fn device() -> DeviceConfig {
     // 8 channels × 4 chips (4 parity groups), 64 blocks × 32 pages per plane, so tests run in
@@ -38,18 +37,6 @@ fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64) -> Box<dyn RequestSource> {
         pages,
         u64::from(cfg.geometry.page_size),
     ))
-}
-
-fn opts(check: bool) -> SimOptions {
-    SimOptions {
-        precondition: Some(Precondition {
-            sequential: true,
-            random_passes: 1.0,
-            fill_fraction: 1.0,
-        }),
-        check_every: if check { 5000 } else { 0 },
-        ..SimOptions::default()
-    }
 }
 
 #[test]

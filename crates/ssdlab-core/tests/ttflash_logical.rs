@@ -7,10 +7,10 @@ mod support;
 use ssdlab_core::config::{DeviceConfig, RainLayout};
 use ssdlab_core::experiments::ttflash::{device_for, run_stack};
 use ssdlab_core::rain::LogicalRain;
-use ssdlab_core::sim::{Precondition, SimOptions, Simulation};
+use ssdlab_core::sim::Simulation;
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
-use support::workloads::Mixed;
+use support::workloads::{preconditioned as opts, Mixed};
 
 /// The test device of `tests/ttflash.rs` (8 channels × 4 chips, 64 × 32-page blocks, 40 %
 /// spare), with logical stripes.
@@ -30,18 +30,6 @@ fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64, read_pct: u32) -> Box<dyn Requ
     let pages = cfg.geometry.logical_pages();
     let page = u64::from(cfg.geometry.page_size);
     Box::new(Mixed::new(n, gap_ns, read_pct, pages, page))
-}
-
-fn opts(check: bool) -> SimOptions {
-    SimOptions {
-        precondition: Some(Precondition {
-            sequential: true,
-            random_passes: 1.0,
-            fill_fraction: 1.0,
-        }),
-        check_every: if check { 5000 } else { 0 },
-        ..SimOptions::default()
-    }
 }
 
 #[test]

@@ -118,15 +118,7 @@ impl LogicalRain {
         let Some(v) = &self.version else {
             return Ok(());
         };
-        let rebuilt = set
-            .iter()
-            .fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0));
-        let written = page_checksum(lpn, v[lpn as usize]);
-        if rebuilt != written || ftl.content(ppn) != Some(written) {
-            return Err(SsdError::Invalid(format!(
-                "RAIN bug (logical stripes): page {ppn} (logical {lpn}) rebuilt as {rebuilt:#x}, written {written:#x}"
-            )));
-        }
+        super::rebuild::check_rebuild(ftl, lpn, ppn, v[lpn as usize], set)?;
         self.stats.rebuilds_verified += 1;
         Ok(())
     }
@@ -216,13 +208,7 @@ impl RainDevice {
         for &lpn in run {
             let plane = self.lrain().data_plane(lpn);
             let old = self.base.ftl.l2p_of(lpn);
-            if let Some(o) = old {
-                if timed && !whole {
-                    let at = self.base.res.read(self.base.ftl.plane_of_ppn(o), ready);
-                    parity_ready = parity_ready.max(at.done);
-                }
-                delta ^= self.base.ftl.content(o).unwrap_or(0);
-            }
+            delta ^= self.old_for_parity(old, ready, timed && !whole, &mut parity_ready);
             let ppn = self.base.ftl.write_host(lpn, plane)?;
             let c = self.lrain_mut().next_checksum(lpn);
             self.base.ftl.set_content(ppn, c);
@@ -232,13 +218,7 @@ impl RainDevice {
             }
         }
         let old_parity = self.base.ftl.l2p_of(plpn);
-        if let Some(o) = old_parity {
-            if timed && !whole {
-                let at = self.base.res.read(self.base.ftl.plane_of_ppn(o), ready);
-                parity_ready = parity_ready.max(at.done);
-            }
-            delta ^= self.base.ftl.content(o).unwrap_or(0);
-        }
+        delta ^= self.old_for_parity(old_parity, ready, timed && !whole, &mut parity_ready);
         self.base.ftl.write_parity_lpn(plpn, pplane, delta)?;
         let st = &mut self.lrain_mut().stats;
         st.host_stripes += 1;
@@ -252,6 +232,24 @@ impl RainDevice {
         }
         self.logical_gc_after(pplane, ready, timed)?;
         Ok(d)
+    }
+
+    /// The old version of a page the parity update takes out (`old`, if mapped): its content
+    /// (test mode; 0 otherwise), and with `read` its read from `ready`, which the parity program
+    /// waits for (`parity_ready`).
+    fn old_for_parity(
+        &mut self,
+        old: Option<u32>,
+        ready: u64,
+        read: bool,
+        parity_ready: &mut u64,
+    ) -> u64 {
+        let Some(o) = old else { return 0 };
+        if read {
+            let at = self.base.res.read(self.base.ftl.plane_of_ppn(o), ready);
+            *parity_ready = (*parity_ready).max(at.done);
+        }
+        self.base.ftl.content(o).unwrap_or(0)
     }
 
     /// Room for a page on `plane`: forced GC there when the host cannot write (turn or not).

@@ -44,16 +44,7 @@ impl Rain {
         let lpn = ftl.owner(ppn).ok_or_else(|| {
             SsdError::Invalid(format!("rebuild of page {ppn}, which holds no live data"))
         })?;
-        let rebuilt = set
-            .iter()
-            .fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0));
-        let written = page_checksum(lpn, v[lpn as usize]);
-        if rebuilt != written || ftl.content(ppn) != Some(written) {
-            return Err(SsdError::Invalid(format!(
-                "RAIN bug: page {ppn} (logical {lpn}) rebuilt as {rebuilt:#x}, written {written:#x}, stored {:#x?}",
-                ftl.content(ppn)
-            )));
-        }
+        check_rebuild(ftl, lpn, ppn, v[lpn as usize], set)?;
         self.stats.rebuilds_verified += 1;
         Ok(())
     }
@@ -95,4 +86,26 @@ impl Rain {
         self.scratch = set;
         Ok((ok, open))
     }
+}
+
+/// Test mode, either layout: the XOR of `set` and the page at `ppn` both hold what the host's
+/// write of `lpn` at `version` left.
+pub(super) fn check_rebuild(
+    ftl: &Ftl,
+    lpn: u32,
+    ppn: u32,
+    version: u32,
+    set: &[u32],
+) -> Result<()> {
+    let rebuilt = set
+        .iter()
+        .fold(0u64, |a, &m| a ^ ftl.content(m).unwrap_or(0));
+    let written = page_checksum(lpn, version);
+    if rebuilt != written || ftl.content(ppn) != Some(written) {
+        return Err(SsdError::Invalid(format!(
+            "RAIN bug: page {ppn} (logical {lpn}) rebuilt as {rebuilt:#x}, written {written:#x}, stored {:#x?}",
+            ftl.content(ppn)
+        )));
+    }
+    Ok(())
 }

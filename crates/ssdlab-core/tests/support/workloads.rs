@@ -3,6 +3,7 @@
 
 use rand::Rng;
 use ssdlab_core::rng::{stream, SimRng};
+use ssdlab_core::sim::{Precondition, SimOptions};
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
 
@@ -95,5 +96,19 @@ impl RequestSource for Mixed {
     }
     fn describe(&self) -> String {
         "mixed".into()
+    }
+}
+
+/// Options of the Tiny-Tail Flash tests: a full sequential fill and one random pass before the
+/// run; with `check`, test mode (invariants every 5,000 requests, contents as checksums).
+pub fn preconditioned(check: bool) -> SimOptions {
+    SimOptions {
+        precondition: Some(Precondition {
+            sequential: true,
+            random_passes: 1.0,
+            fill_fraction: 1.0,
+        }),
+        check_every: if check { 5000 } else { 0 },
+        ..SimOptions::default()
     }
 }
