@@ -36,9 +36,16 @@ use crate::stats::{
 };
 use crate::trace::{Request, RequestSource};
 
-/// A host request fetched ahead, with its first page run (or the error fetching it gave); a
-/// request an LBA map split (`fragment_follows`) has its other runs in `next_split_runs`.
-type Fetched = Result<Option<(Request, u64, u64)>>;
+/// The request fetched ahead (see `advance`): none yet, one ready (`Simulation::ahead_req`,
+/// with its first page run; a request an LBA map split, `fragment_follows`, has its other runs
+/// in `next_split_runs`), the end of the workload, or the error fetching it gave (held back
+/// until its turn).
+enum Ahead {
+    Empty,
+    Ready,
+    End,
+    Failed(crate::SsdError),
+}
 
 /// One simulation: a device model, a workload and statistics.
 pub struct Simulation {
@@ -46,8 +53,13 @@ pub struct Simulation {
     opts: SimOptions,
     model: Box<dyn DeviceModel>,
     source: Box<dyn RequestSource>,
-    /// The next request, already fetched (see `advance`).
-    lookahead: Option<Fetched>,
+    /// The next request, already fetched (see `advance`), written in place by the source: a
+    /// request returned by value through `dyn RequestSource` and moved on at once costs
+    /// store-forwarding stalls (docs/speed.md item 20).
+    ahead: Ahead,
+    ahead_req: Request,
+    ahead_first: u64,
+    ahead_pages: u64,
     page_size: u64,
     /// log2 of `page_size` when it is a power of two (every preset's), else 32: a byte
     /// offset's page is then a shift, not a 64-bit division (two per request: ~6 % of the
@@ -129,7 +141,16 @@ impl Simulation {
         let mut sim = Simulation {
             model,
             source,
-            lookahead: None,
+            ahead: Ahead::Empty,
+            ahead_req: Request {
+                arrival_ns: 0,
+                op: crate::trace::OpKind::Read,
+                offset_bytes: 0,
+                size_bytes: 0,
+                fragment_follows: false,
+            },
+            ahead_first: 0,
+            ahead_pages: 0,
             // The engine addresses mapping units (pages unless `ftl.mapping_unit_bytes`).
             page_size: u64::from(cfg.unit_bytes()),
             page_shift: crate::ftl::pow2_shift(u64::from(cfg.unit_bytes())),
@@ -280,21 +301,21 @@ impl Simulation {
             // One request of lookahead: fetch (and range-check) the next request before serving
             // this one, and prefetch its first page's L2P entry — the dominant cache miss of a
             // host write. A fetch error is held back until its request's turn.
-            let current = match self.lookahead.take() {
-                Some(fetched) => fetched?,
-                None => self.fetch()?,
-            };
-            match current {
-                None => self.finish()?,
-                Some((req, first, pages)) => {
+            if matches!(self.ahead, Ahead::Empty) {
+                self.fetch_ahead();
+            }
+            match std::mem::replace(&mut self.ahead, Ahead::Empty) {
+                Ahead::Failed(e) => return Err(e),
+                Ahead::Empty | Ahead::End => self.finish()?,
+                Ahead::Ready => {
+                    let (req, first, pages) = (self.ahead_req, self.ahead_first, self.ahead_pages);
                     if req.fragment_follows {
                         std::mem::swap(&mut self.split_runs, &mut self.next_split_runs);
                     }
-                    let next = self.fetch();
-                    if let Ok(Some((_, next_first, _))) = &next {
-                        self.model.ftl().prefetch_lpn(*next_first as u32);
+                    self.fetch_ahead();
+                    if matches!(self.ahead, Ahead::Ready) {
+                        self.model.ftl().prefetch_lpn(self.ahead_first as u32);
                     }
-                    self.lookahead = Some(next);
                     self.serve(req, first, pages)?;
                     served += 1;
                     if self.opts.check_every > 0
@@ -313,19 +334,32 @@ impl Simulation {
         Ok(self.finished)
     }
 
-    /// The next host request of the workload with its first page run — and all its other
-    /// fragments' runs in `next_split_runs` when an LBA map split it — each checked against the
-    /// logical space while the source still points at it (so errors name the right line).
-    fn fetch(&mut self) -> Fetched {
-        let Some(mut req) = self.source.next_request()? else {
-            return Ok(None);
+    /// Fetch the next host request of the workload into `ahead_req`, with its first page run —
+    /// and all its other fragments' runs in `next_split_runs` when an LBA map split it — each
+    /// checked against the logical space while the source still points at it (so errors name
+    /// the right line).
+    fn fetch_ahead(&mut self) {
+        self.ahead = match self.fetch_into_ahead() {
+            Ok(true) => Ahead::Ready,
+            Ok(false) => Ahead::End,
+            Err(e) => Ahead::Failed(e),
         };
-        let (first, pages) = self.page_range(&req)?;
-        self.check_arrival(&req)?;
-        if req.fragment_follows {
-            self.gather_fragments(&mut req)?;
+    }
+
+    fn fetch_into_ahead(&mut self) -> Result<bool> {
+        if !self.source.next_into(&mut self.ahead_req)? {
+            return Ok(false);
         }
-        Ok(Some((req, first, pages)))
+        let (first, pages) = self.page_range(&self.ahead_req)?;
+        self.check_arrival(self.ahead_req.arrival_ns)?;
+        if self.ahead_req.fragment_follows {
+            let mut req = self.ahead_req;
+            self.gather_fragments(&mut req)?;
+            self.ahead_req = req;
+        }
+        self.ahead_first = first;
+        self.ahead_pages = pages;
+        Ok(true)
     }
 
     /// Run the whole workload.

@@ -14,9 +14,9 @@ use crate::trace::{OpKind, Request};
 pub(crate) const MAX_ARRIVAL_NS: u64 = 1 << 62;
 
 /// The trace time of `req` rebased to the first request and scaled (open loop).
-fn open_loop_at(c: &mut super::Clock, req: &Request, time_scale: f64) -> u64 {
-    let origin = *c.origin_ns.get_or_insert(req.arrival_ns);
-    let rel = req.arrival_ns.saturating_sub(origin);
+fn open_loop_at(c: &mut super::Clock, arrival_ns: u64, time_scale: f64) -> u64 {
+    let origin = *c.origin_ns.get_or_insert(arrival_ns);
+    let rel = arrival_ns.saturating_sub(origin);
     if time_scale == 1.0 {
         rel
     } else {
@@ -85,14 +85,14 @@ impl Simulation {
     /// A timed open-loop arrival later than [`MAX_ARRIVAL_NS`] after the first request (a
     /// corrupt timestamp, or an absurd `time_scale`) is an error naming the request's line:
     /// service times added to it could overflow the u64 clock.
-    pub(crate) fn check_arrival(&mut self, req: &Request) -> Result<()> {
+    pub(crate) fn check_arrival(&mut self, arrival_ns: u64) -> Result<()> {
         let Replay::OpenLoop { time_scale } = self.options().replay else {
             return Ok(());
         };
         if !self.options().timing {
             return Ok(());
         }
-        let t = open_loop_at(&mut self.clock, req, time_scale);
+        let t = open_loop_at(&mut self.clock, arrival_ns, time_scale);
         if t <= MAX_ARRIVAL_NS {
             return Ok(());
         }
@@ -106,7 +106,9 @@ impl Simulation {
     fn arrival_of(&mut self, req: &Request) -> u64 {
         let c = &mut self.clock;
         match self.opts.replay {
-            Replay::OpenLoop { time_scale } => open_loop_at(c, req, time_scale).max(c.last_arrival),
+            Replay::OpenLoop { time_scale } => {
+                open_loop_at(c, req.arrival_ns, time_scale).max(c.last_arrival)
+            }
             Replay::ClosedLoop { queue_depth } => {
                 if c.inflight.len() >= queue_depth as usize {
                     let Reverse(t) = c.inflight.pop().unwrap_or(Reverse(c.last_arrival));

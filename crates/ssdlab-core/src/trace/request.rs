@@ -45,6 +45,18 @@ pub struct Request {
 /// seeded. `Ok(None)` ends the stream; an `Err` names the file and line.
 pub trait RequestSource: Send {
     fn next_request(&mut self) -> Result<Option<Request>>;
+    /// [`next_request`](Self::next_request) written into `out` (false at the end, `out` then
+    /// unchanged): what the engine calls. A generator overrides it to store the fields in
+    /// place — a request returned by value and moved on at once costs store-forwarding stalls.
+    fn next_into(&mut self, out: &mut Request) -> Result<bool> {
+        match self.next_request()? {
+            Some(r) => {
+                *out = r;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
     /// Human-readable description (file name and format, or generator parameters).
     fn describe(&self) -> String;
     /// Where the last returned request came from (file, line or record number), for errors

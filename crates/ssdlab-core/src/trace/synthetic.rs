@@ -136,30 +136,37 @@ impl Synthetic {
 
 impl RequestSource for Synthetic {
     fn next_request(&mut self) -> Result<Option<Request>> {
+        let mut r = Request {
+            arrival_ns: 0,
+            op: OpKind::Read,
+            offset_bytes: 0,
+            size_bytes: 0,
+            fragment_follows: false,
+        };
+        Ok(self.next_into(&mut r)?.then_some(r))
+    }
+
+    fn next_into(&mut self, out: &mut Request) -> Result<bool> {
         if self.produced >= self.spec.requests {
-            return Ok(None);
+            return Ok(false);
         }
         self.produced += 1;
-        let op = if self.rng.gen_bool(self.spec.read_fraction) {
+        out.op = if self.rng.gen_bool(self.spec.read_fraction) {
             OpKind::Read
         } else {
             OpKind::Write
         };
         let slot = self.next_slot();
-        let arrival_ns = self.arrival.next_arrival(&mut self.arrival_rng);
+        out.arrival_ns = self.arrival.next_arrival(&mut self.arrival_rng);
         let offset_bytes = slot * self.slot_bytes;
-        let size_bytes = match &mut self.size {
+        out.offset_bytes = offset_bytes;
+        out.size_bytes = match &mut self.size {
             None => self.slot_bytes,
             Some((g, rng)) => (g.sample(rng).saturating_add(1).saturating_mul(4096))
                 .min(self.slots * self.slot_bytes - offset_bytes),
         };
-        Ok(Some(Request {
-            arrival_ns,
-            op,
-            offset_bytes,
-            size_bytes,
-            fragment_follows: false,
-        }))
+        out.fragment_follows = false;
+        Ok(true)
     }
 
     fn describe(&self) -> String {
