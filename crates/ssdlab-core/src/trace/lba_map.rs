@@ -134,7 +134,13 @@ impl LbaMapped {
 
     /// Mode `none`: `r` as it is, once it is checked to lie inside the logical capacity.
     fn unmapped(&self, r: Request) -> Result<Request> {
-        let (end, space) = self.checked_end(&r)?;
+        self.check_unmapped(&r)?;
+        Ok(r)
+    }
+
+    /// Is `r` inside the logical capacity (mode `none`)?
+    fn check_unmapped(&self, r: &Request) -> Result<()> {
+        let (end, space) = self.checked_end(r)?;
         let beyond = if r.size_bytes == 0 {
             r.offset_bytes >= space
         } else {
@@ -147,7 +153,7 @@ impl LbaMapped {
                 r.offset_bytes
             )));
         }
-        Ok(r)
+        Ok(())
     }
 
     fn map_fragments(&mut self, r: Request) -> Result<()> {
@@ -247,6 +253,34 @@ impl RequestSource for LbaMapped {
                 None => return Ok(None),
             }
         }
+    }
+
+    /// In place when the request needs no split (mode `none`, or `modulo` without a wrap):
+    /// the engine's look-ahead is written field by field (docs/speed.md item 20).
+    fn next_into(&mut self, out: &mut Request) -> Result<bool> {
+        if self.pending.is_empty() {
+            if !self.inner.next_into(out)? {
+                return Ok(false);
+            }
+            match self.mode {
+                LbaMapMode::None => {
+                    self.check_unmapped(out)?;
+                    return Ok(true);
+                }
+                LbaMapMode::Modulo => {
+                    let (_, space) = self.checked_end(out)?;
+                    let start = out.offset_bytes % space;
+                    if out.size_bytes <= space - start {
+                        out.offset_bytes = start;
+                        return Ok(true);
+                    }
+                }
+                LbaMapMode::Dense => {}
+            }
+            self.map(*out)?;
+        }
+        let next = self.next_request()?;
+        Ok(super::request::store(next, out))
     }
 
     fn describe(&self) -> String {

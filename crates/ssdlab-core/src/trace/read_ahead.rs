@@ -171,6 +171,21 @@ impl<F: LineFormat + 'static> RequestSource for ReadAhead<F> {
         }
     }
 
+    /// The common case (a parsed request waiting in the current batch) in place; the rest as
+    /// `next_request` (docs/speed.md item 20).
+    fn next_into(&mut self, out: &mut Request) -> Result<bool> {
+        if self.source.is_none() {
+            if let Some(item) = self.items.next() {
+                self.line = item.line;
+                self.skipped = item.skipped;
+                *out = item.request;
+                return Ok(true);
+            }
+        }
+        let next = self.next_request()?;
+        Ok(super::request::store(next, out))
+    }
+
     fn describe(&self) -> String {
         self.description.clone()
     }

@@ -49,13 +49,7 @@ pub trait RequestSource: Send {
     /// unchanged): what the engine calls. A generator overrides it to store the fields in
     /// place — a request returned by value and moved on at once costs store-forwarding stalls.
     fn next_into(&mut self, out: &mut Request) -> Result<bool> {
-        match self.next_request()? {
-            Some(r) => {
-                *out = r;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        Ok(store(self.next_request()?, out))
     }
     /// Human-readable description (file name and format, or generator parameters).
     fn describe(&self) -> String;
@@ -91,6 +85,18 @@ pub trait RequestSource: Send {
     /// without a file system.
     fn host_fs(&self) -> Option<super::fs::stats::FsStats> {
         None
+    }
+}
+
+/// `r` into `out` if there is one (what [`RequestSource::next_into`] returns).
+#[inline]
+pub(crate) fn store(r: Option<Request>, out: &mut Request) -> bool {
+    match r {
+        Some(r) => {
+            *out = r;
+            true
+        }
+        None => false,
     }
 }
 

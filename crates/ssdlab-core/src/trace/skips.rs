@@ -161,6 +161,12 @@ impl RequestSource for NonEmpty {
             None => self.inner.next_request(),
         }
     }
+    fn next_into(&mut self, out: &mut Request) -> Result<bool> {
+        match self.first.take() {
+            Some(r) => Ok(super::request::store(Some(r), out)),
+            None => self.inner.next_into(out),
+        }
+    }
     fn describe(&self) -> String {
         self.inner.describe()
     }
