@@ -88,7 +88,7 @@ fn measure(device: &str, overrides: &[&str], requests: u64, pages: u64) -> (u64,
 /// index's kinds, RAIN's stripes, the hybrid model's unit index.
 #[test]
 fn estimate_is_within_15_percent_of_the_peak_heap() {
-    let cases: [(&str, &str, &[&str], u64); 9] = [
+    let cases: [(&str, &str, &[&str], u64); 10] = [
         (
             "RAIN without GTF",
             "ttflash-small",
@@ -141,6 +141,17 @@ fn estimate_is_within_15_percent_of_the_peak_heap() {
                 "geometry.blocks_per_plane=1024",
                 "rain.rain=true",
                 "rain.gtf=true",
+            ],
+            1,
+        ),
+        (
+            "RAIN, logical stripes",
+            "ttflash-small",
+            &[
+                "geometry.blocks_per_plane=1024",
+                "rain.rain=true",
+                "rain.gtf=true",
+                "rain.layout=\"logical\"",
             ],
             1,
         ),

@@ -125,8 +125,8 @@ impl RainDevice {
     /// Heap this model needs beyond its plain base, from `cfg` before anything is allocated:
     /// with parity, the stripe of every page and the page a GC copy came from (4 + 4 B per
     /// page), up to one stripe per N pages (its record and members), the super-blocks and the
-    /// victim index over them; with GTF, the buffer's count per logical page and its slots;
-    /// `check` (test mode): page checksums and versions.
+    /// victim index over them (none of these with logical stripes); with GTF, the buffer's
+    /// count per logical page and its slots; `check` (test mode): page checksums and versions.
     pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
         let cfg = &cfg.rain_physical();
         let g = &cfg.geometry;
@@ -136,7 +136,13 @@ impl RainDevice {
         let blocks = g.total_blocks();
         let ppb = u64::from(g.pages_per_block);
         let mut e = MemoryEstimate::default();
-        if cfg.rain.rain {
+        if cfg.rain.rain && cfg.rain.layout == RainLayout::Logical {
+            // Logical stripes keep no tables of their own (the FTL maps the parity pages);
+            // test mode: page checksums and versions of the user pages.
+            if check {
+                e.page_bytes += phys * 8 + logical * 4;
+            }
+        } else if cfg.rain.rain {
             let groups = u64::from(g.planes()) / n.max(1);
             let sbs = blocks / n.max(1);
             // One stripe per N pages, and GC stripes closed short (fewer than N − 1 members)
@@ -254,8 +260,12 @@ impl DeviceModel for RainDevice {
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
         if self.lrain.is_some() && (self.wbuf.is_none() || !self.base.timed) {
             // Logical stripes straight to flash: one parity update per stripe of the request.
-            let lpns: Vec<u32> = pages.collect();
-            return self.program_logical(&lpns, ready, self.base.timed);
+            let mut lpns = std::mem::take(&mut self.unit_scratch);
+            lpns.clear();
+            lpns.extend(pages);
+            let done = self.program_logical(&lpns, ready, self.base.timed);
+            self.unit_scratch = lpns;
+            return done;
         }
         let mut out = OpDone::at(ready);
         for lpn in pages {
@@ -338,8 +348,13 @@ impl RainDevice {
         if p.sequential {
             if self.lrain.is_some() {
                 // Whole stripes at a time (one parity program each).
-                let lpns: Vec<u32> = (0..n).collect();
-                self.program_logical(&lpns, 0, false)?;
+                let width = self.channels - 1;
+                let mut stripe = Vec::with_capacity(width as usize);
+                for first in (0..n).step_by(width as usize) {
+                    stripe.clear();
+                    stripe.extend(first..(first + width).min(n));
+                    self.program_logical(&stripe, 0, false)?;
+                }
             } else {
                 for lpn in 0..n {
                     self.program_page(lpn, 0, false)?;
