@@ -159,7 +159,9 @@ def test_logical_stripes_make_gtr_a_step_down():
     so without rotation a GC-blocked read usually finds the rest of its stripe free. On the
     default experiment (3 seeds; read p99.9 over nogc, mean of the seeds) PB and GTR are each a
     step down (31.4× → 16.9× → 13.9×; GTR −18 %, where super-block GC gives ≤ 2 %), and so is GTF
-    (12.8×, −7 %; its flush paced on the whole group); RGC takes p99.9 to 1.09–1.12× nogc. The
+    (10.8×, −22 %: its flush paced on the whole group, and a read-modify-write read on a
+    collecting plane held in RAM with its parity program; −7 % without the latter); RGC takes
+    p99.9 to 1.10–1.12× nogc. The
     read-modify-write parity of random single-page writes costs +94–117 % erases (the seed's
     1/7 needs whole-stripe writes), asserted so that the price stays visible."""
     stacks = ["nogc", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"]
@@ -170,7 +172,7 @@ def test_logical_stripes_make_gtr_a_step_down():
     p999 = {s: sum(c[s]["latency_us"]["read"]["p99_9"] for c in runs) / len(runs) for s in stacks}
     assert p999["base+rain"] >= 1.5 * p999["pb+rain"]
     assert p999["pb+gtr"] <= 0.9 * p999["pb+rain"], "GTR a step down"
-    assert p999["pb+gtr+gtf"] <= 0.97 * p999["pb+gtr"], "GTF a step down"
+    assert p999["pb+gtr+gtf"] <= 0.85 * p999["pb+gtr"], "GTF a step down"
     assert p999["ttflash"] * 5 <= p999["pb+gtr+gtf"]
     for c in runs:
         read = {s: c[s]["latency_us"]["read"] for s in stacks}

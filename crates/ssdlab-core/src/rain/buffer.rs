@@ -13,12 +13,15 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// A program the GTF flush holds in RAM until its plane's GC ends (`rain::flush`): the plane,
-/// the host page (`None`: a stripe's parity) and when it was flushed.
+/// the host page (`None`: a stripe's parity) and when it was flushed; with logical stripes, a
+/// parity program also waits for its read-modify-write's reads on the planes of `reads`
+/// (channel bits of its group) that were collecting, done when it is placed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Held {
     pub(crate) plane: u32,
     pub(crate) lpn: Option<u32>,
     pub(crate) since: u64,
+    pub(crate) reads: u64,
 }
 
 /// The write buffer.

@@ -194,6 +194,7 @@ impl RainDevice {
                 plane,
                 lpn,
                 since: ready,
+                reads: 0,
             });
             return OpDone::at(ready);
         }
@@ -237,12 +238,23 @@ impl RainDevice {
         while i < self.held.len() {
             let h = self.held[i];
             let res = &self.base.res;
-            if !force && res.gc_busy_at(h.plane, now) {
+            let groups = self.group_prog_until.len() as u32;
+            let read_planes = (0..64u32)
+                .filter(move |c| h.reads >> c & 1 == 1)
+                .map(move |c| c * groups + h.plane % groups);
+            if !force
+                && (res.gc_busy_at(h.plane, now)
+                    || read_planes.clone().any(|q| res.gc_busy_at(q, now)))
+            {
                 i += 1;
                 continue;
             }
             self.held.swap_remove(i);
-            let from = h.since.max(self.base.res.gc_until(h.plane));
+            let mut from = h.since.max(self.base.res.gc_until(h.plane));
+            for q in read_planes {
+                let at = h.since.max(self.base.res.gc_until(q));
+                from = from.max(self.base.res.read(q, at).done);
+            }
             let d = self.program_now(h.plane, from, false);
             if let (Some(lpn), Some(b)) = (h.lpn, &mut self.wbuf) {
                 b.flushed(lpn, d.done, true);

@@ -205,10 +205,15 @@ impl RainDevice {
         let mut d = OpDone::at(ready);
         let mut parity_ready = ready;
         let mut delta = 0u64;
+        // Under GTF, the read-modify-write's reads on collecting planes wait in RAM with the
+        // parity program (read when it is placed, after the reads queued behind that GC).
+        let mut deferred = 0u64;
+        let rmw = timed && !whole;
         for &lpn in run {
             let plane = self.lrain().data_plane(lpn);
             let old = self.base.ftl.l2p_of(lpn);
-            delta ^= self.old_for_parity(old, ready, timed && !whole, &mut parity_ready);
+            let read = rmw && !self.defer_read(old, ready, &mut deferred);
+            delta ^= self.old_for_parity(old, ready, read, &mut parity_ready);
             let ppn = self.base.ftl.write_host(lpn, plane)?;
             let c = self.lrain_mut().next_checksum(lpn);
             self.base.ftl.set_content(ppn, c);
@@ -218,12 +223,20 @@ impl RainDevice {
             }
         }
         let old_parity = self.base.ftl.l2p_of(plpn);
-        delta ^= self.old_for_parity(old_parity, ready, timed && !whole, &mut parity_ready);
+        let read = rmw && !self.defer_read(old_parity, ready, &mut deferred);
+        delta ^= self.old_for_parity(old_parity, ready, read, &mut parity_ready);
         self.base.ftl.write_parity_lpn(plpn, pplane, delta)?;
         let st = &mut self.lrain_mut().stats;
         st.host_stripes += 1;
         st.host_parity_writes += 1;
-        if timed {
+        if deferred != 0 {
+            self.held.push(super::buffer::Held {
+                plane: pplane,
+                lpn: None,
+                since: parity_ready,
+                reads: deferred,
+            });
+        } else if timed {
             d.join(self.program_or_hold(pplane, None, parity_ready));
         }
         for &lpn in run {
@@ -232,6 +245,18 @@ impl RainDevice {
         }
         self.logical_gc_after(pplane, ready, timed)?;
         Ok(d)
+    }
+
+    /// Under the GTF flush (`holding`), is the old page `old` on a plane collecting at `ready`?
+    /// Then its read is deferred: its channel's bit is set in `deferred`.
+    fn defer_read(&self, old: Option<u32>, ready: u64, deferred: &mut u64) -> bool {
+        let Some(o) = old else { return false };
+        let plane = self.base.ftl.plane_of_ppn(o);
+        if !(self.holding && self.base.res.gc_busy_at(plane, ready)) {
+            return false;
+        }
+        *deferred |= 1 << (plane / self.lrain().groups);
+        true
     }
 
     /// The old version of a page the parity update takes out (`old`, if mapped): its content
