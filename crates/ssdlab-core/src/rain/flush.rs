@@ -239,9 +239,11 @@ impl RainDevice {
             let h = self.held[i];
             let res = &self.base.res;
             let groups = self.group_prog_until.len() as u32;
-            let read_planes = (0..64u32)
-                .filter(move |c| h.reads >> c & 1 == 1)
-                .map(move |c| c * groups + h.plane % groups);
+            // The planes of the channels in `reads` (its group's), lowest first.
+            let read_planes = std::iter::successors((h.reads != 0).then_some(h.reads), |m| {
+                Some(m & (m - 1)).filter(|&m| m != 0)
+            })
+            .map(move |m| m.trailing_zeros() * groups + h.plane % groups);
             if !force
                 && (res.gc_busy_at(h.plane, now)
                     || read_planes.clone().any(|q| res.gc_busy_at(q, now)))
