@@ -164,8 +164,8 @@ impl RainDevice {
         let held_before = self.held.len();
         self.holding = self.rain.is_some() || self.lrain.is_some();
         let programmed = if self.lrain.is_some() {
-            // Logical stripes: the unit's pages of one stripe share one parity update.
-            unit.sort_unstable();
+            // Logical stripes: a unit is pages of one stripe (`flush_unit_len`), one parity
+            // update.
             self.program_logical(&unit, t, true).map(|d| done.join(d))
         } else {
             unit.iter()

@@ -164,8 +164,7 @@ impl LbaMapped {
                 self.pending.push_back(r);
             }
             LbaMapMode::Modulo => {
-                let start = r.offset_bytes % space;
-                let first = r.size_bytes.min(space - start);
+                let (start, first) = modulo_split(&r, space);
                 self.pending.push_back(Request {
                     offset_bytes: start,
                     size_bytes: first,
@@ -240,6 +239,13 @@ impl LbaMapped {
     }
 }
 
+/// Mode `modulo`: where `r` starts in a logical space of `space` bytes, and how many of its
+/// bytes fit before the end (the rest wraps to 0).
+fn modulo_split(r: &Request, space: u64) -> (u64, u64) {
+    let start = r.offset_bytes % space;
+    (start, r.size_bytes.min(space - start))
+}
+
 impl RequestSource for LbaMapped {
     fn next_request(&mut self) -> Result<Option<Request>> {
         loop {
@@ -269,8 +275,8 @@ impl RequestSource for LbaMapped {
                 }
                 LbaMapMode::Modulo => {
                     let (_, space) = self.checked_end(out)?;
-                    let start = out.offset_bytes % space;
-                    if out.size_bytes <= space - start {
+                    let (start, first) = modulo_split(out, space);
+                    if first == out.size_bytes {
                         out.offset_bytes = start;
                         return Ok(true);
                     }
@@ -330,6 +336,48 @@ mod tests {
             v.push(r);
         }
         Ok(v)
+    }
+
+    /// `next_into` (the engine's call, in place when nothing is split) yields exactly what
+    /// `next_request` yields, in every mode: whole requests, wraps, dense splits, fragments of
+    /// the source, and the same error at the same request.
+    #[test]
+    fn next_into_gives_what_next_request_gives() {
+        let space = 10 * 4096;
+        let reqs = vec![
+            w(0, 4096),
+            w(36864, 8192),
+            follows(w(4096, 4096)),
+            w(8192, 0),
+            w(1 << 30, 12288),
+            w(3 * 4096 + 100, 5000),
+            w(40000, 4096),
+            w(4096, 4096),
+        ];
+        for mode in [LbaMapMode::None, LbaMapMode::Dense, LbaMapMode::Modulo] {
+            let by_value = run(reqs.clone(), mode, space);
+            let mut m =
+                LbaMapped::new(Box::new(VecSource::new(reqs.clone())), mode, space, 4096).unwrap();
+            let mut slot = w(7, 7);
+            let mut in_place = Vec::new();
+            let in_place = loop {
+                match m.next_into(&mut slot) {
+                    Ok(true) => in_place.push(slot),
+                    Ok(false) => break Ok(in_place),
+                    Err(e) => break Err(e),
+                }
+            };
+            match (by_value, in_place) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "{mode:?}");
+                    assert!(a.len() >= reqs.len(), "{mode:?}: {a:?}");
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{mode:?}"),
+                (a, b) => panic!("{mode:?}: by value {a:?}, in place {b:?}"),
+            }
+        }
+        // Mode `none` stops at the request beyond the capacity, both ways.
+        assert!(run(reqs, LbaMapMode::None, space).is_err());
     }
 
     #[test]
