@@ -26,7 +26,7 @@ def test_experiment_ttflash_json(tmp_path):
     assert r.exit_code == 0, r.output
     assert "99.9th" in r.output and "blocked" in r.output
     res = json.loads(out.read_text())
-    assert res["stacks"] == ["nogc", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash", "ttflash+rf"]
+    assert res["stacks"] == ["nogc", "nogc+rain+gtf", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash", "ttflash+rf"]
     assert set(res["configs"]) == set(res["stacks"])
     for name, c in res["configs"].items():
         for kind in ("read", "write", "all"):
@@ -43,7 +43,7 @@ def test_experiment_ttflash_json(tmp_path):
     assert cfg["nogc"]["parity_pages_written"] == 0
     # RAIN writes parity, which costs P/E cycles (the "extra P/E vs nogc" column); with parity
     # on top (the default) the RAIN stacks run on more blocks at the same user capacity.
-    for name in ("base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash", "ttflash+rf"):
+    for name in ("nogc+rain+gtf", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash", "ttflash+rf"):
         assert cfg[name]["parity_pages_written"] > 0, name
         assert cfg[name]["erases"] >= cfg["nogc"]["erases"], name
         assert cfg[name]["physical_blocks_per_plane"] == 74 > cfg["nogc"]["physical_blocks_per_plane"] == 64, name
@@ -118,8 +118,10 @@ def test_default_experiment_each_technique_a_step_down():
     the same super-block at once, so few GC-blocked reads can be rebuilt (measured on the mean
     over the seeds, 25,750 → 25,270 → 25,018 µs; one seed alone can invert them); GC-blocked
     I/Os cut ≥ 10× (6.5–7.0 % → ≤ 0.005 %); ttflash p99.9 ≤ 1.1× and p99.99 ≤ 2.6× nogc.
-    (ttflash's p99 does not hold on this workload: 1.09–1.45×, reads queued behind RAIN
-    parity's programs, not GC.) ssdlab's rotating flush (``ttflash+rf``) removes that: at most
+    (ttflash's p99 does not hold on this workload against nogc without RAIN: 1.09–1.45×, reads
+    queued behind RAIN parity's programs, not GC. Against the NoGC of the authors' simulator,
+    ``nogc+rain+gtf`` — parity and buffer on, GC never runs — every bound holds: p99 / p99.9 /
+    p99.99 0.98–1.08 / 0.98–1.01 / 0.99–1.01×, measured 2026-11-25.) ssdlab's rotating flush (``ttflash+rf``) removes that: at most
     one plane per group programs or collects, and a read behind a program is rebuilt too
     (measured 2026-11-24: p99 / p99.9 / p99.99 0.14–0.20 / 0.10 / 0.11–0.12× nogc, the
     same erases as ttflash)."""
@@ -138,6 +140,11 @@ def test_default_experiment_each_technique_a_step_down():
         assert c["ttflash"]["blocked_fraction"] * 10 <= c["base+rain"]["blocked_fraction"]
         assert read["ttflash"]["p99_9"] <= 1.1 * read["nogc"]["p99_9"]
         assert read["ttflash"]["p99_99"] <= 2.6 * read["nogc"]["p99_99"]
+        # Against the authors' simulator's NoGC (parity and buffer, no GC) p99 holds too.
+        art = read[tt.ARTIFACT_NOGC]
+        for k in ("p99", "p99_9"):
+            assert read["ttflash"][k] <= 1.1 * art[k], k
+        assert read["ttflash"]["p99_99"] <= 2.6 * art["p99_99"]
         # GC's share of ttFlash's read tail is gone: its p99.9 readers never waited for GC.
         assert c["ttflash"]["read_breakdown"]["p99_9"]["mean_us"]["wait_gc"] == 0
         # The rotating flush: every must-show bound, p99 included, and reads behind programs

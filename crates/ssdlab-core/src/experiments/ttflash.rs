@@ -1,6 +1,9 @@
 //! The Tiny-Tail Flash comparison, one call per configuration: the seed's stacks run on the
 //! same device and workload — `nogc` (GC at no cost, without RAIN: the seed's "NoGC (without
-//! RAIN)"), `base+rain` (channel-blocking GC with RAIN: the seed's "Base (with RAIN)"),
+//! RAIN)"), `nogc+rain+gtf` (GC at no cost, with RAIN's parity and the capacitor-backed
+//! buffer: the NoGC of the authors' simulator, whose `configs/nogc.config` sets `raid = 1`,
+//! which turns on parity and the RAID-group write buffer, on a device not aged, so GC never
+//! runs), `base+rain` (channel-blocking GC with RAIN: the seed's "Base (with RAIN)"),
 //! `pb+rain`, `pb+gtr`, `pb+gtr+gtf` and `ttflash` (each adds one technique, as the seed's
 //! progression Base → +PB → +GTR → +GTF → +RGC; every stack but `nogc` has RAIN, so each step
 //! compares like with like), then `ttflash+rf` (ssdlab's rotating flush). The mechanisms alone
@@ -15,8 +18,11 @@ use crate::trace::RequestSource;
 /// The stacks of the seed's experiment, in its order, then `ttflash+rf` (the rotating flush,
 /// an ssdlab extension: `rain.rotating_flush`), which removes what ttFlash leaves of the read
 /// tail on the default workloads (reads queued behind RAIN's programs; docs/ttflash.md).
-pub const STACKS: [&str; 7] = [
+/// The two GC-free stacks come first: the seed's slides normalise to NoGC "without RAIN", the
+/// authors' simulator runs its NoGC with RAIN and the buffer (docs/ttflash.md, "Which NoGC").
+pub const STACKS: [&str; 8] = [
     "nogc",
+    "nogc+rain+gtf",
     "base+rain",
     "pb+rain",
     "pb+gtr",
