@@ -33,7 +33,16 @@ impl Rain {
     }
     /// The plane the group's next GC operation runs on.
     pub fn gc_plane(&self, g: u32) -> u32 {
-        self.plane(g, self.gcs[g as usize].turn)
+        let st = &self.gcs[g as usize];
+        if st.phase == Phase::Drain {
+            if let Some(o) = st.open.first() {
+                return self.plane(g, o.pch);
+            }
+            if let Some(&(_, _, erased)) = st.pending.front() {
+                return self.plane(g, (!erased).trailing_zeros());
+            }
+        }
+        self.plane(g, st.turn)
     }
     /// Start GC on group `g` (no effect if running).
     pub fn activate(&mut self, g: u32, now: u64) {
@@ -132,6 +141,14 @@ impl Rain {
     /// r + `STRIPE_ROUNDS`. A victim copied in round r is erasable once no open stripe is from round ≤ r:
     /// copies from it joined only stripes opened in rounds ≤ r, so all of them are protected
     /// by their own parity before the victim's pages (their rebuild path until then) vanish.
+    ///
+    /// Drain: when a copy finds no open GC super-block with room and no free super-block, but
+    /// stripes are open or victims wait for erase, GC closes every open stripe short (each a
+    /// parity program on its own channel, into its reserved slot) and then erases every
+    /// pending victim, member by member, before it copies on. Until then the pipeline of
+    /// `STRIPE_ROUNDS` rounds holds up to three victims' worth of super-blocks; draining it
+    /// frees them at once, at the price of short stripes (`RainStats::gc_drains` counts it).
+    /// Only a victim of all-valid pages with nothing to drain still stops with `DeviceFull`.
     pub fn gc_op(&mut self, ftl: &mut Ftl, g: u32) -> Result<GcOp> {
         let gi = g as usize;
         if !self.gcs[gi].active {
@@ -195,12 +212,34 @@ impl Rain {
                         if let Some(from) =
                             ftl.next_valid(base + self.gcs[gi].cursor, base + self.ppb)
                         {
-                            self.gcs[gi].cursor = from - base + 1;
-                            self.gc_copy(ftl, g, c, from, round)?;
-                            return Ok(GcOp::Copy(p));
+                            if self.gc_copy(ftl, g, c, from, round)? {
+                                self.gcs[gi].cursor = from - base + 1;
+                                return Ok(GcOp::Copy(p));
+                            }
+                            self.gcs[gi].phase = Phase::Drain;
+                            self.stats.gc_drains += 1;
+                            continue;
                         }
                     }
                     return Ok(self.end_turn(ftl, g));
+                }
+                Phase::Drain => {
+                    if let Some(o) = self.gcs[gi].open.first().copied() {
+                        self.gcs[gi].open.remove(0);
+                        self.close_gc_stripe(ftl, g, o.pch, o.s)?;
+                        return Ok(GcOp::Parity(self.plane(g, o.pch)));
+                    }
+                    if let Some(&(sb, _, erased)) = self.gcs[gi].pending.front() {
+                        let ch = (!erased).trailing_zeros();
+                        self.erase_member(ftl, g, ch, sb);
+                        self.gcs[gi].pending[0].2 |= 1u64 << ch;
+                        if self.gcs[gi].pending[0].2.count_ones() == self.n {
+                            self.gcs[gi].pending.pop_front();
+                            self.free_superblock(g, sb);
+                        }
+                        return Ok(GcOp::Erase(self.plane(g, ch)));
+                    }
+                    self.gcs[gi].phase = Phase::Copy;
                 }
             }
         }
@@ -354,11 +393,15 @@ impl Rain {
         c: u32,
         from: u32,
         round: u64,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let gi = g as usize;
         let (j, join, pch) = match self.place_copy(ftl, g, c) {
             Some(x) => x,
             None => {
+                let st = &self.gcs[gi];
+                if self.free_sb[gi].is_empty() && !(st.open.is_empty() && st.pending.is_empty()) {
+                    return Ok(false);
+                }
                 if self.gcs[gi].gc_sbs.len() >= MAX_OPEN_GC_SB {
                     self.seal_gc_sb(ftl, g, 0);
                 }
@@ -406,7 +449,7 @@ impl Rain {
         if self.gcs[gi].gc_sbs[j].1.iter().all(|&room| room == 0) {
             self.seal_gc_sb(ftl, g, j);
         }
-        Ok(())
+        Ok(true)
     }
     pub(super) fn close_gc_stripe(&mut self, ftl: &mut Ftl, g: u32, c: u32, s: u32) -> Result<()> {
         let sbid = self.stripes[s as usize].sb;

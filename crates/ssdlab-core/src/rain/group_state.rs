@@ -11,6 +11,9 @@ pub(super) enum Phase {
     Parity,
     Erase,
     Copy,
+    /// No super-block is free for the next copy: close every open stripe short and erase
+    /// every victim pending erase, then go on copying (`Rain::gc_op`).
+    Drain,
 }
 
 /// An open GC stripe and its parity channel.

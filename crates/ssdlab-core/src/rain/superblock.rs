@@ -36,6 +36,10 @@ pub struct RainStats {
     /// … of which closed because their super-block was sealed (the rest: a round old).
     pub gc_short_sealed: u64,
     pub gc_stripe_members: u64,
+    /// Times GC found no free super-block for a copy and drained its pipeline instead:
+    /// closed its open stripes short and erased its pending victims (the host's floor kept
+    /// too few super-blocks for the victims it was copying).
+    pub gc_drains: u64,
     /// Parity pages programmed by host stripes and by GC stripes.
     pub host_parity_writes: u64,
     pub gc_parity_writes: u64,
