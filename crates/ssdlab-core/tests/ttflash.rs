@@ -454,7 +454,11 @@ fn six_stacks_table() {
 /// (before: a greedy linear scan that ignored the setting). Every policy of the registry runs
 /// with rebuilds verified, the parity audited and the FTL invariants (including the index's
 /// per-super-block valid counts) checked on the way; the policies do not all give one result,
-/// and greedy copies the least.
+/// and greedy copies less than the sampling policies (`random`, `d-choices:d=2`). Greedy,
+/// cost-benefit and FIFO are within 4 % of each other here (measured: 7,305 / 7,066 / 7,113
+/// pages; random 22,895, d-choices 14,215). On this 10 %-spare device random's nearly full
+/// victims run a group out of free super-blocks in the middle of its pipeline: it drains
+/// (`gc_drains`), and the audit checks the parity of the stripes it closed short.
 #[test]
 fn rain_honours_every_victim_policy() {
     use ssdlab_core::config::{Registry, VictimPolicy};
@@ -479,13 +483,19 @@ fn rain_honours_every_victim_policy() {
         assert_eq!(r.rebuilds_verified, r.rebuilt_reads, "{name}");
         let (verified, _) = sim.audit_parity().unwrap();
         assert!(r.superblocks_collected > 0 && verified > 0, "{name}");
+        if name == "random" {
+            assert!(r.gc_drains > 0, "random drains on this device: {r:?}");
+        }
         copied.push((name, res.gc_pages_copied));
     }
     let greedy = copied[0].1;
     assert_eq!(copied[0].0, "greedy");
     assert!(
-        copied.iter().all(|(_, c)| *c >= greedy),
-        "greedy copies the least: {copied:?}"
+        copied
+            .iter()
+            .filter(|(n, _)| n == "random" || n.starts_with("d-choices"))
+            .all(|(_, c)| *c > greedy),
+        "greedy copies less than the sampling policies: {copied:?}"
     );
     assert!(
         copied.iter().any(|(_, c)| *c != greedy),
