@@ -456,9 +456,10 @@ fn six_stacks_table() {
 /// per-super-block valid counts) checked on the way; the policies do not all give one result,
 /// and greedy copies less than the sampling policies (`random`, `d-choices:d=2`). Greedy,
 /// cost-benefit and FIFO are within 4 % of each other here (measured: 7,305 / 7,066 / 7,113
-/// pages; random 22,895, d-choices 14,215). On this 10 %-spare device random's nearly full
+/// pages in GC stripes; random 24,269, d-choices 15,124). On this 10 %-spare device random's nearly full
 /// victims run a group out of free super-blocks in the middle of its pipeline: it drains
-/// (`gc_drains`), and the audit checks the parity of the stripes it closed short.
+/// (`gc_drains`; each drain deepens that group's reserve), and the audit checks the parity of
+/// the stripes it closed short.
 #[test]
 fn rain_honours_every_victim_policy() {
     use ssdlab_core::config::{Registry, VictimPolicy};

@@ -32,6 +32,9 @@ pub struct TtflashReport {
     pub mean_gc_stripe_members: f64,
     /// Requests that waited for GC, over all requests.
     pub blocked_fraction: f64,
+    /// The deepest reserve of free super-blocks any group keeps from the host at the end:
+    /// 2, plus one per drain of that group up to 4 (0 without super-block RAIN).
+    pub superblock_reserve_max: u64,
 }
 
 /// The Tiny-Tail Flash device: RAIN parity (`rain.rain`) and/or the GC-tolerant flush buffer
@@ -188,6 +191,12 @@ impl RainDevice {
                 }
             }),
             blocked_fraction,
+            superblock_reserve_max: self.rain.as_ref().map_or(0, |r| {
+                (0..r.groups())
+                    .map(|g| r.gc_reserve(g) as u64)
+                    .max()
+                    .unwrap_or(0)
+            }),
         }
     }
 

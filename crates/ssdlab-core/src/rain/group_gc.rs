@@ -217,6 +217,7 @@ impl Rain {
                                 return Ok(GcOp::Copy(p));
                             }
                             self.gcs[gi].phase = Phase::Drain;
+                            self.gcs[gi].drains += 1;
                             self.stats.gc_drains += 1;
                             continue;
                         }
@@ -261,7 +262,7 @@ impl Rain {
             st.victim = NONE;
         }
         // Victims pending erase count as free (they are, within two rounds).
-        let want = self.free_sb[gi].len() + self.gcs[gi].pending.len() < self.threshold;
+        let want = self.free_sb[gi].len() + self.gcs[gi].pending.len() < self.gc_trigger(g);
         if want {
             let v = self.pick_victim(ftl, g);
             self.gcs[gi].victim = v;

@@ -50,6 +50,8 @@ pub(super) struct GroupGc {
     pub(super) joinable: Vec<VecDeque<(u32, u64)>>,
     /// End of the group's last GC operation (rotating GC chains its operations).
     pub(super) clock: u64,
+    /// Times this group drained its pipeline (each deepens its reserve, up to a limit).
+    pub(super) drains: u32,
 }
 
 impl GroupGc {
@@ -67,6 +69,7 @@ impl GroupGc {
             open: Vec::new(),
             joinable: vec![VecDeque::new(); channels as usize],
             clock: 0,
+            drains: 0,
         }
     }
 }

@@ -42,7 +42,7 @@ impl RainDevice {
         let mut forced_end = 0u64;
         let livelock = self.livelock_ops;
         loop {
-            if matches!(how, GcRun::Forced(_)) && r.free_superblocks(g) > r.gc_reserve() {
+            if matches!(how, GcRun::Forced(_)) && r.free_superblocks(g) > r.gc_reserve(g) {
                 break;
             }
             let plane = r.gc_plane(g);
