@@ -148,7 +148,9 @@ impl Rain {
     /// pending victim, member by member, before it copies on. Until then the pipeline of
     /// `STRIPE_ROUNDS` rounds holds up to three victims' worth of super-blocks; draining it
     /// frees them at once, at the price of short stripes (`RainStats::gc_drains` counts it).
-    /// Only a victim of all-valid pages with nothing to drain still stops with `DeviceFull`.
+    /// With no free super-block and nothing open or pending it still stops with `DeviceFull`.
+    /// Each drain deepens the group's reserve ([`Rain::gc_reserve`]), so a device whose
+    /// victims need more room than the floor leaves soon stops draining.
     pub fn gc_op(&mut self, ftl: &mut Ftl, g: u32) -> Result<GcOp> {
         let gi = g as usize;
         if !self.gcs[gi].active {
