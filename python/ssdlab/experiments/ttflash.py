@@ -114,7 +114,7 @@ def report_tables(res: dict[str, Any]) -> list[Table]:
             t.add_row(label, *[_ratio(cfg[s]["latency_us"]["read"][key], art["latency_us"]["read"][key]) for s in cfg])
         out.append(t)
     t = Table(title="blocked I/Os, average latency, P/E cycles")
-    for c in ["stack", "blocked by GC", "mean µs", "mean / nogc", "base+rain / mean", "erases", "extra P/E vs nogc", "parity pages"]:
+    for c in ["stack", "blocked by GC", "mean µs", "mean / nogc", "base+rain / mean", "erases", "extra P/E vs nogc", "parity pages", "GC drains (reserve)"]:
         t.add_column(c, justify="right")
     base = cfg.get("base+rain") or cfg.get("base")
     for s, r in cfg.items():
@@ -128,10 +128,20 @@ def report_tables(res: dict[str, Any]) -> list[Table]:
             str(r["erases"]),
             f"{100 * (r['erases'] / ref['erases'] - 1):+.1f} %" if ref and ref["erases"] else "-",
             str(r.get("parity_pages_written", 0)),
+            _drains(r),
         )
     out.append(t)
     out.extend(breakdown_tables(cfg))
     return out
+
+
+def _drains(r: dict[str, Any]) -> str:
+    """Times GC drained its pipeline for want of a free super-block, and the deepest host
+    reserve a group reached (each drain deepens its group's by one); "-" without super-block
+    RAIN."""
+    tt = r.get("ttflash") or {}
+    reserve = tt.get("superblock_reserve_max", 0)
+    return f"{tt['rain']['gc_drains']} ({reserve})" if reserve else "-"
 
 
 #: The read-latency parts the core reports (``read_breakdown.<tail>.mean_us``), in its order.
