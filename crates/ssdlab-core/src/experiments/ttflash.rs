@@ -18,10 +18,15 @@ use crate::trace::RequestSource;
 /// The stacks of the seed's experiment, in its order, then `ttflash+rf` (the rotating flush,
 /// an ssdlab extension: `rain.rotating_flush`), which removes what ttFlash leaves of the read
 /// tail on the default workloads (reads queued behind RAIN's programs; docs/ttflash.md).
-/// The two GC-free stacks come first: the seed's slides normalise to NoGC "without RAIN", the
-/// authors' simulator runs its NoGC with RAIN and the buffer (docs/ttflash.md, "Which NoGC").
-pub const STACKS: [&str; 8] = [
+/// The three GC-free stacks come first. The seed's slides normalise to NoGC "without RAIN"
+/// (`nogc`); the authors' simulator runs its NoGC with RAIN and the buffer (`nogc+rain+gtf`;
+/// docs/ttflash.md, "Which NoGC"). `nogc+gtf` (the buffer, without RAIN) is the reference of
+/// the extra P/E due to RAIN for every stack with the buffer: the buffer absorbs rewrites (7 %
+/// of the default workload's host pages, 43 % of the `ttflash` preset's on `mixed70`), so
+/// against `nogc` a buffered stack's erases would mix RAIN's cost with the buffer's saving.
+pub const STACKS: [&str; 9] = [
     "nogc",
+    "nogc+gtf",
     "nogc+rain+gtf",
     "base+rain",
     "pb+rain",
@@ -105,8 +110,10 @@ fn run_device(
 /// The whole comparison on one workload as JSON: `configs.<stack>` has the keys of a run's
 /// result (`latency_us.{read,write,all}.{mean,p50,p99,...}`, `erases`, …) plus
 /// `blocked_fraction`, `parity_pages_written`, `ttflash` (the RAIN counters) and
-/// `read_breakdown` (where the reads' time went, all reads and the tails) and
-/// `physical_blocks_per_plane` (the flash the stack ran on). Every stack
+/// `read_breakdown` (where the reads' time went, all reads and the tails),
+/// `physical_blocks_per_plane` (the flash the stack ran on) and `extra_pe_due_to_rain`
+/// (`{reference, extra}`: erases over those of the same device without RAIN — `nogc+gtf` for a
+/// stack with the buffer, `nogc` otherwise — minus one; null without RAIN or reference). Every stack
 /// gets a fresh source from `open` (same workload, same seed). Every stack's device is
 /// checked before any runs; then up to `jobs` stacks run at once on threads
 /// ([`super::parallel::jobs_for`]: 0 is one per CPU), which changes no result.
@@ -126,8 +133,30 @@ pub fn compare(
     let runs = super::parallel::map(&items, jobs, |&(stack, cfg)| {
         run_device(cfg.clone(), stack, opts.clone(), open()?)
     })?;
+    let erases_of = |name: &str| {
+        stacks
+            .iter()
+            .position(|s| s == name)
+            .map(|i| runs[i].erases)
+    };
+    // Extra P/E due to RAIN, like with like: against the same device without RAIN, with the
+    // buffer if this one has it (null without RAIN or without that stack in the run).
+    let extra_pe: Vec<serde_json::Value> = devices
+        .iter()
+        .zip(&runs)
+        .map(|(cfg, run)| {
+            let reference = if cfg.rain.gtf { "nogc+gtf" } else { "nogc" };
+            match (cfg.rain.rain, erases_of(reference)) {
+                (true, Some(r)) if r > 0 => serde_json::json!({
+                    "reference": reference,
+                    "extra": run.erases as f64 / r as f64 - 1.0,
+                }),
+                _ => serde_json::Value::Null,
+            }
+        })
+        .collect();
     let mut configs = serde_json::Map::new();
-    for (stack, run) in stacks.iter().zip(runs) {
+    for ((stack, run), pe) in stacks.iter().zip(runs).zip(extra_pe) {
         let mut v =
             serde_json::to_value(&run.result).map_err(|e| SsdError::Invalid(e.to_string()))?;
         if let Some(o) = v.as_object_mut() {
@@ -141,6 +170,7 @@ pub fn compare(
                 serde_json::to_value(run.report).map_err(|e| SsdError::Invalid(e.to_string()))?,
             );
             o.insert("read_breakdown".into(), run.read_breakdown.clone());
+            o.insert("extra_pe_due_to_rain".into(), pe);
             o.insert(
                 "physical_blocks_per_plane".into(),
                 run.physical_blocks_per_plane.into(),
