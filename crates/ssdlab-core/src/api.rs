@@ -264,6 +264,7 @@ pub fn defaults() -> serde_json::Value {
         "trace": TraceSpec::new(""),
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
+        "ttflash_artifact_nogc": crate::experiments::ttflash::ARTIFACT_NOGC,
         "ttflash_mechanisms": crate::config::MECHANISMS,
         "experiment_jobs": crate::experiments::parallel::AUTO_JOBS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,

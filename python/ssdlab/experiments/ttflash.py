@@ -29,9 +29,9 @@ STACKS = list(registry.defaults()["ttflash_stacks"])
 MECHANISMS = list(registry.defaults()["ttflash_mechanisms"])
 PCTS = [("p99", "99th"), ("p99_9", "99.9th"), ("p99_99", "99.99th")]
 #: The NoGC of the authors' simulator (its ``configs/nogc.config``: ``raid = 1``, device not
-#: aged): GC-free, with RAIN's parity and the capacitor-backed buffer (docs/ttflash.md).
-ARTIFACT_NOGC = "nogc+rain+gtf"
-assert ARTIFACT_NOGC in STACKS
+#: aged): GC-free, with RAIN's parity and the capacitor-backed buffer (from the core;
+#: docs/ttflash.md).
+ARTIFACT_NOGC = registry.defaults()["ttflash_artifact_nogc"]
 
 #: The core's defaults of a trace workload's fields.
 TRACE_SPEC = registry.defaults()["trace"]

@@ -5,7 +5,7 @@
 //! which turns on parity and the RAID-group write buffer, on a device not aged, so GC never
 //! runs), `base+rain` (channel-blocking GC with RAIN: the seed's "Base (with RAIN)"),
 //! `pb+rain`, `pb+gtr`, `pb+gtr+gtf` and `ttflash` (each adds one technique, as the seed's
-//! progression Base → +PB → +GTR → +GTF → +RGC; every stack but `nogc` has RAIN, so each step
+//! progression Base → +PB → +GTR → +GTF → +RGC; every stack of it has RAIN, so each step
 //! compares like with like), then `ttflash+rf` (ssdlab's rotating flush). The mechanisms alone
 //! (`base`, `pb` without RAIN, …) remain available as stacks.
 
@@ -26,8 +26,8 @@ use crate::trace::RequestSource;
 /// against `nogc` a buffered stack's erases would mix RAIN's cost with the buffer's saving.
 pub const STACKS: [&str; 9] = [
     "nogc",
-    "nogc+gtf",
-    "nogc+rain+gtf",
+    BUFFERED_NOGC,
+    ARTIFACT_NOGC,
     "base+rain",
     "pb+rain",
     "pb+gtr",
@@ -35,6 +35,10 @@ pub const STACKS: [&str; 9] = [
     "ttflash",
     "ttflash+rf",
 ];
+/// The NoGC of the authors' simulator: GC at no cost, with RAIN's parity and the buffer.
+pub const ARTIFACT_NOGC: &str = "nogc+rain+gtf";
+/// The buffer without RAIN: what a buffered stack's extra P/E due to RAIN is taken against.
+pub const BUFFERED_NOGC: &str = "nogc+gtf";
 
 /// One configuration's outcome: the full result (its `latency_us` has the usual keys), the
 /// fraction of requests blocked by GC, erases (parity's GC included) and the RAIN counters.
@@ -145,7 +149,7 @@ pub fn compare(
         .iter()
         .zip(&runs)
         .map(|(cfg, run)| {
-            let reference = if cfg.rain.gtf { "nogc+gtf" } else { "nogc" };
+            let reference = if cfg.rain.gtf { BUFFERED_NOGC } else { "nogc" };
             match (cfg.rain.rain, erases_of(reference)) {
                 (true, Some(r)) if r > 0 => serde_json::json!({
                     "reference": reference,
