@@ -34,15 +34,33 @@ impl Rain {
     /// The plane the group's next GC operation runs on.
     pub fn gc_plane(&self, g: u32) -> u32 {
         let st = &self.gcs[g as usize];
-        if st.phase == Phase::Drain {
-            if let Some(o) = st.open.first() {
-                return self.plane(g, o.pch);
-            }
-            if let Some(&(_, _, erased)) = st.pending.front() {
-                return self.plane(g, (!erased).trailing_zeros());
-            }
+        match (st.phase, self.drain_next(g)) {
+            (Phase::Drain, Some((_, ch))) => self.plane(g, ch),
+            _ => self.plane(g, st.turn),
         }
-        self.plane(g, st.turn)
+    }
+    /// A drain's next operation: close the oldest open stripe (true, on its parity channel),
+    /// else erase the next member of the oldest pending victim (false, on that channel).
+    fn drain_next(&self, g: u32) -> Option<(bool, u32)> {
+        let st = &self.gcs[g as usize];
+        if let Some(o) = st.open.first() {
+            return Some((true, o.pch));
+        }
+        st.pending
+            .front()
+            .map(|&(_, _, erased)| (false, (!erased).trailing_zeros()))
+    }
+    /// Erase channel `c`'s member of the `k`-th victim pending erase; once all are erased the
+    /// super-block is free.
+    fn erase_pending_member(&mut self, ftl: &mut Ftl, g: u32, k: usize, c: u32) {
+        let gi = g as usize;
+        let sb = self.gcs[gi].pending[k].0;
+        self.erase_member(ftl, g, c, sb);
+        self.gcs[gi].pending[k].2 |= 1u64 << c;
+        if self.gcs[gi].pending[k].2.count_ones() == self.n {
+            self.gcs[gi].pending.remove(k);
+            self.free_superblock(g, sb);
+        }
     }
     /// Start GC on group `g` (no effect if running).
     pub fn activate(&mut self, g: u32, now: u64) {
@@ -179,7 +197,6 @@ impl Rain {
                     self.gcs[gi].phase = Phase::Erase;
                 }
                 Phase::Erase => {
-                    let n = self.n;
                     // `open` is in creation order, and a stripe's round is its creation's.
                     let oldest_open = self.gcs[gi]
                         .open
@@ -194,13 +211,7 @@ impl Rain {
                         .iter()
                         .position(|&(_, r, e)| r < oldest_open && e & (1u64 << c) == 0);
                     if let Some(k) = at {
-                        let (sb, _, _) = self.gcs[gi].pending[k];
-                        self.erase_member(ftl, g, c, sb);
-                        self.gcs[gi].pending[k].2 |= 1u64 << c;
-                        if self.gcs[gi].pending[k].2.count_ones() == n {
-                            self.gcs[gi].pending.remove(k);
-                            self.free_superblock(g, sb);
-                        }
+                        self.erase_pending_member(ftl, g, k, c);
                         return Ok(GcOp::Erase(p));
                     }
                     self.gcs[gi].phase = Phase::Copy;
@@ -218,32 +229,28 @@ impl Rain {
                                 self.gcs[gi].cursor = from - base + 1;
                                 return Ok(GcOp::Copy(p));
                             }
+                            // A step of no work, so that the next one's plane
+                            // (`gc_plane`) is the drain's.
                             self.gcs[gi].phase = Phase::Drain;
                             self.gcs[gi].drains += 1;
                             self.stats.gc_drains += 1;
-                            continue;
+                            return Ok(GcOp::Turn);
                         }
                     }
                     return Ok(self.end_turn(ftl, g));
                 }
-                Phase::Drain => {
-                    if let Some(o) = self.gcs[gi].open.first().copied() {
-                        self.gcs[gi].open.remove(0);
-                        self.close_gc_stripe(ftl, g, o.pch, o.s)?;
-                        return Ok(GcOp::Parity(self.plane(g, o.pch)));
+                Phase::Drain => match self.drain_next(g) {
+                    Some((true, ch)) => {
+                        let s = self.gcs[gi].open.remove(0).s;
+                        self.close_gc_stripe(ftl, g, ch, s)?;
+                        return Ok(GcOp::Parity(self.plane(g, ch)));
                     }
-                    if let Some(&(sb, _, erased)) = self.gcs[gi].pending.front() {
-                        let ch = (!erased).trailing_zeros();
-                        self.erase_member(ftl, g, ch, sb);
-                        self.gcs[gi].pending[0].2 |= 1u64 << ch;
-                        if self.gcs[gi].pending[0].2.count_ones() == self.n {
-                            self.gcs[gi].pending.pop_front();
-                            self.free_superblock(g, sb);
-                        }
+                    Some((false, ch)) => {
+                        self.erase_pending_member(ftl, g, 0, ch);
                         return Ok(GcOp::Erase(self.plane(g, ch)));
                     }
-                    self.gcs[gi].phase = Phase::Copy;
-                }
+                    None => self.gcs[gi].phase = Phase::Copy,
+                },
             }
         }
     }

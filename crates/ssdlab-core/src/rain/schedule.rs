@@ -67,6 +67,12 @@ impl RainDevice {
                 }
             }
             let op = r.gc_op(&mut self.base.ftl, g)?;
+            if cfg!(debug_assertions) || r.version.is_some() {
+                // The plane checked above is the one the operation occupies (a drain's too).
+                if let GcOp::Copy(p) | GcOp::Erase(p) | GcOp::Parity(p) = op {
+                    assert_eq!(p, plane, "RAIN group {g}: GC operation on another plane");
+                }
+            }
             let done = match op {
                 GcOp::Done => break,
                 GcOp::Copy(p) if timed => self.base.res.gc_copy(p, not_before),
