@@ -194,6 +194,10 @@ const HOSTILE: &[(&[&str], Option<&str>)] = &[
     (&["geometry.spare_factor=nan"], Some("geometry.spare_factor")),
     (&["geometry.spare_factor=inf"], Some("geometry.spare_factor")),
     (&["geometry.spare_factor=0.99"], None),
+    // No logical page left (found by the TOML fuzzer, 2026-11-25: a RAIN device then failed at
+    // run time with a spare factor of 1).
+    (&["geometry.spare_factor=0.999999"], Some("leaves no logical page")),
+    (&["geometry.spare_factor=0.999999", "rain.rain=true", "rain.gtr=true"], Some("leaves no logical page")),
     (&["geometry.cell_mode=plc"], Some("with --set overrides")),
     // timing
     (&["timing.channel_mb_per_s=0"], Some("timing.channel_mb_per_s")),

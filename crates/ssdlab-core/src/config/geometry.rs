@@ -150,6 +150,15 @@ impl Geometry {
                 ));
             }
         }
+        if self.logical_pages() == 0 {
+            return Err((
+                "geometry.spare_factor".into(),
+                format!(
+                    "leaves no logical page: {product} physical pages × (1 − {}) < 1; expected a smaller spare factor",
+                    self.spare_factor
+                ),
+            ));
+        }
         Ok(())
     }
 
