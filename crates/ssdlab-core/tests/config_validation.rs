@@ -198,6 +198,7 @@ const HOSTILE: &[(&[&str], Option<&str>)] = &[
     // run time with a spare factor of 1).
     (&["geometry.spare_factor=0.999999"], Some("leaves no logical page")),
     (&["geometry.spare_factor=0.999999", "rain.rain=true", "rain.gtr=true"], Some("leaves no logical page")),
+    (&["rain.open_parity=\"disk\""], Some("rain.open_parity")),
     (&["geometry.cell_mode=plc"], Some("with --set overrides")),
     // timing
     (&["timing.channel_mb_per_s=0"], Some("timing.channel_mb_per_s")),

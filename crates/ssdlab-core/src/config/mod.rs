@@ -18,7 +18,7 @@ pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
 pub use rain::{
-    GcBlocking, ParitySpace, RainConfig, RainLayout, MAX_RAIN_CHANNELS, MECHANISMS,
+    GcBlocking, OpenParity, ParitySpace, RainConfig, RainLayout, MAX_RAIN_CHANNELS, MECHANISMS,
     MIN_RAIN_CHANNELS,
 };
 pub(crate) use registry::impl_registry;

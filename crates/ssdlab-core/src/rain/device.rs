@@ -12,7 +12,7 @@ use rand::Rng;
 
 use super::superblock::Stripe;
 use super::{LogicalRain, Rain, RainStats, WriteBuffer};
-use crate::config::{DeviceConfig, RainConfig, RainLayout};
+use crate::config::{DeviceConfig, OpenParity, RainConfig, RainLayout};
 use crate::device::{DeviceModel, PlainDevice, Precondition, SchedulerCall};
 use crate::error::Result;
 use crate::ftl::memory::{grown, units_estimate, MemoryEstimate};
@@ -91,6 +91,7 @@ impl RainDevice {
                 cfg.gc.threshold_blocks,
                 check,
                 seed,
+                cfg.rain.open_parity == OpenParity::Ram,
             )
         });
         let page_size = u64::from(g.page_size);

@@ -40,10 +40,11 @@ impl Rain {
         }
     }
     /// A drain's next operation: close the oldest open stripe (true, on its parity channel),
-    /// else erase the next member of the oldest pending victim (false, on that channel).
+    /// else erase the next member of the oldest pending victim (false, on that channel). With
+    /// the open stripes' parity in RAM no victim waits for a stripe, so only erases remain.
     fn drain_next(&self, g: u32) -> Option<(bool, u32)> {
         let st = &self.gcs[g as usize];
-        if let Some(o) = st.open.first() {
+        if let (false, Some(o)) = (self.ram_parity, st.open.first()) {
             return Some((true, o.pch));
         }
         st.pending
@@ -147,23 +148,29 @@ impl Rain {
     ///
     /// Rounds: in round r the victim picked at its start is copied member by member (turn c =
     /// channel c). At its turn plane c (1) writes the parity of every open stripe whose parity
-    /// channel is c and that is full (N − 1 members), `STRIPE_ROUNDS` rounds old, or in a sealed
-    /// super-block; (2) erases its member of every pending victim that is erasable; (3) copies
+    /// channel is c and that is full (N − 1 members), in a sealed super-block, or (open stripes
+    /// protected by victims, `rain.open_parity = "victim"`) `STRIPE_ROUNDS` rounds old; (2)
+    /// erases its member of every pending victim that is erasable; (3) copies
     /// its own valid pages of the victim (copy-back) into its member of the GC super-block. A
     /// copy joins the oldest open stripe of an open GC super-block with no page on c and a parity
     /// channel ≠ c, or opens a stripe whose parity channel is fixed then (the one with most
     /// room) and whose parity slot is reserved. A member takes a copy only while its written
     /// pages + reserved parity slots + 1 ≤ pages per block; otherwise the super-block is sealed
     /// (its open stripes close at their parity planes' next turns, whose slots are reserved) and
-    /// a fresh one is opened. Every stripe opened in round r is closed by the end of round
-    /// r + `STRIPE_ROUNDS`. A victim copied in round r is erasable once no open stripe is from round ≤ r:
-    /// copies from it joined only stripes opened in rounds ≤ r, so all of them are protected
-    /// by their own parity before the victim's pages (their rebuild path until then) vanish.
+    /// a fresh one is opened. With the open stripes' parity in RAM (`rain.open_parity =
+    /// "ram"`, the default) a copy is protected at once, so a victim is erasable as soon as it
+    /// is copied (in the next round), and its stripes wait for copies until full or sealed.
+    /// Otherwise every stripe opened in round r is closed by the end of round
+    /// r + `STRIPE_ROUNDS`, and a victim copied in round r is erasable once no open stripe is
+    /// from round ≤ r: copies from it joined only stripes opened in rounds ≤ r, so all of them
+    /// are protected by their own parity before the victim's pages (their rebuild path until
+    /// then) vanish.
     ///
     /// Drain: when a copy finds no open GC super-block with room and no free super-block, but
-    /// stripes are open or victims wait for erase, GC closes every open stripe short (each a
-    /// parity program on its own channel, into its reserved slot) and then erases every
-    /// pending victim, member by member, before it copies on. Until then the pipeline of
+    /// victims wait for erase (or, protected by them, stripes are open), GC closes every open
+    /// stripe short when its victims wait for it (each a parity program on its own channel,
+    /// into its reserved slot) and then erases every pending victim, member by member, before
+    /// it copies on. Until then the pipeline of
     /// `STRIPE_ROUNDS` rounds holds up to three victims' worth of super-blocks; draining it
     /// frees them at once, at the price of short stripes (`RainStats::gc_drains` counts it).
     /// With no free super-block and nothing open or pending it still stops with `DeviceFull`.
@@ -181,11 +188,12 @@ impl Rain {
             match self.gcs[gi].phase {
                 Phase::Parity => {
                     let n = self.n;
+                    let aged = !self.ram_parity;
                     let pick = self.gcs[gi].open.iter().position(|o| {
                         o.pch == c && {
                             let st = &self.stripes[o.s as usize];
                             st.members.len() as u32 == n - 1
-                                || st.round + STRIPE_ROUNDS <= round
+                                || (aged && st.round + STRIPE_ROUNDS <= round)
                                 || self.is_sealed(g, st.sb)
                         }
                     });
@@ -197,11 +205,12 @@ impl Rain {
                     self.gcs[gi].phase = Phase::Erase;
                 }
                 Phase::Erase => {
-                    // `open` is in creation order, and a stripe's round is its creation's.
-                    let oldest_open = self.gcs[gi]
-                        .open
-                        .first()
-                        .map_or(u64::MAX, |o| self.stripes[o.s as usize].round);
+                    // `open` is in creation order, and a stripe's round is its creation's. With
+                    // the open stripes' parity in RAM, every copy is protected at once.
+                    let oldest_open = match self.gcs[gi].open.first() {
+                        Some(o) if !self.ram_parity => self.stripes[o.s as usize].round,
+                        _ => u64::MAX,
+                    };
                     debug_assert!(self.gcs[gi]
                         .open
                         .iter()
@@ -277,7 +286,8 @@ impl Rain {
             self.gcs[gi].victim = v;
         }
         let st = &mut self.gcs[gi];
-        if st.victim == NONE && st.pending.is_empty() && st.open.is_empty() {
+        // Open stripes whose parity is in RAM may wait for the next session.
+        if st.victim == NONE && st.pending.is_empty() && (self.ram_parity || st.open.is_empty()) {
             st.active = false;
             return GcOp::Done;
         }
@@ -409,7 +419,8 @@ impl Rain {
             Some(x) => x,
             None => {
                 let st = &self.gcs[gi];
-                if self.free_sb[gi].is_empty() && !(st.open.is_empty() && st.pending.is_empty()) {
+                let drainable = !st.pending.is_empty() || !(self.ram_parity || st.open.is_empty());
+                if self.free_sb[gi].is_empty() && drainable {
                     return Ok(false);
                 }
                 if self.gcs[gi].gc_sbs.len() >= MAX_OPEN_GC_SB {
@@ -437,6 +448,8 @@ impl Rain {
             let s = self.new_stripe(id as usize, round, pch);
             self.gcs[gi].gc_sbs[j].1[pch as usize] -= 1;
             self.gcs[gi].open.push(OpenGc { s, pch });
+            self.open_gc += 1;
+            self.stats.open_gc_stripes_max = self.stats.open_gc_stripes_max.max(self.open_gc);
             let seq = self.stripes[s as usize].seq;
             for q in (0..self.n).filter(|&q| q != pch && q != c) {
                 let queue = &mut self.gcs[gi].joinable[q as usize];
@@ -453,6 +466,7 @@ impl Rain {
         let to = ftl.external().copy(from, self.blk(g, c, sb))?;
         self.gcs[gi].gc_sbs[j].1[c as usize] -= 1;
         self.stripes[s as usize].add(to, c);
+        self.stripes[s as usize].partial ^= ftl.content(to).unwrap_or(0);
         self.stripe_of[to as usize] = s;
         self.origin[to as usize] = from;
         // A super-block none of whose members can take another copy is sealed.
@@ -464,8 +478,9 @@ impl Rain {
     pub(super) fn close_gc_stripe(&mut self, ftl: &mut Ftl, g: u32, c: u32, s: u32) -> Result<()> {
         let sbid = self.stripes[s as usize].sb;
         let i = sbid % self.bpp;
-        let x = self.members_xor(ftl, s);
+        let x = self.closing_parity(ftl, s)?;
         let pp = ftl.external().write_parity(self.blk(g, c, i), x)?;
+        self.open_gc -= 1;
         let st = &mut self.stripes[s as usize];
         st.parity = pp;
         self.stripe_of[pp as usize] = s;

@@ -4,6 +4,7 @@
 //! read whose plane is busy with a host program is rebuilt the same way.
 
 use super::device::RainDevice;
+use super::rebuild::Via;
 use crate::error::Result;
 use crate::nand::OpDone;
 
@@ -62,18 +63,20 @@ impl RainDevice {
         set: &mut Vec<u32>,
     ) -> Result<Option<OpDone>> {
         let plane = self.base.ftl.plane_of_ppn(ppn);
-        let (ok, via) = match (&self.rain, &self.lrain) {
+        let via = match (&self.rain, &self.lrain) {
             (Some(r), _) => r.rebuild_set(ppn, set),
-            (None, Some(l)) => (l.rebuild_set(&self.base.ftl, lpn, set), false),
+            (None, Some(l)) => l
+                .rebuild_set(&self.base.ftl, lpn, set)
+                .then_some(Via::Parity),
             (None, None) => return Ok(None),
         };
         let Some(st) = self.rain_stats_mut() else {
             return Ok(None);
         };
-        if !ok {
+        let Some(via) = via else {
             st.rebuild_unavailable += 1;
             return Ok(None);
-        }
+        };
         let res = &self.base.res;
         let normal = res.peek_read(plane, ready);
         let t = set
@@ -96,7 +99,8 @@ impl RainDevice {
         self.base.res.set_rebuilding(false);
         if let Some(st) = self.rain_stats_mut() {
             st.rebuilt_reads += 1;
-            st.rebuilds_via_origin += u64::from(via);
+            st.rebuilds_via_origin += u64::from(via == Via::Origin);
+            st.rebuilds_via_ram_parity += u64::from(via == Via::Ram);
             st.rebuilt_program_blocked += u64::from(program_busy);
             // Two planes of the group collecting: rotating GC forbids it.
             if two_collecting {

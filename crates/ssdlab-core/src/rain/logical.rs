@@ -118,7 +118,7 @@ impl LogicalRain {
         let Some(v) = &self.version else {
             return Ok(());
         };
-        super::rebuild::check_rebuild(ftl, lpn, ppn, v[lpn as usize], set)?;
+        super::rebuild::check_rebuild(ftl, lpn, ppn, v[lpn as usize], set, 0)?;
         self.stats.rebuilds_verified += 1;
         Ok(())
     }

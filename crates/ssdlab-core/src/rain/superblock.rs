@@ -18,16 +18,19 @@ pub(super) use super::group_state::NONE;
 /// 64 / 256 blocks per plane): reserve 4 and trigger 7, +34.1 / +25.3 %; 3 and 5, +26.7 /
 /// +23.9 %; 2 and 4, +23.7 / +23.5 %. Below 4 a collecting group can run out in the middle of
 /// its pipeline (up to `STRIPE_ROUNDS` + 1 victims copied, not yet erased); it then drains
-/// (`Rain::gc_op`), which costs short stripes only where that happens (at 10 % spare), and
-/// deepens its reserve.
+/// (`Rain::gc_op`), which costs short stripes only where that happens (at 10 % spare, with open
+/// stripes protected by their victims), and deepens its reserve. With the open stripes' parity
+/// in RAM (the default) the pipeline holds one victim and no group has drained in any run.
 pub(super) const GC_RESERVE: usize = 2;
 /// How much deeper a group's reserve grows, one super-block per drain (never back): a drain
 /// says this device's victims need more room than the floor left. Up to the round-10
-/// reserve of 4; on the `ttflash` preset at 10 % spare the groups get there while
-/// preconditioning, and TPC-C stitched 32× slower then erases 18,384 blocks against 20,208
-/// with a fixed floor of 2 (docs/ttflash.md, round 11). At 40 % spare no group drains.
+/// reserve of 4. With open stripes protected by their victims, on the `ttflash` preset at 10 %
+/// spare the groups get there while preconditioning, and TPC-C stitched 32× slower then erases
+/// 18,384 blocks against 20,208 with a fixed floor of 2 (docs/ttflash.md, round 11). At 40 %
+/// spare, or with the open stripes' parity in RAM, no group drains.
 pub(super) const MAX_EXTRA_RESERVE: usize = 2;
-/// Rounds a GC stripe stays open for copies of later victims before it is closed short (the
+/// With open GC stripes protected by their victims (`rain.open_parity = "victim"`): rounds a GC
+/// stripe stays open for copies of later victims before it is closed short (the
 /// copies of one victim are unevenly spread over its members — copy-back keeps each on its
 /// plane — so the next victims' copies fill its stripes; measured on the test device at 40 %
 /// spare: 1 round, 4.93 members per GC stripe of 7; 2 rounds, 5.34 and 5 % fewer erases;
@@ -63,12 +66,16 @@ pub struct RainStats {
     pub forced_gc: u64,
     /// Reads served by XOR-rebuilding from the rest of the stripe (GTR).
     pub rebuilt_reads: u64,
-    /// … of which through the pre-GC copy's stripe (the page's new stripe still open).
+    /// … of which through the pre-GC copy's stripe (the page's new stripe still open;
+    /// `rain.open_parity = "victim"`).
     pub rebuilds_via_origin: u64,
+    /// … of which from an open stripe's running parity in RAM and its other pages
+    /// (`rain.open_parity = "ram"`).
+    pub rebuilds_via_ram_parity: u64,
     /// … of which on a plane busy with a host program, not GC (`rain.rotating_flush`).
     pub rebuilt_program_blocked: u64,
     /// Reads on a GC-busy plane (or program-busy, with the rotating flush) whose stripe could
-    /// not rebuild them (an open host stripe).
+    /// not rebuild them (an open host stripe, with `rain.open_parity = "victim"`).
     pub rebuild_unavailable: u64,
     /// Reads on a GC-busy plane (or program-busy, with the rotating flush) where rebuilding
     /// would not have been sooner than waiting.
@@ -80,6 +87,9 @@ pub struct RainStats {
     pub rebuild_refused_group_collecting: u64,
     /// Rebuilt pages whose content was verified against the written checksum (test mode).
     pub rebuilds_verified: u64,
+    /// Most GC stripes open at once, over all groups (with `rain.open_parity = "ram"`, the
+    /// controller's RAM holds one parity page for each).
+    pub open_gc_stripes_max: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +115,9 @@ pub(super) struct Stripe {
     /// Creation number (ids are reused): tells an index entry of a closed stripe from the
     /// stripe that reused its id.
     pub(super) seq: u64,
+    /// Running XOR of its data pages' contents (test mode; 0 otherwise): the parity RAM holds
+    /// while the stripe is open (`rain.open_parity = "ram"`).
+    pub(super) partial: u64,
 }
 
 impl Stripe {
@@ -143,6 +156,11 @@ pub struct Rain {
     pub(super) hs_pch: u32,
     pub(super) hs_filled: u32,
     pub(super) gcs: Vec<GroupGc>,
+    /// Open stripes' parity is in RAM (`rain.open_parity = "ram"`): their pages are
+    /// rebuildable, so victims need not wait for their copies' stripes to close.
+    pub(super) ram_parity: bool,
+    /// GC stripes open now, over all groups.
+    pub(super) open_gc: u64,
     pub(super) stripes: Vec<Stripe>,
     pub(super) free_stripes: Vec<u32>,
     /// Stripes created so far (`Stripe::seq`).
@@ -158,7 +176,8 @@ pub struct Rain {
 
 impl Rain {
     /// RAIN over `channels` channels × `groups` planes each; `check` tracks page contents as
-    /// checksums (tests) so that every rebuild is verified.
+    /// checksums (tests) so that every rebuild is verified; `ram_parity`: open stripes' parity
+    /// is kept in RAM (`rain.open_parity`).
     pub fn new(
         ftl: &mut Ftl,
         channels: u32,
@@ -166,6 +185,7 @@ impl Rain {
         threshold: u32,
         check: bool,
         seed: u64,
+        ram_parity: bool,
     ) -> Self {
         let bpp = ftl.blocks_per_plane();
         // Super-block i of group g is block i of plane(g, c) on every channel c; its id
@@ -202,6 +222,8 @@ impl Rain {
             hs_pch: 0,
             hs_filled: 0,
             gcs: vec![gc; groups as usize],
+            ram_parity,
+            open_gc: 0,
             stripes: Vec::new(),
             free_stripes: Vec::new(),
             stripes_created: 0,
@@ -272,6 +294,7 @@ impl Rain {
         s.sb = sb as u32;
         s.round = round;
         s.pch = pch;
+        s.partial = 0;
         s.seq = self.stripes_created;
         self.stripes_created += 1;
         self.sb_stripes[sb].push(id);
@@ -347,6 +370,7 @@ impl Rain {
         ftl.external().set_content(ppn, c);
         let s = self.hs;
         self.stripes[s as usize].add(ppn, ch);
+        self.stripes[s as usize].partial ^= c;
         self.stripe_of[ppn as usize] = s;
         self.hs_filled += 1;
         let mut out = HostWrite {
@@ -354,7 +378,7 @@ impl Rain {
             parity_plane: None,
         };
         if self.hs_filled == self.n - 1 {
-            let x = self.members_xor(ftl, s);
+            let x = self.closing_parity(ftl, s)?;
             let pp = ftl
                 .external()
                 .write_parity(self.blk(g, self.hs_pch, h), x)?;
@@ -378,6 +402,18 @@ impl Rain {
         } else {
             self.n - 1 - self.hs_filled
         }
+    }
+    /// The parity of stripe `s` as it closes: the XOR of its members, which in test mode
+    /// must equal the running parity kept while it was open.
+    pub(super) fn closing_parity(&self, ftl: &Ftl, s: u32) -> Result<u64> {
+        let x = self.members_xor(ftl, s);
+        if self.version.is_some() && x != self.stripes[s as usize].partial {
+            return Err(crate::error::SsdError::Invalid(format!(
+                "RAIN bug: stripe {s}'s running parity {:#x} != XOR of its members {x:#x}",
+                self.stripes[s as usize].partial
+            )));
+        }
+        Ok(x)
     }
     pub(super) fn members_xor(&self, ftl: &Ftl, s: u32) -> u64 {
         self.stripes[s as usize]
