@@ -79,3 +79,62 @@ fn parity_costs_under_a_quarter_more_erases_at_the_presets_spare() {
     // The lever: the victims' design pays far more, so the bound can fail.
     assert!(extra(&victim) >= 0.4 && fill(&victim) < 6.5);
 }
+
+/// The references' GC frontier of their own (`experiments::ttflash::device_for`: `nogc` and
+/// `nogc+gtf` collect into `dual-frontier`, as RAIN does into GC super-blocks) changes what they
+/// erase, not when anything completes: their GC costs no time, and host pages land on the same
+/// planes. (On the goldens only their erase counts moved.)
+#[test]
+fn the_references_own_gc_frontier_moves_erases_not_latencies() {
+    use ssdlab_core::config::Placement;
+    use ssdlab_core::experiments::ttflash::device_for;
+    use ssdlab_core::sim::Simulation;
+    let sets = [
+        "geometry.chips_per_channel=4",
+        "geometry.blocks_per_plane=64",
+        "geometry.pages_per_block=32",
+        "geometry.spare_factor=0.4",
+        "rain.buffer_mib=2",
+    ]
+    .map(String::from);
+    let base = DeviceConfig::from_preset("ttflash", &sets).unwrap();
+    assert_eq!(base.ftl.placement, Placement::Single);
+    for stack in ["nogc", "nogc+gtf"] {
+        let own = device_for(&base, stack).unwrap();
+        assert_eq!(own.ftl.placement, Placement::DualFrontier, "{stack}");
+        let shared = DeviceConfig {
+            ftl: ssdlab_core::config::FtlConfig {
+                placement: Placement::Single,
+                ..own.ftl.clone()
+            },
+            ..own.clone()
+        };
+        let run = |cfg: &DeviceConfig| {
+            let src = Box::new(Mixed::new(
+                60_000,
+                15_000,
+                50,
+                cfg.geometry.logical_pages(),
+                u64::from(cfg.geometry.page_size),
+            ));
+            let res = Simulation::new(cfg.clone(), opts(false), src)
+                .unwrap()
+                .run()
+                .unwrap();
+            (serde_json::to_value(&res).unwrap(), res.erases)
+        };
+        let ((a, ea), (b, eb)) = (run(&own), run(&shared));
+        eprintln!("{stack}: erases {ea} (own GC frontier), {eb} (shared)");
+        assert_eq!(a["latency_us"], b["latency_us"], "{stack}");
+        assert_ne!(ea, eb, "{stack}: the frontier must matter to the erases");
+    }
+    // A stack whose GC takes time keeps the device's placement (its latencies depend on it).
+    assert_eq!(
+        device_for(&base, "base").unwrap().ftl.placement,
+        Placement::Single
+    );
+    assert_eq!(
+        device_for(&base, "ttflash").unwrap().ftl.placement,
+        Placement::Single
+    );
+}

@@ -419,8 +419,10 @@ impl Rain {
             Some(x) => x,
             None => {
                 let st = &self.gcs[gi];
-                let drainable = !st.pending.is_empty() || !(self.ram_parity || st.open.is_empty());
-                if self.free_sb[gi].is_empty() && drainable {
+                // A drain frees something only if victims wait (for erase, or, protected by
+                // them, for their copies' stripes to close).
+                let waiting = !st.pending.is_empty() || (!self.ram_parity && !st.open.is_empty());
+                if self.free_sb[gi].is_empty() && waiting {
                     return Ok(false);
                 }
                 if self.gcs[gi].gc_sbs.len() >= MAX_OPEN_GC_SB {
