@@ -58,7 +58,7 @@ RANGES: dict[str, Range] = {
     "--read-fraction": FRACTION, "--hot-writes": FRACTION, "--footprint": Range(0, 1, lo_open=True),
     "--hot-space": Range(0, 1, lo_open=True, hi_open=True), "--stale-fraction": Range(0, 1, hi_open=True),
     "--spare": Range(0, 1, lo_open=True, hi_open=True), "--label-threshold": Range(0, 1, hi_open=True),
-    "--utilisation": Range(0, 1, lo_open=True),
+    "--utilisation": Range(0, 1, lo_open=True), "--precondition-fill": Range(0, 1, lo_open=True),
     "--iops": POSITIVE, "--interval-us": POSITIVE, "--burst-requests": POSITIVE, "--idle-mean-us": POSITIVE,
     "--idle-shape": POSITIVE, "--time-scale": POSITIVE, "--iostat-interval": POSITIVE, "--sample-interval": POSITIVE, "--seconds": POSITIVE,
     "--train-seconds": POSITIVE, "--eval-seconds": POSITIVE, "--manage-seconds": POSITIVE,
