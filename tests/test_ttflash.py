@@ -130,7 +130,9 @@ def test_default_experiment_each_technique_a_step_down():
     ≤ 1.1× and p99.99 ≤ 2.6× nogc; extra P/E due to RAIN ≤ 20 % over the seeds (against
     ``nogc+gtf``, the same buffer without RAIN: +11.3 / −6.2 / +16.5 % per seed, ~300 erases
     each; +7.2 % pooled; before round 12 +24.0 %). ttflash's p99 does not hold here against
-    nogc without RAIN (1.17–1.46×: reads queued behind RAIN parity's programs, not GC; see
+    nogc without RAIN (1.17–1.46×: reads queued behind RAIN parity's programs, not GC; the
+    seed itself puts ttFlash's mean latency 1.09–1.33× above "NoGC (without RAIN)"), but does
+    over the seeds against the authors' NoGC, which runs with RAIN (mean 1.08; see
     ``test_ttflash_p99_against_the_simulators_nogc``). ssdlab's rotating flush
     (``ttflash+rf``) removes that: at most one plane per group programs or collects, and a read
     behind a program is rebuilt too (p99 / p99.9 / p99.99 0.14–0.20 / 0.10 / 0.11–0.12× nogc,
@@ -167,6 +169,13 @@ def test_default_experiment_each_technique_a_step_down():
         assert rf["ttflash"]["rain"]["rebuilt_program_blocked"] > 0
         assert rf["erases"] <= 1.05 * c["ttflash"]["erases"]
     assert runs[0]["ttflash"]["latency_us"]["read"]["p99"] > 1.1 * runs[0]["nogc"]["latency_us"]["read"]["p99"]
+    # Against the NoGC of the authors' simulator (with RAIN and its buffer: tt.ARTIFACT_NOGC)
+    # p99 holds over the seeds (measured 1.085 / 1.105 / 1.049, mean 1.08: 140 reads in each
+    # run's p99 tail), and p99.9 / p99.99 on each (0.98-1.01 / 0.96-1.01).
+    art = [(c["ttflash"]["latency_us"]["read"], c[tt.ARTIFACT_NOGC]["latency_us"]["read"]) for c in runs]
+    assert sum(t["p99"] / a["p99"] for t, a in art) / len(art) <= 1.1
+    for t, a in art:
+        assert t["p99_9"] <= 1.1 * a["p99_9"] and t["p99_99"] <= 2.6 * a["p99_99"]
     # Extra P/E due to RAIN, like with like (against nogc+gtf, the buffer without RAIN), pooled
     # over the seeds: each run erases only ~300 blocks, 8 at a time (a super-block), so one
     # seed alone moves by ±10 % (measured +11.3 / −6.2 / +16.5 %; pooled +7.2 %).
