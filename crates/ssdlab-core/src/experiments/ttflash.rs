@@ -78,7 +78,7 @@ pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
     // the same separation, a GC frontier of their own (`dual-frontier`), so that their erases
     // differ from a RAIN stack's by parity alone: the seed's "additional P/E cycles due to
     // RAIN". Their latencies do not depend on it (their GC costs no time, and host pages land
-    // on the same planes; checked on the goldens). Measured on the `ttflash` preset (256 × 64
+    // on the same planes; `tests/ttflash_parity_cost.rs`). Measured on the `ttflash` preset (256 × 64
     // pages per plane) with Financial1 stitched 20× at fresh addresses, whose pages die in the
     // order they were written: nogc erases 27,246 with one shared frontier, 12,458 with two
     // (WAF 7.0 → 3.2), ttflash 14,760; on uniform random writes the shared frontier erases 1–2 %
