@@ -127,8 +127,8 @@ impl RainDevice {
     }
 
     /// Heap this model needs beyond its plain base, from `cfg` before anything is allocated:
-    /// with parity, the stripe of every page and the page a GC copy came from (4 + 4 B per
-    /// page), up to one stripe per N pages (its record and members), the super-blocks and the
+    /// with parity, the stripe of every page (4 B) and, with `rain.open_parity = "victim"`, the
+    /// page a GC copy came from (4 B more), up to one stripe per N pages (its record and members), the super-blocks and the
     /// victim index over them (none of these with logical stripes); with GTF, the buffer's
     /// count per logical page and its slots; `check` (test mode): page checksums and versions.
     pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
@@ -152,8 +152,15 @@ impl RainDevice {
             // One stripe per N pages, and GC stripes closed short (fewer than N − 1 members)
             // make more: measured ≈ 1.13 × P / N on a preconditioned device, counted as 1.125.
             let stripes = phys / n.max(1) + phys / (8 * n.max(1));
-            e.page_bytes +=
-                phys * 8 + grown(stripes, size_of::<Stripe>() as u64) + stripes * grown(n - 1, 4);
+            // The page a GC copy came from only where open stripes are protected by victims.
+            let per_page = if cfg.rain.open_parity == OpenParity::Ram {
+                4
+            } else {
+                8
+            };
+            e.page_bytes += phys * per_page
+                + grown(stripes, size_of::<Stripe>() as u64)
+                + stripes * grown(n - 1, 4);
             e.block_bytes += sbs * (1 + 24 + grown(ppb, 4) + 4);
             e.add(units_estimate(
                 cfg.gc.victim,

@@ -470,7 +470,9 @@ impl Rain {
         self.stripes[s as usize].add(to, c);
         self.stripes[s as usize].partial ^= ftl.content(to).unwrap_or(0);
         self.stripe_of[to as usize] = s;
-        self.origin[to as usize] = from;
+        if !self.ram_parity {
+            self.origin[to as usize] = from;
+        }
         // A super-block none of whose members can take another copy is sealed.
         if self.gcs[gi].gc_sbs[j].1.iter().all(|&room| room == 0) {
             self.seal_gc_sb(ftl, g, j);
@@ -486,9 +488,11 @@ impl Rain {
         let st = &mut self.stripes[s as usize];
         st.parity = pp;
         self.stripe_of[pp as usize] = s;
-        for k in 0..self.stripes[s as usize].members.len() {
-            let m = self.stripes[s as usize].members[k];
-            self.origin[m as usize] = NONE;
+        if !self.ram_parity {
+            for k in 0..self.stripes[s as usize].members.len() {
+                let m = self.stripes[s as usize].members[k];
+                self.origin[m as usize] = NONE;
+            }
         }
         let len = self.stripes[s as usize].members.len() as u32;
         self.stats.gc_stripes += 1;
@@ -512,10 +516,10 @@ impl Rain {
     }
     pub(super) fn erase_member(&mut self, ftl: &mut Ftl, g: u32, c: u32, i: u32) {
         let b = self.blk(g, c, i);
-        let base = (b * self.ppb) as usize;
-        for p in base..base + self.ppb as usize {
-            self.stripe_of[p] = NONE;
-            self.origin[p] = NONE;
+        let pages = (b * self.ppb) as usize..((b + 1) * self.ppb) as usize;
+        self.stripe_of[pages.clone()].fill(NONE);
+        if !self.ram_parity {
+            self.origin[pages].fill(NONE);
         }
         debug_assert_eq!(ftl.block_valid(b), 0);
         ftl.external().erase(b);

@@ -166,6 +166,8 @@ pub struct Rain {
     /// Stripes created so far (`Stripe::seq`).
     pub(super) stripes_created: u64,
     pub(super) stripe_of: Vec<u32>,
+    /// The page each GC copy came from, its rebuild path while its stripe is open (`rain.
+    /// open_parity = "victim"`; empty with the open stripes' parity in RAM).
     pub(super) origin: Vec<u32>,
     pub(super) version: Option<Vec<u32>>,
     pub(super) scratch: Vec<u32>,
@@ -228,7 +230,12 @@ impl Rain {
             free_stripes: Vec::new(),
             stripes_created: 0,
             stripe_of: vec![NONE; phys],
-            origin: vec![NONE; phys],
+            // Only rebuilds through the victim read it (`rain.open_parity = "victim"`).
+            origin: if ram_parity {
+                Vec::new()
+            } else {
+                vec![NONE; phys]
+            },
             version: check.then(|| vec![0; ftl.logical_pages() as usize]),
             scratch: Vec::new(),
             victim_rng: rng::stream(seed, "rain-victim"),
