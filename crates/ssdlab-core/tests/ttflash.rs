@@ -9,34 +9,15 @@ use ssdlab_core::experiments::ttflash::run_stack;
 use ssdlab_core::rng::stream;
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
+use support::devices::{mixed_on, ttflash_test_device, TTFLASH_TEST_SETS as DEVICE_SETS};
 use support::workloads::{preconditioned as opts, Mixed};
 
 fn device() -> DeviceConfig {
-    // 8 channels × 4 chips (4 parity groups), 64 blocks × 32 pages per plane, so tests run in
-    // about a second. Spare 40 %: data + parity (1/7) + room for the super-block reserves (a
-    // group keeps ~8 super-blocks out of use: GC reserve, open host and GC super-blocks,
-    // victims pending erase), which is a large part of a 64-super-block group; with 25 % the
-    // group's GC livelocks (each round erases one super-block and fills one).
-    DeviceConfig::from_preset("ttflash", &DEVICE_SETS.map(String::from)).unwrap()
+    ttflash_test_device(&[])
 }
 
-const DEVICE_SETS: [&str; 5] = [
-    "geometry.chips_per_channel=4",
-    "geometry.blocks_per_plane=64",
-    "geometry.pages_per_block=32",
-    "geometry.spare_factor=0.4",
-    "rain.buffer_mib=2",
-];
-
 fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64) -> Box<dyn RequestSource> {
-    let pages = cfg.geometry.logical_pages();
-    Box::new(Mixed::new(
-        n,
-        gap_ns,
-        50,
-        pages,
-        u64::from(cfg.geometry.page_size),
-    ))
+    mixed_on(cfg, n, gap_ns, 50)
 }
 
 #[test]

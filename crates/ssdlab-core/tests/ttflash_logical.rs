@@ -10,26 +10,13 @@ use ssdlab_core::rain::LogicalRain;
 use ssdlab_core::sim::Simulation;
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
+use support::devices::{mixed_on as mixed, ttflash_test_device};
 use support::workloads::{preconditioned as opts, Mixed};
 
 /// The test device of `tests/ttflash.rs` (8 channels × 4 chips, 64 × 32-page blocks, 40 %
 /// spare), with logical stripes.
 fn device() -> DeviceConfig {
-    let sets = [
-        "geometry.chips_per_channel=4",
-        "geometry.blocks_per_plane=64",
-        "geometry.pages_per_block=32",
-        "geometry.spare_factor=0.4",
-        "rain.buffer_mib=2",
-        "rain.layout=logical",
-    ];
-    DeviceConfig::from_preset("ttflash", &sets.map(String::from)).unwrap()
-}
-
-fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64, read_pct: u32) -> Box<dyn RequestSource> {
-    let pages = cfg.geometry.logical_pages();
-    let page = u64::from(cfg.geometry.page_size);
-    Box::new(Mixed::new(n, gap_ns, read_pct, pages, page))
+    ttflash_test_device(&["rain.layout=logical"])
 }
 
 #[test]

@@ -8,7 +8,8 @@ mod support;
 
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::experiments::ttflash::run_stack;
-use support::workloads::{preconditioned as opts, Mixed};
+use support::devices::{mixed_on as mixed, ttflash_test_device};
+use support::workloads::preconditioned as opts;
 
 /// The preset at 256 blocks × 64 pages per plane (its 64 planes and 10 % spare kept), so that
 /// steady state takes seconds. With parity on top the RAIN device has ⌈256 · 8/7⌉ = 293 blocks
@@ -38,14 +39,13 @@ fn device(open_parity: &str) -> DeviceConfig {
 fn parity_costs_under_a_quarter_more_erases_at_the_presets_spare() {
     let run = |open_parity: &str, stack: &str| {
         let cfg = device(open_parity);
-        let src = Box::new(Mixed::new(
-            3_000_000,
-            500_000,
-            70,
-            cfg.geometry.logical_pages(),
-            u64::from(cfg.geometry.page_size),
-        ));
-        run_stack(&cfg, stack, opts(false), src).unwrap()
+        run_stack(
+            &cfg,
+            stack,
+            opts(false),
+            mixed(&cfg, 3_000_000, 500_000, 70),
+        )
+        .unwrap()
     };
     let plain = run("ram", "nogc+gtf");
     let ram = run("ram", "ttflash");
@@ -89,15 +89,7 @@ fn the_references_own_gc_frontier_moves_erases_not_latencies() {
     use ssdlab_core::config::Placement;
     use ssdlab_core::experiments::ttflash::device_for;
     use ssdlab_core::sim::Simulation;
-    let sets = [
-        "geometry.chips_per_channel=4",
-        "geometry.blocks_per_plane=64",
-        "geometry.pages_per_block=32",
-        "geometry.spare_factor=0.4",
-        "rain.buffer_mib=2",
-    ]
-    .map(String::from);
-    let base = DeviceConfig::from_preset("ttflash", &sets).unwrap();
+    let base = ttflash_test_device(&[]);
     assert_eq!(base.ftl.placement, Placement::Single);
     for stack in ["nogc", "nogc+gtf"] {
         let own = device_for(&base, stack).unwrap();
@@ -110,13 +102,7 @@ fn the_references_own_gc_frontier_moves_erases_not_latencies() {
             ..own.clone()
         };
         let run = |cfg: &DeviceConfig| {
-            let src = Box::new(Mixed::new(
-                60_000,
-                15_000,
-                50,
-                cfg.geometry.logical_pages(),
-                u64::from(cfg.geometry.page_size),
-            ));
+            let src = mixed(cfg, 60_000, 15_000, 50);
             let res = Simulation::new(cfg.clone(), opts(false), src)
                 .unwrap()
                 .run()
