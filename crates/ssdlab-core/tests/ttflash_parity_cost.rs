@@ -76,6 +76,11 @@ fn parity_costs_under_a_quarter_more_erases_at_the_presets_spare() {
     );
     assert!(fill(&ram) >= 6.9, "GC stripes filled: {}", fill(&ram));
     assert_eq!(ram.report.rain.rebuilds_via_origin, 0);
+    // The RAM it costs: a running parity per open GC stripe. A stripe has a parity slot
+    // reserved on one member of an open (or just sealed) GC super-block, at most two open and
+    // one sealed per group: under 3 × 64 pages per group, 8 groups (measured 701).
+    let open = ram.report.rain.open_gc_stripes_max;
+    assert!(open > 0 && open < 8 * 3 * 64, "{open}");
     // The lever: the victims' design pays far more, so the bound can fail.
     assert!(extra(&victim) >= 0.4 && fill(&victim) < 6.5);
 }
