@@ -76,9 +76,10 @@ fn parity_costs_under_a_quarter_more_erases_at_the_presets_spare() {
     );
     assert!(fill(&ram) >= 6.9, "GC stripes filled: {}", fill(&ram));
     assert_eq!(ram.report.rain.rebuilds_via_origin, 0);
-    // The RAM it costs: a running parity per open GC stripe. A stripe has a parity slot
-    // reserved on one member of an open (or just sealed) GC super-block, at most two open and
-    // one sealed per group: under 3 × 64 pages per group, 8 groups (measured 701).
+    // The RAM it costs: a running parity per open GC stripe. Each open stripe has a parity
+    // slot reserved in a GC super-block that is open (two per group) or sealed and waiting for
+    // its stripes' parity turns (within a round), so a group's open stripes stay within a few
+    // blocks' worth of slots: bounded here by 3 × 64 pages per group, 8 groups (measured 701).
     let open = ram.report.rain.open_gc_stripes_max;
     assert!(open > 0 && open < 8 * 3 * 64, "{open}");
     // The lever: the victims' design pays far more, so the bound can fail.
