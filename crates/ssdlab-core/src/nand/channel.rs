@@ -8,6 +8,8 @@
 pub struct ChannelTimeline {
     busy: Vec<(u64, u64)>,
     head: usize,
+    /// The request ([`Now::seq`]) this time line was last pruned for.
+    pruned_for: u64,
     /// A lower bound of the first live interval's end (0 before the first prune, `u64::MAX`
     /// when no interval is live): `prune(now)` for an earlier `now` has nothing to drop, so it
     /// returns without reading the list. Every request prunes every channel; most find nothing
@@ -15,7 +17,27 @@ pub struct ChannelTimeline {
     first_end: u64,
 }
 
+/// The current request: its arrival, and its number (1 for the first), as
+/// [`crate::nand::Resources::advance`] was told.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Now {
+    pub at: u64,
+    pub seq: u64,
+}
+
 impl ChannelTimeline {
+    /// Prune to the current request's arrival once per request, when the time line is first
+    /// used for it. A request's own reservations may end before its arrival (a background flush
+    /// catching up on its own clock), and stay visible to its later ones, as when every time line
+    /// was pruned as each request arrived; only the untouched time lines are no longer visited.
+    #[inline]
+    pub fn catch_up(&mut self, now: Now) {
+        if self.pruned_for != now.seq {
+            self.pruned_for = now.seq;
+            self.prune(now.at);
+        }
+    }
+
     /// Forget intervals that end at or before `now` (nothing can be scheduled before the current
     /// request's arrival, so they can never matter again). The front is dropped lazily, once it
     /// is at least half the vector: a drain per call moved the whole list (thousands of
@@ -63,11 +85,18 @@ impl ChannelTimeline {
         lo + b[lo..hi].partition_point(|&(_, e)| e <= t)
     }
 
-    /// The start `reserve(ready, dur)` would return, without reserving.
+    /// The start `reserve(ready, dur)` would return after `catch_up(now)`, without reserving
+    /// or pruning: a time line not yet pruned for this request holds only earlier requests'
+    /// intervals, of which those ending by `now.at` would have been pruned.
     #[inline]
-    pub fn fit(&self, ready: u64, dur: u64) -> u64 {
+    pub fn fit(&self, now: Now, ready: u64, dur: u64) -> u64 {
         let mut start = ready;
-        for &(s, e) in &self.busy[self.first_ending_after(ready)..] {
+        let from = if self.pruned_for == now.seq {
+            ready
+        } else {
+            ready.max(now.at)
+        };
+        for &(s, e) in &self.busy[self.first_ending_after(from)..] {
             if s >= start + dur {
                 break;
             }
@@ -174,8 +203,17 @@ mod tests {
                 now + rng.gen_range(0..30u64)
             };
             let dur = rng.gen_range(1..12u64);
+            // A time line pruned for this request (every 7th step) and one not yet pruned for
+            // it (the others) must both answer as the reference.
+            let now_s = Now {
+                at: now,
+                seq: i + 1,
+            };
+            if i % 7 == 0 {
+                c.catch_up(now_s);
+            }
             assert_eq!(
-                c.fit(ready, dur),
+                c.fit(now_s, ready, dur),
                 r.reserve_peek(ready, dur),
                 "fit at step {i}"
             );
@@ -184,9 +222,6 @@ mod tests {
                 r.reserve(ready, dur),
                 "reserve at step {i}"
             );
-            if i % 7 == 0 {
-                c.prune(now);
-            }
         }
         assert!(c.busy_until() > 0);
     }
@@ -195,6 +230,24 @@ mod tests {
         fn reserve_peek(&self, ready: u64, dur: u64) -> u64 {
             Reference(self.0.clone()).reserve(ready, dur)
         }
+    }
+
+    #[test]
+    fn a_requests_past_reservations_stay_until_the_next_request() {
+        let mut c = ChannelTimeline::default();
+        let first = Now { at: 100, seq: 1 };
+        c.catch_up(first);
+        // A background flush catching up on its own clock reserves before the arrival...
+        assert_eq!(c.reserve(40, 10), 40);
+        // ...and the same request's next reservation there still sees it.
+        c.catch_up(first);
+        assert_eq!(c.fit(first, 45, 10), 50);
+        assert_eq!(c.reserve(45, 10), 50);
+        // The next request (even at the same time) prunes both.
+        let next = Now { at: 100, seq: 2 };
+        assert_eq!(c.fit(next, 45, 10), 45);
+        c.catch_up(next);
+        assert_eq!(c.reserve(45, 10), 45);
     }
 
     #[test]

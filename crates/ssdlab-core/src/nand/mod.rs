@@ -10,7 +10,7 @@
 mod channel;
 mod explain;
 
-pub use channel::ChannelTimeline;
+pub use channel::{ChannelTimeline, Now};
 pub use explain::ReadParts;
 
 use explain::ReadExplain;
@@ -79,6 +79,8 @@ pub struct Resources {
     gc_log: Option<Vec<GcSpan>>,
     /// The read-latency breakdown, when on ([`Resources::explain_reads`]).
     explain: Option<ReadExplain>,
+    /// The current request ([`Resources::advance`]), for pruning the channels' time lines.
+    now: Now,
 }
 
 impl Resources {
@@ -104,6 +106,7 @@ impl Resources {
             chan_gc_until: vec![0; g.channels as usize],
             gc_log: None,
             explain: None,
+            now: Now::default(),
         }
     }
 
@@ -225,7 +228,8 @@ impl Resources {
     pub fn peek_read(&self, plane: u32, ready: u64) -> OpDone {
         let start = self.host_start(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
-        let xfer = self.channels[ch].fit(start + self.times.read_ns, self.times.transfer_ns);
+        let xfer =
+            self.channels[ch].fit(self.now, start + self.times.read_ns, self.times.transfer_ns);
         OpDone {
             done: xfer + self.times.transfer_ns,
             blocked_by_gc: self.gc_blocks(plane, ready),
@@ -236,15 +240,27 @@ impl Resources {
         self.times
     }
 
-    /// Forget channel reservations that ended before `now`.
+    /// A new request arrives at `now`: channel reservations that ended by then can be forgotten,
+    /// and are, on each channel when it is next used ([`ChannelTimeline::catch_up`]): pruning
+    /// every channel at every request cost 7 % of a timed run, mostly on channels it left alone.
     #[inline]
     pub fn advance(&mut self, now: u64) {
-        for c in &mut self.channels {
-            c.prune(now);
-        }
+        self.now = Now {
+            at: now,
+            seq: self.now.seq + 1,
+        };
         if let Some(e) = &mut self.explain {
             e.prune(now);
         }
+    }
+
+    /// Reserve `dur` ns on channel `ch` at the earliest start ≥ `ready`
+    /// ([`ChannelTimeline::reserve`]), pruned for the current request first.
+    #[inline]
+    fn reserve_on(&mut self, ch: usize, ready: u64, dur: u64) -> u64 {
+        let c = &mut self.channels[ch];
+        c.catch_up(self.now);
+        c.reserve(ready, dur)
     }
 
     /// When `plane` can start its next array operation.
@@ -291,7 +307,7 @@ impl Resources {
         let start = self.host_start(plane, ready);
         let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
-        let xfer = self.channels[ch].reserve(start + read_ns, self.times.transfer_ns);
+        let xfer = self.reserve_on(ch, start + read_ns, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns;
         if self.explain.is_some() {
             self.explain_read(plane, ready, start, read_ns, xfer);
@@ -315,7 +331,7 @@ impl Resources {
         let plane_ready = self.host_start(plane, ready);
         let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
-        let xfer = self.channels[ch].reserve(plane_ready, self.times.transfer_ns);
+        let xfer = self.reserve_on(ch, plane_ready, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns + program_ns;
         self.occupy(plane, done);
         OpDone {
@@ -368,7 +384,7 @@ impl Resources {
                 read_ns + transfers * xfer + program_ns
             };
             let ch = self.plane_channel[plane as usize] as usize;
-            let s = self.channels[ch].reserve(start, dur);
+            let s = self.reserve_on(ch, start, dur);
             (s, s + dur)
         } else if self.copyback {
             (start, start + read_ns + program_ns)
@@ -376,10 +392,10 @@ impl Resources {
             let ch = self.plane_channel[plane as usize] as usize;
             let mut t = start + read_ns;
             if read.is_some() {
-                t = self.channels[ch].reserve(t, xfer) + xfer;
+                t = self.reserve_on(ch, t, xfer) + xfer;
             }
             if program.is_some() {
-                t = self.channels[ch].reserve(t, xfer) + xfer + program_ns;
+                t = self.reserve_on(ch, t, xfer) + xfer + program_ns;
             }
             (start, t)
         };
@@ -431,7 +447,7 @@ impl Resources {
         let dur = erase_ns;
         if self.channel_blocking {
             let ch = self.plane_channel[plane as usize] as usize;
-            start = self.channels[ch].reserve(start, dur);
+            start = self.reserve_on(ch, start, dur);
         }
         let done = start + dur;
         self.gc_finish(plane, start, done, false);
@@ -446,7 +462,7 @@ impl Resources {
         }
         let start = self.gc_start(plane, not_before);
         let ch = self.plane_channel[plane as usize] as usize;
-        let x = self.channels[ch].reserve(start, self.times.transfer_ns);
+        let x = self.reserve_on(ch, start, self.times.transfer_ns);
         let done = x + self.times.transfer_ns + self.times.program_ns;
         self.gc_finish(plane, start, done, true);
         done
