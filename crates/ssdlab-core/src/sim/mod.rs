@@ -88,6 +88,10 @@ pub struct Simulation {
 struct Clock {
     /// Completion times of outstanding requests (closed loop).
     inflight: BinaryHeap<Reverse<u64>>,
+    /// The closed loop's current request arrived at `inflight`'s earliest completion, which
+    /// stays in the heap until the request's own completion replaces it: one sift down instead
+    /// of a pop and a push (the same times come out, in the same order).
+    top_taken: bool,
     /// Trace time of the first request (open loop).
     origin_ns: Option<u64>,
     last_arrival: u64,

@@ -111,7 +111,12 @@ impl Simulation {
             }
             Replay::ClosedLoop { queue_depth } => {
                 if c.inflight.len() >= queue_depth as usize {
-                    let Reverse(t) = c.inflight.pop().unwrap_or(Reverse(c.last_arrival));
+                    let Reverse(t) = c
+                        .inflight
+                        .peek()
+                        .copied()
+                        .unwrap_or(Reverse(c.last_arrival));
+                    c.top_taken = !c.inflight.is_empty();
                     t.max(c.last_arrival)
                 } else {
                     c.last_arrival
@@ -211,7 +216,15 @@ impl Simulation {
         };
         self.model.after_request(&info)?;
         if let Replay::ClosedLoop { .. } = self.opts.replay {
-            self.clock.inflight.push(Reverse(completion));
+            let c = &mut self.clock;
+            if std::mem::take(&mut c.top_taken) {
+                // This request arrived at the earliest completion: its own replaces it.
+                if let Some(mut top) = c.inflight.peek_mut() {
+                    *top = Reverse(completion);
+                }
+            } else {
+                c.inflight.push(Reverse(completion));
+            }
         }
         self.clock.last_arrival = arrival;
         self.clock.last_completion = self.clock.last_completion.max(completion);
