@@ -32,19 +32,10 @@ use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
 use ssdlab_core::SsdError;
 use strum::IntoEnumIterator;
+use support::fuzz::env_u64;
 
 /// Runs per CI run (attempts whose configuration validation refuses are not counted).
 const CI_RUNS: u64 = 10_000;
-
-fn env_u64(name: &str) -> Option<u64> {
-    let v = std::env::var(name).ok()?;
-    Some(
-        v.trim()
-            .replace('_', "")
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?}")),
-    )
-}
 
 /// The four families every run combines, from their registries.
 struct Families {

@@ -22,7 +22,7 @@ pub const CI_CASES: u64 = 100_000;
 /// A case that runs longer than this is reported as a hang.
 const HANG_AFTER: Duration = Duration::from_secs(20);
 
-fn env_u64(name: &str) -> Option<u64> {
+pub fn env_u64(name: &str) -> Option<u64> {
     let v = std::env::var(name).ok()?;
     Some(
         v.trim()
