@@ -12,8 +12,7 @@ pub struct ChannelTimeline {
     pruned_for: u64,
     /// A lower bound of the first live interval's end (0 before the first prune, `u64::MAX`
     /// when no interval is live): `prune(now)` for an earlier `now` has nothing to drop, so it
-    /// returns without reading the list. Every request prunes every channel; most find nothing
-    /// ended.
+    /// returns without reading the list.
     first_end: u64,
 }
 
@@ -138,7 +137,8 @@ impl ChannelTimeline {
         start
     }
 
-    /// End of the last reservation (0 when idle).
+    /// End of the last reservation not yet pruned (0 when none; a time line not used since
+    /// earlier requests may still hold ones that have ended).
     pub fn busy_until(&self) -> u64 {
         self.busy[self.head..].last().map_or(0, |(_, e)| *e)
     }
