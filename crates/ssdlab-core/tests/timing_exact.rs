@@ -160,3 +160,86 @@ fn gc_copies_in_a_row_equal_one_call_each() {
         }
     }
 }
+
+/// Partial GC's actions (`GcContext::copy_up_to`, what `partial::run_action` runs) time whole-page
+/// copies in a row together: the same copies, finish time, plane time, GC run and busy time as
+/// one `GcContext::step` each from the previous end — with copy-back on (batched), off (one
+/// call each) and with mapping units smaller than a page (copies that neither read nor program).
+#[test]
+fn partial_gc_copies_up_to_k_equal_one_step_each() {
+    use rand::Rng;
+    use ssdlab_core::ftl::{Ftl, GcStep};
+    use ssdlab_core::gc::GcContext;
+    use ssdlab_core::nand::Resources;
+    use ssdlab_core::rng::stream;
+    for sets in [
+        vec![],
+        vec!["timing.copyback=false".to_string()],
+        vec!["ftl.mapping_unit_bytes=1024".to_string()],
+    ] {
+        let cfg = DeviceConfig::from_preset("tiny", &sets).unwrap();
+        let mut ftl = Ftl::new(&cfg).unwrap();
+        let mut rng = stream(5, "gc");
+        let mut wl = stream(5, "wl");
+        // Fill and overwrite, timing-free, so that closed blocks hold valid pages.
+        let n = ftl.logical_pages();
+        for i in 0..3 * n {
+            let lpn = if i < n { i } else { wl.gen_range(0..n) };
+            let plane = ftl.next_host_plane(lpn);
+            while !ftl.host_can_write(plane) {
+                ftl.gc_step(plane, &mut rng).unwrap();
+            }
+            ftl.write_host(lpn, plane).unwrap();
+        }
+        let mut res = Resources::new(&cfg);
+        res.write(0, 0);
+        let mut total = 0;
+        for (k, now) in [
+            (5u32, 1_000u64),
+            (1_000, 2_000_000),
+            (1, 0),
+            (3, 90_000_000),
+        ] {
+            if ftl.gc_victim_ready(0) {
+                let mut gc = GcContext {
+                    ftl: &mut ftl,
+                    res: Some(&mut res),
+                    rng: &mut rng,
+                };
+                gc.step(0, now).unwrap();
+            }
+            assert!(ftl.gc_begin(0, &mut rng), "{sets:?}: a victim on plane 0");
+            let (mut fa, mut ra, mut ga) = (ftl.clone(), res.clone(), rng.clone());
+            let (copies, t) = GcContext {
+                ftl: &mut ftl,
+                res: Some(&mut res),
+                rng: &mut rng,
+            }
+            .copy_up_to(0, k, now)
+            .unwrap();
+            let mut one = GcContext {
+                ftl: &mut fa,
+                res: Some(&mut ra),
+                rng: &mut ga,
+            };
+            let (mut copies_a, mut t_a) = (0, now);
+            while copies_a < k && one.ftl.gc_remaining_copies(0) > 0 {
+                let (s, done) = one.step(0, t_a).unwrap();
+                t_a = done;
+                assert!(matches!(s, GcStep::Copy { .. }));
+                copies_a += 1;
+            }
+            assert_eq!((copies, t), (copies_a, t_a), "{sets:?} k {k}");
+            assert_eq!(ftl.counters.gc_pages_copied, fa.counters.gc_pages_copied);
+            assert_eq!(ftl.gc_job(0), fa.gc_job(0));
+            assert_eq!(res.plane_free_at(0), ra.plane_free_at(0));
+            assert_eq!(res.gc_until(0), ra.gc_until(0));
+            assert_eq!(res.gc_busy_ns, ra.gc_busy_ns);
+            for t in [0, t / 2, t.saturating_sub(1), t] {
+                assert_eq!(res.gc_collecting_at(0, t), ra.gc_collecting_at(0, t));
+            }
+            total += copies;
+        }
+        assert!(total > 6, "{sets:?}: copies were made ({total})");
+    }
+}

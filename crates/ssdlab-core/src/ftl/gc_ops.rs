@@ -73,6 +73,18 @@ impl Ftl {
         }
     }
 
+    /// Up to `k` copies in the job on `plane`, stopping early when its victim has no valid page
+    /// left (its erase is a step of its own), each through `on_step`; returns how many. The
+    /// same steps as `k` calls of [`Ftl::gc_step`] while [`Ftl::gc_remaining_copies`] > 0.
+    pub fn gc_copy_up_to(
+        &mut self,
+        plane: u32,
+        k: u32,
+        mut on_step: impl FnMut(GcStep),
+    ) -> Result<u32> {
+        self.copy_rest(plane, k, &mut on_step)
+    }
+
     /// Is the job on `plane` ready for its erase (every valid page copied)?
     pub fn gc_victim_ready(&self, plane: u32) -> bool {
         self.jobs[plane as usize].is_some_and(|j| self.valid[j.victim as usize] == 0)
@@ -131,14 +143,22 @@ impl Ftl {
         })
     }
 
-    /// Copy every valid page left in the job on `plane` (started, not ready to erase), each
-    /// through `on_step`, in the order `gc_step` would; returns how many. The loop of
-    /// [`Ftl::gc_while`] without its per-step dispatch: within a job it runs to the erase
+    /// Copy up to `limit` of the valid pages left in the job on `plane` (started, not ready to
+    /// erase), each through `on_step`, in the order `gc_step` would; returns how many. The loop
+    /// of [`Ftl::gc_while`] without its per-step dispatch: within a job it runs to the erase
     /// whatever its condition says, so the steps are the same.
-    fn copy_rest(&mut self, plane: u32, on_step: &mut impl FnMut(GcStep)) -> Result<u32> {
+    fn copy_rest(
+        &mut self,
+        plane: u32,
+        limit: u32,
+        on_step: &mut impl FnMut(GcStep),
+    ) -> Result<u32> {
         let stream = self.gc_stream();
         let mut n = 0;
-        while let Some(job) = self.jobs[plane as usize] {
+        while n < limit {
+            let Some(job) = self.jobs[plane as usize] else {
+                break;
+            };
             let base = job.victim * self.pages_per_block;
             if self.valid[job.victim as usize] == 0 {
                 break;
@@ -221,7 +241,7 @@ impl Ftl {
                 GcStep::Copy { .. } => {
                     copies += 1;
                     on_step(step);
-                    copies += self.copy_rest(plane, &mut on_step)?;
+                    copies += self.copy_rest(plane, u32::MAX, &mut on_step)?;
                     continue;
                 }
                 GcStep::Erase { .. } => {

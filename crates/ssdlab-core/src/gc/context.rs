@@ -44,6 +44,38 @@ impl GcContext<'_> {
         Ok((step, done))
     }
 
+    /// Up to `k` copies of the started job on `plane`, the first from `not_before` and each
+    /// after the one before; returns how many and when the last ends (`not_before` if none).
+    /// The same steps and times as that many [`GcContext::step`]s, each from the previous end
+    /// (partial GC's actions), with whole-page copies in a row timed together when the time
+    /// lines allow it ([`Resources::gc_copies`]).
+    pub fn copy_up_to(&mut self, plane: u32, k: u32, not_before: u64) -> Result<(u32, u64)> {
+        let mut t = not_before;
+        let mut pending = 0u32;
+        let res = &mut self.res;
+        let batch = res.as_deref().is_some_and(Resources::batches_copies);
+        let n = self.ftl.gc_copy_up_to(plane, k, |step| {
+            let GcStep::Copy { read, program, .. } = step else {
+                return;
+            };
+            if batch && read && program {
+                pending += 1;
+                return;
+            }
+            if let Some(r) = res.as_deref_mut() {
+                if pending > 0 {
+                    t = r.gc_copies(plane, t, pending);
+                    pending = 0;
+                }
+                t = copy(r, plane, t, read, program);
+            }
+        })?;
+        if let (Some(r), true) = (res.as_deref_mut(), pending > 0) {
+            t = r.gc_copies(plane, t, pending);
+        }
+        Ok((n, t))
+    }
+
     /// Collect whole victims on `plane` until its free pool is back at the threshold (and any
     /// started victim is finished). Returns when the last step finishes.
     pub fn collect_until_threshold(&mut self, plane: u32, not_before: u64) -> Result<u64> {

@@ -115,20 +115,11 @@ pub fn run_action(
     if !started {
         return Ok((0, false, now));
     }
-    let mut t = now;
     if gc.ftl.gc_victim_ready(plane) {
-        let (_, done) = gc.step(plane, t)?;
+        let (_, done) = gc.step(plane, now)?;
         return Ok((0, true, done));
     }
-    let mut copies = 0;
-    while copies < k && gc.ftl.gc_remaining_copies(plane) > 0 {
-        let (s, done) = gc.step(plane, t)?;
-        t = done;
-        match s {
-            GcStep::Copy { .. } => copies += 1,
-            _ => break,
-        }
-    }
+    let (copies, t) = gc.copy_up_to(plane, k, now)?;
     Ok((copies, false, t))
 }
 
