@@ -14,6 +14,21 @@ pub struct ChannelTimeline {
     /// when no interval is live): `prune(now)` for an earlier `now` has nothing to drop, so it
     /// returns without reading the list.
     first_end: u64,
+    /// Where [`ChannelTimeline::reserve_copies`] sets aside the intervals it merges with (kept
+    /// for its allocation).
+    spare: Vec<(u64, u64)>,
+}
+
+/// A run of GC page copies without copy-back on one plane, for
+/// [`ChannelTimeline::reserve_copies`]: each reads its page (`read_ns`), transfers it out and
+/// back in (`xfer_ns` each, on the channel) and programs it (`program_ns`).
+#[derive(Debug, Clone, Copy)]
+pub struct CopyRun {
+    pub start: u64,
+    pub copies: u32,
+    pub read_ns: u64,
+    pub xfer_ns: u64,
+    pub program_ns: u64,
 }
 
 /// The current request: its arrival, and its number (1 for the first), as
@@ -137,11 +152,105 @@ impl ChannelTimeline {
         start
     }
 
+    /// Reserve the transfers of `run`'s copies, each starting when the one before ends (the
+    /// plane does one at a time), as `2 × copies` calls of [`ChannelTimeline::reserve`] would:
+    /// `t = start + read; s = reserve(t, xfer); s' = reserve(s + xfer, xfer); end = s' + xfer +
+    /// program`. Returns when the last copy ends. The reservations are made in time order, so
+    /// one merge pass over the list replaces a search and an insert each (without copy-back a GC
+    /// burst is reserved far ahead, behind the other planes' bursts: each insert moved the
+    /// intervals after it). Call after [`ChannelTimeline::catch_up`] for the current request.
+    pub fn reserve_copies(&mut self, run: CopyRun) -> u64 {
+        // Everything ending by the first transfer's ready time stays where it is; the rest is
+        // merged with the new reservations back onto the end of the list.
+        let p = self.first_ending_after(run.start + run.read_ns);
+        let mut rest = std::mem::take(&mut self.spare);
+        rest.clear();
+        rest.extend_from_slice(&self.busy[p..]);
+        self.busy.truncate(p);
+        let head = self.head;
+        let mut i = 0;
+        let mut t = run.start;
+        for _ in 0..run.copies {
+            let s = merge_reserve(
+                &mut self.busy,
+                head,
+                &mut rest,
+                &mut i,
+                t + run.read_ns,
+                run.xfer_ns,
+            );
+            let s2 = merge_reserve(
+                &mut self.busy,
+                head,
+                &mut rest,
+                &mut i,
+                s + run.xfer_ns,
+                run.xfer_ns,
+            );
+            if run.xfer_ns > 0 {
+                self.first_end = self.first_end.min(s + run.xfer_ns);
+            }
+            t = s2 + run.xfer_ns + run.program_ns;
+        }
+        self.busy.extend_from_slice(&rest[i..]);
+        self.spare = rest;
+        t
+    }
+
     /// End of the last reservation not yet pruned (0 when none; a time line not used since
     /// earlier requests may still hold ones that have ended).
     pub fn busy_until(&self) -> u64 {
         self.busy[self.head..].last().map_or(0, |(_, e)| *e)
     }
+}
+
+/// One [`ChannelTimeline::reserve`] of `dur` at `ready` on the list `out[live..] ++ old[*i..]`
+/// (`out[..live]`: pruned intervals), where every interval of `out` ends at or before `ready`:
+/// intervals passed over move to `out`, the new one is merged with the neighbours it touches
+/// and pushed (or, if it touches the next one, left in its place in `old`).
+#[inline]
+fn merge_reserve(
+    out: &mut Vec<(u64, u64)>,
+    live: usize,
+    old: &mut [(u64, u64)],
+    i: &mut usize,
+    ready: u64,
+    dur: u64,
+) -> u64 {
+    // The intervals ending by `ready` cannot hold the reservation (reserve's search skips them).
+    while let Some(&iv) = old.get(*i) {
+        if iv.1 > ready {
+            break;
+        }
+        out.push(iv);
+        *i += 1;
+    }
+    let mut start = ready;
+    while let Some(&(s, e)) = old.get(*i) {
+        if s >= start + dur {
+            break;
+        }
+        start = start.max(e);
+        out.push((s, e));
+        *i += 1;
+    }
+    if dur > 0 {
+        let end = start + dur;
+        // An interval that reaches past `end` (merged with the next one) stays in `old`, where
+        // the next reservation's scan sees it.
+        let from = match out.last() {
+            Some(&(s, e)) if e == start && out.len() > live => {
+                out.pop();
+                s
+            }
+            _ => start,
+        };
+        match old.get_mut(*i) {
+            Some(next) if next.0 == end => next.0 = from,
+            _ => out.push((from, end)),
+        }
+    }
+    start
 }
 
 #[cfg(test)]
@@ -248,6 +357,54 @@ mod tests {
         assert_eq!(c.fit(next, 45, 10), 45);
         c.catch_up(next);
         assert_eq!(c.reserve(45, 10), 45);
+    }
+
+    #[test]
+    fn a_run_of_copies_reserves_as_its_transfers_one_by_one() {
+        // Host-like transfers near the present and runs of GC copies (other planes' bursts far
+        // ahead on the same channel), with zero-length and touching cases: the batched run must
+        // leave the same list and give the same end as its reservations made one at a time.
+        let mut rng = crate::rng::stream(11, "channel-copies");
+        let (mut batched, mut single) = (ChannelTimeline::default(), ChannelTimeline::default());
+        let mut now = 0u64;
+        for i in 0..4_000u64 {
+            now += rng.gen_range(0..400u64);
+            let at = Now {
+                at: now,
+                seq: i + 1,
+            };
+            batched.catch_up(at);
+            single.catch_up(at);
+            if i % 4 == 0 {
+                let run = CopyRun {
+                    start: now + rng.gen_range(0..20_000u64),
+                    copies: rng.gen_range(1..40u32),
+                    read_ns: rng.gen_range(0..60u64),
+                    xfer_ns: [0, 5, 10, 17][rng.gen_range(0..4usize)],
+                    program_ns: rng.gen_range(0..300u64),
+                };
+                let mut t = run.start;
+                for _ in 0..run.copies {
+                    let s = single.reserve(t + run.read_ns, run.xfer_ns);
+                    let s2 = single.reserve(s + run.xfer_ns, run.xfer_ns);
+                    t = s2 + run.xfer_ns + run.program_ns;
+                }
+                assert_eq!(batched.reserve_copies(run), t, "run at step {i}");
+            } else {
+                let (ready, dur) = (now + rng.gen_range(0..30u64), rng.gen_range(1..12u64));
+                assert_eq!(
+                    batched.reserve(ready, dur),
+                    single.reserve(ready, dur),
+                    "step {i}"
+                );
+            }
+            assert_eq!(
+                batched.busy[batched.head..],
+                single.busy[single.head..],
+                "step {i}"
+            );
+            assert_eq!(batched.busy_until(), single.busy_until());
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@
 mod channel;
 mod explain;
 
-pub use channel::{ChannelTimeline, Now};
+pub use channel::{ChannelTimeline, CopyRun, Now};
 pub use explain::ReadParts;
 
 use explain::ReadExplain;
@@ -403,22 +403,20 @@ impl Resources {
         done
     }
 
-    /// Can [`Resources::gc_copies`] time a run of whole-page copies in one step? With copy-back,
-    /// no channel blocking, no ideal `nogc` device and nothing recording each step (the GC log,
-    /// the read breakdown): each copy then occupies only its plane, right after the previous.
+    /// Can [`Resources::gc_copies`] time a run of whole-page copies in one step? With no channel
+    /// blocking, no ideal `nogc` device and nothing recording each step (the GC log, the read
+    /// breakdown): each copy then occupies its plane right after the previous and, without
+    /// copy-back, the channel for its two transfers ([`ChannelTimeline::reserve_copies`]).
     #[inline]
     pub fn batches_copies(&self) -> bool {
-        self.copyback
-            && !self.channel_blocking
-            && !self.nogc
-            && self.gc_log.is_none()
-            && self.explain.is_none()
+        !self.channel_blocking && !self.nogc && self.gc_log.is_none() && self.explain.is_none()
     }
 
     /// `n` ≥ 1 whole-page GC copies in a row on `plane`, none earlier than `not_before`: the
     /// same plane times, busy time and GC run as `n` calls of [`Resources::gc_copy`] (each
-    /// starts when the previous ends, since that end is past `not_before`), in O(1) when
-    /// [`Resources::batches_copies`], else by those calls. Returns when the last ends.
+    /// starts when the previous ends, since that end is past `not_before`), in one step when
+    /// [`Resources::batches_copies`] (O(1) with copy-back, one pass over the channel's list
+    /// without), else by those calls. Returns when the last ends.
     pub fn gc_copies(&mut self, plane: u32, not_before: u64, n: u32) -> u64 {
         if !self.batches_copies() {
             let mut done = not_before;
@@ -428,7 +426,19 @@ impl Resources {
             return done;
         }
         let start = self.gc_start(plane, not_before);
-        let done = start + u64::from(n) * (self.times.read_ns + self.times.program_ns);
+        let done = if self.copyback {
+            start + u64::from(n) * (self.times.read_ns + self.times.program_ns)
+        } else {
+            let c = &mut self.channels[self.plane_channel[plane as usize] as usize];
+            c.catch_up(self.now);
+            c.reserve_copies(CopyRun {
+                start,
+                copies: n,
+                read_ns: self.times.read_ns,
+                xfer_ns: self.times.transfer_ns,
+                program_ns: self.times.program_ns,
+            })
+        };
         self.gc_finish(plane, start, done, true);
         done
     }
