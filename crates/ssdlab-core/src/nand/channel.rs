@@ -207,7 +207,11 @@ impl ChannelTimeline {
 /// One [`ChannelTimeline::reserve`] of `dur` at `ready` on the list `out[live..] ++ old[*i..]`
 /// (`out[..live]`: pruned intervals), where every interval of `out` ends at or before `ready`:
 /// intervals passed over move to `out`, the new one is merged with the neighbours it touches
-/// and pushed (or, if it touches the next one, left in its place in `old`).
+/// and pushed (or, if it touches the next one, left in its place in `old`). The search, fit and
+/// merge rules are [`ChannelTimeline::reserve`]'s on a list split in two; they must change
+/// together (`a_run_of_copies_reserves_as_its_transfers_one_by_one` compares them). `reserve`
+/// keeps its own in-place form: splitting the list for every host transfer would copy the
+/// tail twice where an insert moves it once.
 #[inline]
 fn merge_reserve(
     out: &mut Vec<(u64, u64)>,
