@@ -492,3 +492,63 @@ fn trim_invalidates_and_reduces_gc_work() {
         b.waf
     );
 }
+
+#[test]
+fn lean_gc_copies_take_the_same_steps_as_the_checked_ones() {
+    // Without test checks, GC copies run through `copy_rest_lean`; with program checks on,
+    // through the general `copy_one` loop. Both must make the same steps in the same order,
+    // whole victims (`gc_until_threshold`) and partial runs (`gc_copy_up_to`) alike.
+    for (policy, placement) in [
+        ("greedy", "single"),
+        ("random", "dual-frontier"),
+        ("cost-benefit", "hot-cold"),
+    ] {
+        let sets = [
+            "geometry.planes_per_die=2".to_string(),
+            "geometry.blocks_per_plane=32".to_string(),
+            "geometry.pages_per_block=16".to_string(),
+            "geometry.spare_factor=0.2".to_string(),
+            format!("gc.victim=\"{policy}\""),
+            format!("ftl.placement=\"{placement}\""),
+        ];
+        let cfg = DeviceConfig::from_preset("tiny", &sets).expect("valid device");
+        let run = |checked: bool| {
+            let mut ftl = Ftl::new(&cfg).unwrap();
+            if checked {
+                ftl.enable_program_checks();
+            }
+            let (mut rng, mut wl) = (stream(9, "gc"), stream(9, "wl"));
+            let n = ftl.logical_pages();
+            let mut steps = Vec::new();
+            for i in 0..12_000u32 {
+                let lpn = if i < n { i } else { wl.gen_range(0..n) };
+                let plane = ftl.next_host_plane(lpn);
+                let full = move |f: &Ftl| !f.host_can_write(plane);
+                ftl.gc_while(plane, &mut rng, full, |s| steps.push(s))
+                    .unwrap();
+                ftl.write_host(lpn, plane).unwrap();
+                if i % 7 == 0 && ftl.gc_begin(plane, &mut rng) {
+                    ftl.gc_copy_up_to(plane, 3, |s| steps.push(s)).unwrap();
+                }
+                if ftl.needs_gc(plane) {
+                    ftl.gc_until_threshold(plane, &mut rng, |s| steps.push(s))
+                        .unwrap();
+                }
+            }
+            ftl.check_invariants().unwrap();
+            let map: Vec<_> = (0..n).map(|l| ftl.read(l)).collect();
+            (
+                steps,
+                map,
+                ftl.counters.gc_pages_copied,
+                ftl.counters.erases,
+            )
+        };
+        let (lean, checked) = (run(false), run(true));
+        assert!(lean.2 > 1_000, "{policy}/{placement}: GC must copy");
+        assert_eq!(lean.0.len(), checked.0.len(), "{policy}/{placement}");
+        assert!(lean.0 == checked.0, "{policy}/{placement}: steps differ");
+        assert!(lean.1 == checked.1, "{policy}/{placement}: mappings differ");
+        assert_eq!((lean.2, lean.3), (checked.2, checked.3));
+    }
+}

@@ -1,7 +1,7 @@
 //! The mechanics of GC unit steps on the FTL: choose a victim, copy its next valid page, erase
 //! it. Schedulers (in `gc`) decide when these run; the engine gives them time.
 
-use super::{BlockState, Ftl};
+use super::{BlockState, Ftl, UNMAPPED};
 use crate::error::Result;
 use crate::rng::SimRng;
 
@@ -153,6 +153,13 @@ impl Ftl {
         limit: u32,
         on_step: &mut impl FnMut(GcStep),
     ) -> Result<u32> {
+        if self.units_per_page == 1
+            && self.content.is_none()
+            && self.program_marks.is_none()
+            && self.units.is_none()
+        {
+            return self.copy_rest_lean(plane, limit, on_step);
+        }
         let stream = self.gc_stream();
         let mut n = 0;
         while n < limit {
@@ -171,6 +178,74 @@ impl Ftl {
             n += 1;
         }
         Ok(n)
+    }
+
+    /// [`Ftl::copy_rest`] when a copy is nothing but the move of one mapping (one unit per page,
+    /// no content or program-mark checks, blocks allocated per plane): the same copies in the
+    /// same order, with the job, the counter and the bitmap scan kept in registers rather than
+    /// stored and re-read for every page. Each step is a whole-page copy (`read` and `program`
+    /// both hold with one unit per page). Why a second loop: per GC copy, `copy_one`'s
+    /// bookkeeping cost as much as the move itself (callgrind, `docs/speed.md` item 24).
+    #[inline(always)]
+    fn copy_rest_lean(
+        &mut self,
+        plane: u32,
+        limit: u32,
+        on_step: &mut impl FnMut(GcStep),
+    ) -> Result<u32> {
+        let Some(job) = self.jobs[plane as usize] else {
+            return Ok(0);
+        };
+        let victim = job.victim;
+        let ppb = self.pages_per_block;
+        let base = victim * ppb;
+        let end = base + ppb;
+        let stream = self.gc_stream();
+        let mut n = 0;
+        let mut cursor = job.cursor;
+        let mut next = self.next_valid(base + cursor, end);
+        let mut failed = Ok(());
+        while n < limit {
+            let Some(from) = next else {
+                break;
+            };
+            let lpn = self.p2l[from as usize];
+            // Warm the L2P entry of the next valid page: its address is random.
+            next = self.next_valid(from + 1, end);
+            if let Some(after) = next {
+                prefetch(&self.l2p, self.p2l[after as usize] as usize);
+            }
+            // `program_from` with the victim's page invalidated in place: a victim is never
+            // `Full`, so its invalidation touches no index.
+            let fi = plane as usize * self.streams + stream;
+            let mut blk = self.frontier[fi];
+            if blk == UNMAPPED || self.next_page[blk as usize] == ppb {
+                match self.open_frontier(plane, fi) {
+                    Ok(b) => blk = b,
+                    Err(e) => {
+                        failed = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.valid_bits[from as usize >> 6] &= !(1u64 << (from & 63));
+            self.valid[victim as usize] -= 1;
+            let page = self.next_page[blk as usize];
+            let to = blk * ppb + page;
+            self.next_page[blk as usize] = page + 1;
+            self.map(lpn, to, blk);
+            cursor = from - base + 1;
+            n += 1;
+            on_step(GcStep::Copy {
+                from,
+                to,
+                read: true,
+                program: true,
+            });
+        }
+        self.counters.gc_pages_copied += u64::from(n);
+        self.jobs[plane as usize] = Some(GcJob { victim, cursor });
+        failed.map(|()| n)
     }
 
     /// First valid physical page in [from, to), scanning the bitmap a word at a time.
