@@ -388,6 +388,12 @@ impl Ftl {
         // Every host frontier must have room or be able to open a block: the stream a page goes
         // to is only known when it is written. Once the free pool is empty, the frontier pages
         // left belong to the GC copies of a partly collected victim (partial GC), not the host.
+        let free = self.free[plane as usize].len();
+        // More free blocks than frontiers: true whatever the frontiers hold (full ≤ streams),
+        // the common case, decided without looking at them.
+        if free > self.streams {
+            return true;
+        }
         let base = plane as usize * self.streams;
         let host = self.place.host_streams() as usize;
         let full = (0..host)
@@ -396,7 +402,6 @@ impl Ftl {
                 f == UNMAPPED || self.next_page[f as usize] == self.pages_per_block
             })
             .count();
-        let free = self.free[plane as usize].len();
         (full == 0 && free >= 1) || free > full
     }
 
