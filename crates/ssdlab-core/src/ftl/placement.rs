@@ -90,8 +90,19 @@ impl PlacementState {
 
     /// The host stream for a write of `lpn`; `next_write` is the host clock of its next write
     /// (oracle only; NEVER when unknown). Updates the estimator.
-    #[inline]
+    #[inline(always)]
     pub fn host_stream(&mut self, lpn: u32, next_write: u64) -> usize {
+        // One host stream (`single`, `dual-frontier`): decided in line, once per host page.
+        if let Temperature::Fixed = self.temp {
+            self.clock += 1;
+            return 0;
+        }
+        self.temperature_stream(lpn, next_write)
+    }
+
+    /// [`PlacementState::host_stream`] for the placements that estimate temperatures.
+    #[inline(never)]
+    fn temperature_stream(&mut self, lpn: u32, next_write: u64) -> usize {
         let now = self.clock;
         self.clock += 1;
         match &mut self.temp {
