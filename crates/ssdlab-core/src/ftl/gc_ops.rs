@@ -200,24 +200,13 @@ impl Ftl {
         let ppb = self.pages_per_block;
         let base = victim * ppb;
         let end = base + ppb;
-        let stream = self.gc_stream();
+        let fi = plane as usize * self.streams + self.gc_stream();
         let mut n = 0;
         let mut cursor = job.cursor;
-        let mut next = self.next_valid(base + cursor, end);
+        let mut next = next_valid_in(&self.valid_bits, base + cursor, end);
         let mut failed = Ok(());
-        while n < limit {
-            let Some(from) = next else {
-                break;
-            };
-            let lpn = self.p2l[from as usize];
-            // Warm the L2P entry of the next valid page: its address is random.
-            next = self.next_valid(from + 1, end);
-            if let Some(after) = next {
-                prefetch(&self.l2p, self.p2l[after as usize] as usize);
-            }
-            // `program_from` with the victim's page invalidated in place: a victim is never
-            // `Full`, so its invalidation touches no index.
-            let fi = plane as usize * self.streams + stream;
+        while n < limit && next.is_some() {
+            // The GC frontier, opened anew when full (as `program_from` does).
             let mut blk = self.frontier[fi];
             if blk == UNMAPPED || self.next_page[blk as usize] == ppb {
                 match self.open_frontier(plane, fi) {
@@ -228,20 +217,51 @@ impl Ftl {
                     }
                 }
             }
-            self.valid_bits[from as usize >> 6] &= !(1u64 << (from & 63));
-            self.valid[victim as usize] -= 1;
-            let page = self.next_page[blk as usize];
-            let to = blk * ppb + page;
-            self.next_page[blk as usize] = page + 1;
-            self.map(lpn, to, blk);
-            cursor = from - base + 1;
-            n += 1;
-            on_step(GcStep::Copy {
-                from,
-                to,
-                read: true,
-                program: true,
-            });
+            // Then as many copies as the block has room for, on the tables borrowed as local
+            // slices (item 27): a store into one table cannot move another's address or length,
+            // so they stay in registers instead of being reloaded after every store.
+            let Ftl {
+                p2l,
+                l2p,
+                valid_bits,
+                valid,
+                next_page,
+                write_clock,
+                ..
+            } = self;
+            let mut page = next_page[blk as usize];
+            let stop = n + (ppb - page).min(limit - n);
+            while n < stop {
+                let Some(from) = next else {
+                    break;
+                };
+                let lpn = p2l[from as usize];
+                // Warm the L2P entry of the next valid page: its address is random.
+                next = next_valid_in(valid_bits, from + 1, end);
+                if let Some(after) = next {
+                    prefetch(l2p, p2l[after as usize] as usize);
+                }
+                // The victim's page invalidated in place: a victim is never `Full`, so its
+                // invalidation touches no index. Then `map`'s stores.
+                valid_bits[from as usize >> 6] &= !(1u64 << (from & 63));
+                valid[victim as usize] -= 1;
+                let to = blk * ppb + page;
+                page += 1;
+                p2l[to as usize] = lpn;
+                valid_bits[to as usize >> 6] |= 1u64 << (to & 63);
+                valid[blk as usize] += 1;
+                l2p[lpn as usize] = to;
+                *write_clock += 1;
+                cursor = from - base + 1;
+                n += 1;
+                on_step(GcStep::Copy {
+                    from,
+                    to,
+                    read: true,
+                    program: true,
+                });
+            }
+            next_page[blk as usize] = page;
         }
         self.counters.gc_pages_copied += u64::from(n);
         self.jobs[plane as usize] = Some(GcJob { victim, cursor });
@@ -249,18 +269,9 @@ impl Ftl {
     }
 
     /// First valid physical page in [from, to), scanning the bitmap a word at a time.
+    #[inline]
     pub(crate) fn next_valid(&self, from: u32, to: u32) -> Option<u32> {
-        let mut i = from as usize;
-        let end = to as usize;
-        while i < end {
-            let word = self.valid_bits[i >> 6] >> (i & 63);
-            if word != 0 {
-                let j = i + word.trailing_zeros() as usize;
-                return (j < end).then_some(j as u32);
-            }
-            i = (i | 63) + 1;
-        }
-        None
+        next_valid_in(&self.valid_bits, from, to)
     }
 
     pub(crate) fn erase_block(&mut self, blk: u32, to_pool: bool) {
@@ -334,6 +345,23 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// First set bit of `bits` in [from, to), a word at a time: [`Ftl::next_valid`] on the valid
+/// bitmap.
+#[inline(always)]
+fn next_valid_in(bits: &[u64], from: u32, to: u32) -> Option<u32> {
+    let mut i = from as usize;
+    let end = to as usize;
+    while i < end {
+        let word = bits[i >> 6] >> (i & 63);
+        if word != 0 {
+            let j = i + word.trailing_zeros() as usize;
+            return (j < end).then_some(j as u32);
+        }
+        i = (i | 63) + 1;
+    }
+    None
 }
 
 /// Hint the CPU to fetch `v[i]` into cache (no effect on results; a no-op off x86-64).
