@@ -1,0 +1,61 @@
+//! Where host pages go: the allocator's plane for each host page (static or round-robin
+//! striping) and the free-space rule that decides whether a plane can take one before GC.
+
+use super::{Ftl, UNMAPPED};
+use crate::config::Allocation;
+
+impl Ftl {
+    /// The plane `next_host_plane` would return, without advancing the round-robin cursor.
+    #[inline]
+    pub fn peek_host_plane(&self, lpn: u32) -> u32 {
+        match self.allocation {
+            Allocation::Static => lpn % self.planes,
+            Allocation::RoundRobin => self.stripe_order[self.rr_cursor],
+        }
+    }
+
+    /// The plane a new host page for `lpn` goes to.
+    #[inline]
+    pub fn next_host_plane(&mut self, lpn: u32) -> u32 {
+        let p = self.peek_host_plane(lpn);
+        if self.allocation == Allocation::RoundRobin {
+            // (A compare, not `%`: this runs once per host page.)
+            self.rr_cursor += 1;
+            if self.rr_cursor == self.stripe_order.len() {
+                self.rr_cursor = 0;
+            }
+        }
+        p
+    }
+
+    /// Can `plane` take a host page without GC first? The last free block is kept for GC, and
+    /// once GC has taken it (free pool empty, a victim partly copied — partial GC leaves jobs
+    /// open between requests) the host may not use the frontier pages the victim's remaining
+    /// copies need.
+    #[inline]
+    pub fn host_can_write(&self, plane: u32) -> bool {
+        // Every host frontier must have room or be able to open a block: the stream a page goes
+        // to is only known when it is written. Once the free pool is empty, the frontier pages
+        // left belong to the GC copies of a partly collected victim (partial GC), not the host.
+        let free = self.free[plane as usize].len();
+        // More free blocks than frontiers: true whatever the frontiers hold (full ≤ streams),
+        // the common case, decided without looking at them.
+        if free > self.streams {
+            return true;
+        }
+        let base = plane as usize * self.streams;
+        let host = self.place.host_streams() as usize;
+        let full = (0..host)
+            .filter(|s| {
+                let f = self.frontier[base + s];
+                f == UNMAPPED || self.next_page[f as usize] == self.pages_per_block
+            })
+            .count();
+        (full == 0 && free >= 1) || free > full
+    }
+
+    /// A plane that can take a host page now (the fallback when GC cannot free the chosen one).
+    pub fn first_writable_plane(&self) -> Option<u32> {
+        (0..self.planes).find(|p| self.host_can_write(*p))
+    }
+}
