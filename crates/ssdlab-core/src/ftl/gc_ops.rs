@@ -186,6 +186,9 @@ impl Ftl {
     /// stored and re-read for every page. Each step is a whole-page copy (`read` and `program`
     /// both hold with one unit per page). Why a second loop: per GC copy, `copy_one`'s
     /// bookkeeping cost as much as the move itself (callgrind, `docs/speed.md` item 24).
+    /// It restates `program_from`'s frontier rule, `invalidate` for a victim page and `map`'s
+    /// stores, so a change to those must be made here too; the test
+    /// `lean_gc_copies_take_the_same_steps_as_the_checked_ones` compares the two loops.
     #[inline(always)]
     fn copy_rest_lean(
         &mut self,
