@@ -140,10 +140,10 @@ fn gzip_errors_name_where_they_happen() {
     // The same, sniffed for its format: was `…: corrupt deflate stream` with no position.
     let e = first_error(&p, TraceFormat::Auto, 1 << 40);
     assert_says(&e, &p, ": detecting the format from bytes 0..4096: ");
-    // A byte flipped in the first deflate block's code tables: named as what it is. With
-    // `miniz_oxide` (flate2's default backend, used before 2026-11-27) the stream inflated to
-    // garbage, refused at line 17 as "too few fields"; `zlib-rs` refuses the block before it
-    // hands out a byte.
+    // A byte flipped early in the deflate data (200 bytes into the file): named as what it is.
+    // With `miniz_oxide` (flate2's default backend, used before 2026-11-27) the stream inflated
+    // to garbage, refused at line 17 as "too few fields"; `zlib-rs` reports the corrupt stream
+    // on the first read.
     let text: String = (0..20_000u64)
         .map(|i| format!("{},W,{},4096\n", i * 7, (i * 7_919 % 100_003) * 4096))
         .collect();
