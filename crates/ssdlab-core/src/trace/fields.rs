@@ -172,8 +172,8 @@ pub(crate) fn expected(i: usize, name: &str, what: &str, got: &str) -> String {
     format!("field {} ({name}): expected {what}, got {got:?}", i + 1)
 }
 
-/// The eight bytes of `b` from `base` as a little-endian word, padded with zero bytes (which
-/// are neither commas nor digits) past the end.
+/// The eight bytes of `b` from `base` as a little-endian word, padded past the end with zero
+/// bytes (which are not commas).
 #[inline]
 fn word_at(b: &[u8], base: usize) -> u64 {
     match b.get(base..base + 8) {
