@@ -184,6 +184,20 @@ fn cases() -> Vec<Case> {
             open(1.0, 1.0),
         ));
     }
+    // rlgc-aggressive's early trigger (Kang 2017 §5.3) takes a victim between T_GC and T_AGC
+    // only if over 60 % of it is invalid. The case above never meets one (all its early
+    // victims are refused, so a change that refused them all passed every test); at 40 % spare
+    // uniform writes leave such blocks (1,668 early victims taken in this case).
+    v.push(case(
+        "scheduler-rlgc-aggressive-early",
+        "mqsim-small",
+        &[
+            "gc.scheduler=\"rlgc-aggressive\"",
+            "geometry.spare_factor=0.4",
+        ],
+        synthetic("uniform", 20_000, json!({"read_fraction": 0.3})),
+        closed(true, 2.0),
+    ));
     let mut ext = case(
         "scheduler-external-decisions",
         "kang-128gb",

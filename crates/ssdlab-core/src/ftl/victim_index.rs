@@ -160,6 +160,29 @@ impl VictimIndex {
         }
     }
 
+    /// The block [`VictimIndex::select`] would return for `plane` under the fewest-valid rule,
+    /// left in the index; `None` when the plane has no candidate or the rule is another one.
+    /// For fewest-valid, `select` and then `insert` of the same block with its valid count is
+    /// no change at all (it is unlinked from the head of its bucket and linked back there), so
+    /// a caller that may put the victim back can ask here first. The other rules cannot: FIFO
+    /// re-queues at the back, the sets swap on removal, and sampling draws from the RNG.
+    #[inline]
+    pub fn peek_fewest_valid(&mut self, plane: u32) -> Option<u32> {
+        let p = plane as usize;
+        let stride = self.pages_per_block as usize + 1;
+        match &mut self.kind {
+            Kind::Buckets { heads, low, .. } if self.counts[p] > 0 => {
+                let mut v = low[p] as usize;
+                while heads[p * stride + v] == NIL {
+                    v += 1; // as in `select`
+                }
+                low[p] = v as u32;
+                Some(heads[p * stride + v])
+            }
+            _ => None,
+        }
+    }
+
     /// Choose and remove the victim of `plane`. `valid` and `closed_at` are indexed by global
     /// block number; `now` is the device's page-write counter (the age clock of cost-benefit).
     pub fn select(
@@ -318,4 +341,59 @@ fn set_remove(members: &mut [Vec<u32>], pos: &mut [u32], plane: usize, b: u32) {
     pos[m[i] as usize] = i as u32;
     m.pop();
     pos[b as usize] = NIL;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fewest_valid_peek_is_a_select_put_back() {
+        // Random closes, invalidations and selections on two planes: the peek names the block
+        // `select` takes, leaves the index as it was, and taking that block and putting it back
+        // leaves the index as it was too (the bucket order included).
+        let (planes, bpp, ppb) = (2u32, 64u32, 32u32);
+        let total = (planes * bpp) as usize;
+        let mut ix = VictimIndex::new(VictimPolicy::Greedy, planes, bpp, ppb);
+        let mut rng = crate::rng::stream(5, "victim-peek");
+        let (mut valid, closed, mut indexed) =
+            (vec![0u32; total], vec![0u64; total], vec![false; total]);
+        let mut put_back = 0;
+        for step in 0..20_000 {
+            let b = rng.gen_range(0..total);
+            let plane = b as u32 / bpp;
+            match rng.gen_range(0..4u32) {
+                0 if !indexed[b] => {
+                    valid[b] = rng.gen_range(0..=ppb);
+                    ix.insert(b as u32, valid[b]);
+                    indexed[b] = true;
+                }
+                1 | 2 if indexed[b] && valid[b] > 0 => {
+                    ix.on_invalidate(b as u32, valid[b]);
+                    valid[b] -= 1;
+                }
+                _ => {
+                    let before = ix.members(plane);
+                    let peeked = ix.peek_fewest_valid(plane);
+                    assert_eq!(ix.members(plane), before, "step {step}");
+                    let taken = ix.select(plane, &valid, &closed, 0, &mut rng);
+                    assert_eq!(peeked, taken, "step {step}");
+                    if let Some(v) = taken {
+                        if rng.gen_bool(0.5) {
+                            ix.insert(v, valid[v as usize]);
+                            assert_eq!(ix.members(plane), before, "step {step}");
+                            put_back += 1;
+                        } else {
+                            indexed[v as usize] = false;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(put_back > 1_000);
+        // The other rules do not peek.
+        let mut fifo = VictimIndex::new(VictimPolicy::Fifo, 1, 4, 4);
+        fifo.insert(0, 1);
+        assert_eq!(fifo.peek_fewest_valid(0), None);
+    }
 }
