@@ -52,22 +52,16 @@ impl Ftl {
         if self.jobs[plane as usize].is_some() {
             return true;
         }
-        // An early trigger asks at every decision and is mostly refused (`rlgc-aggressive` on
-        // the bench: 5.4 M refusals in 500 k requests). For fewest-valid, look without taking:
-        // the same answer, and the same index, as taking the block and putting it back, in a
-        // third of the instructions (speed item 31).
-        if max_valid != u32::MAX {
-            if let Some(v) = self.victims.peek_fewest_valid(plane) {
-                if self.valid[v as usize] > max_valid {
-                    return false;
-                }
-            }
-        }
-        match self
-            .victims
-            .select(plane, &self.valid, &self.closed_at, self.write_clock, rng)
-        {
-            Some(v) if self.valid[v as usize] <= max_valid => {
+        // The index decides a refusal: for fewest-valid it takes nothing (speed item 31).
+        match self.victims.select_if(
+            plane,
+            &self.valid,
+            &self.closed_at,
+            self.write_clock,
+            rng,
+            max_valid,
+        ) {
+            Some(v) => {
                 self.state[v as usize] = BlockState::Victim;
                 self.jobs[plane as usize] = Some(GcJob {
                     victim: v,
@@ -75,10 +69,6 @@ impl Ftl {
                 });
                 self.counters.gc_victims += 1;
                 true
-            }
-            Some(v) => {
-                self.victims.insert(v, self.valid[v as usize]);
-                false
             }
             None => false,
         }
