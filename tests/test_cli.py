@@ -45,6 +45,30 @@ def test_a_run_without_array_outputs_does_not_import_numpy(tmp_path):
     assert json.loads(out.read_text())["latency_histogram"]["all"]["count"]
 
 
+def test_a_run_imports_none_of_the_commands_built_on_demand(cli):
+    """Issue 19 (start-up): the modules of ``cli.LAZY`` (experiments, sweeps, plots, detection,
+    offline search: ≈ 0.05 s) are imported only for their own commands or a command list; a
+    typo still gets "did you mean" among them."""
+    from ssdlab.cli import LAZY
+
+    probe = ("import sys, runpy\n"
+             "sys.argv = ['ssdlab'] + sys.argv[1:]\n"
+             "try:\n    runpy.run_module('ssdlab', run_name='__main__')\n"
+             "except SystemExit as e:\n    assert not e.code, e.code\n"
+             "print(sorted(m for m in sys.modules if m.startswith('ssdlab.')))\n")
+    lazy = set(LAZY.values())
+    p = subprocess.run([sys.executable, "-c", probe, "run", "-d", "tiny", "-n", "100"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    loaded = set(eval(p.stdout.strip().splitlines()[-1]))
+    assert "ssdlab.simulate" in loaded and not loaded & lazy, loaded & lazy
+    p = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and lazy <= set(eval(p.stdout.strip().splitlines()[-1])), p.stderr
+    assert all(f"\n  {name} " in p.stdout for name in LAZY), p.stdout
+    assert_one_line_error(cli("detct"), "No such command 'detct'", "Did you mean 'detect'?")
+    assert_one_line_error(cli("experiment", "ttflsh"), "Did you mean 'ttflash'?")
+
+
 def test_run_synthetic_writes_json(cli, tmp_path):
     out = tmp_path / "r.json"
     p = cli("run", "-d", "tiny", "-n", "20000", "--read-fraction", "0.3", "--json", str(out))

@@ -121,8 +121,11 @@ def _options():
     out = []
 
     def walk(c, path):
-        for name, sub in (getattr(c, "commands", None) or {}).items():
-            walk(sub, (*path, name))
+        # By name, as the command line finds them: the top level builds some commands only then.
+        if hasattr(c, "list_commands"):
+            ctx = typer.Context(c)
+            for name in c.list_commands(ctx):
+                walk(c.get_command(ctx, name), (*path, name))
         out.extend((" ".join(path), p) for p in c.params if p.param_type_name == "option")
 
     walk(typer.main.get_command(app), ())

@@ -5,6 +5,7 @@ is printed as one line on stderr with a non-zero exit; never a traceback.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from enum import Enum
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+import typer.core
 import typer.main
 from rich.markup import escape
 from rich.table import Table
@@ -19,30 +21,63 @@ from rich.table import Table
 from ssdlab import _core, registry
 from ssdlab.cli_common import UsageError, console, err_console, error_line, fail, usage_error_message, warn, write_json
 from ssdlab.device import Device
-from ssdlab.cli_detect import register as register_detect
-from ssdlab import cli_detect_train as _detect_train  # noqa: F401  (registers detect train/eval)
-from ssdlab.cli_offline import register as register_offline
-from ssdlab.cli_sweep import register as register_sweep
-from ssdlab.cli_plot import register as register_plot
 from ssdlab.cli_applies import check_run, given, option_name
 from ssdlab.cli_params import guard
 from ssdlab.errors import SsdlabError
-from ssdlab.experiments import experiment_app
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options, rerun
 from ssdlab.table import check_writable, write_table
 from ssdlab.workload import fs, preset, preset_names, synthetic, total_requests, trace
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="ssdlab: SSD garbage-collection simulator.",
-                  rich_markup_mode=None,
+#: Commands whose modules are imported only when the command runs or a list of commands is
+#: printed: name → the module whose ``register(app)`` adds it. Their modules, and the
+#: experiments they pull in, cost ≈ 0.05 s of every start-up (``python -X importtime``), a
+#: quarter of a one-request ``ssdlab run``. A new command of this kind is one line here.
+LAZY = {
+    "offline": "ssdlab.cli_offline",
+    "sweep": "ssdlab.cli_sweep",
+    "plot": "ssdlab.cli_plot",
+    "report": "ssdlab.cli_plot",
+    "experiment": "ssdlab.experiments",
+    "detect": "ssdlab.cli_detect",
+}
+
+
+class LazyGroup(typer.core.TyperGroup):
+    """The top-level group: the commands of ``LAZY`` are built the first time they are asked
+    for by name (to run, or for the help's list of commands)."""
+
+    #: Applied to each command as it is loaded (``main`` sets the option range checks).
+    on_load = staticmethod(lambda command, path: command)
+
+    def list_commands(self, ctx: typer.Context) -> List[str]:
+        return [*super().list_commands(ctx), *(n for n in LAZY if n not in self.commands)]
+
+    def get_command(self, ctx: typer.Context, cmd_name: str):  # noqa: ANN201 (a click command)
+        if cmd_name not in self.commands and cmd_name in LAZY:
+            self._load(LAZY[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx: typer.Context, args: List[str]):  # noqa: ANN201
+        if args and args[0] not in self.commands and args[0] not in LAZY:
+            for module in dict.fromkeys(LAZY.values()):  # an unknown name: all, for "did you mean"
+                self._load(module)
+        return super().resolve_command(ctx, args)
+
+    def _load(self, module: str) -> None:
+        # A group of the same settings as ``app`` (help formatting), holding what ``register`` adds.
+        holder = typer.Typer(rich_markup_mode=None)
+        importlib.import_module(module).register(holder)
+        for name, command in typer.main.get_group(holder).commands.items():
+            if name not in self.commands:
+                self.commands[name] = self.on_load(command, (name,))
+
+
+app = typer.Typer(cls=LazyGroup, add_completion=False, no_args_is_help=True,
+                  help="ssdlab: SSD garbage-collection simulator.", rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]})
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect trace files.")
 app.add_typer(trace_app, name="trace")
-app.add_typer(experiment_app, name="experiment")
-register_offline(app)
-register_detect(app)
-register_sweep(app)
-register_plot(app)
 
 
 def _print_version(value: bool) -> None:
@@ -380,7 +415,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     (the command-line framework's own errors included)."""
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        code = guard(typer.main.get_command(app)).main(args=args, prog_name="ssdlab", standalone_mode=False)
+        root = guard(typer.main.get_command(app))
+        root.on_load = guard
+        code = root.main(args=args, prog_name="ssdlab", standalone_mode=False)
     except UsageError as e:
         if type(e).__name__ != "NoArgsIsHelpError":  # the help is printed already
             error_line(usage_error_message(e, args))

@@ -262,5 +262,7 @@ def watch(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``ssdlab detect`` to the top-level app."""
+    """Add ``ssdlab detect`` (with ``train`` and ``eval``) to the top-level app."""
+    from ssdlab import cli_detect_train  # noqa: F401  (adds detect train/eval to detect_app)
+
     app.add_typer(detect_app, name="detect")

@@ -36,3 +36,8 @@ from ssdlab.experiments import detect as _detect  # noqa: E402,F401  (registers 
 
 #: Each experiment's module by name (``ssdlab report`` asks it for its tables).
 MODULES = {"offline": _offline, "ttflash": _ttflash, "rlgc": _rlgc, "fill": _fill, "slc": _slc, "detect": _detect}
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``ssdlab experiment`` to the top-level app."""
+    app.add_typer(experiment_app, name="experiment")
