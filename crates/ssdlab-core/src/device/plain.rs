@@ -127,20 +127,6 @@ impl PlainDevice {
             None => NEVER,
         }
     }
-
-    /// The scheduler's idle-time decision point (timed), then nothing else: shared with models
-    /// built on this one, which add their own background work before the time lines advance.
-    #[inline]
-    pub(crate) fn scheduler_idle(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
-        if self.scheduler.wants_idle() && now > prev_arrival {
-            let from = self.res.horizon();
-            if now > from {
-                let (scheduler, mut ctx) = self.parts(true);
-                scheduler.on_idle(from, now, &mut ctx)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 impl DeviceModel for PlainDevice {
@@ -153,8 +139,9 @@ impl DeviceModel for PlainDevice {
         Ok(written)
     }
 
-    fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
-        self.scheduler_idle(prev_arrival, now)?;
+    fn background(&mut self, _prev_arrival: u64, now: u64) -> Result<()> {
+        // No GC runs here: the partial-GC schedulers (`rlgc`, `idle-*`, `lazyrtgc`) decide at each
+        // request's completion (`GcScheduler::after_request`) what to run in the gap they expect.
         self.res.advance(now);
         Ok(())
     }

@@ -183,18 +183,10 @@ fn copy(r: &mut Resources, plane: u32, not_before: u64, read: bool, program: boo
 /// [`crate::config::SchedulerKind`] and its arm in [`super::build_scheduler`].
 pub trait GcScheduler: Send {
     fn name(&self) -> &'static str;
-    /// Whether the engine should compute idle gaps and call [`GcScheduler::on_idle`].
-    fn wants_idle(&self) -> bool {
-        false
-    }
     /// A host page was just programmed on `plane`; `now` is the request's ready time.
     fn after_page_write(&mut self, plane: u32, now: u64, gc: &mut GcContext) -> Result<()>;
     /// A whole request has been served.
     fn after_request(&mut self, _info: &RequestInfo, _gc: &mut GcContext) -> Result<()> {
-        Ok(())
-    }
-    /// No request is outstanding from `from` until the next arrival at `until`.
-    fn on_idle(&mut self, _from: u64, _until: u64, _gc: &mut GcContext) -> Result<()> {
         Ok(())
     }
     /// The scheduler as `Any`, for callers that need its own type (the Q-table of `rlgc`, the

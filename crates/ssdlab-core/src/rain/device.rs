@@ -251,8 +251,7 @@ impl DeviceModel for RainDevice {
         Ok(written)
     }
 
-    fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
-        self.base.scheduler_idle(prev_arrival, now)?;
+    fn background(&mut self, _prev_arrival: u64, now: u64) -> Result<()> {
         // Host flushes before GC (GC is the lowest priority), then forget channel reservations
         // that ended.
         self.flush_until(now)?;

@@ -4,6 +4,7 @@
 //! `rng::stream(seed, "workload")`, arrival times from `rng::stream(seed, "workload/arrival")`
 //! so changing the arrival process leaves the address sequence unchanged.
 
+use rand::distributions::Bernoulli;
 use rand::Rng;
 use rand_distr::{Distribution, Geometric, Zipf};
 
@@ -19,6 +20,10 @@ pub struct Synthetic {
     rng: SimRng,
     arrival_rng: SimRng,
     arrival: ArrivalProcess,
+    /// `read_fraction` and `hot_write_fraction` as samplers built once: `Rng::gen_bool(p)` builds
+    /// the same `Bernoulli` on every call (≈ 26 instructions of a request), with the same draw.
+    read: Bernoulli,
+    hot_write: Bernoulli,
     slots: u64,
     slot_bytes: u64,
     hot_slots: u64,
@@ -30,6 +35,11 @@ pub struct Synthetic {
     produced: u64,
     /// Variable sizes: extra 4 KiB units ~ Geometric, from `rng::stream(seed, "workload/size")`.
     size: Option<(Geometric, SimRng)>,
+}
+
+/// A probability as a sampler (`validate` has checked it; a bad one is an error, not a panic).
+fn fraction(field: &str, p: f64) -> Result<Bernoulli> {
+    Bernoulli::new(p).map_err(|e| SsdError::Workload(format!("{field}: {e}")))
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -77,6 +87,8 @@ impl Synthetic {
             rng: stream(seed, "workload"),
             arrival_rng: stream(seed, "workload/arrival"),
             arrival: ArrivalProcess::new(&spec.arrival)?,
+            read: fraction("read_fraction", spec.read_fraction)?,
+            hot_write: fraction("hot_write_fraction", spec.hot_write_fraction)?,
             slots,
             slot_bytes: spec.request_pages * page_size,
             hot_slots,
@@ -112,7 +124,7 @@ impl Synthetic {
             Pattern::Uniform => self.rng.gen_range(0..self.slots),
             Pattern::Hotcold => {
                 let (h, n) = (self.hot_slots, self.slots);
-                let hot = h == n || (h > 0 && self.rng.gen_bool(self.spec.hot_write_fraction));
+                let hot = h == n || (h > 0 && self.hot_write.sample(&mut self.rng));
                 if hot {
                     self.rng.gen_range(0..h)
                 } else {
@@ -151,7 +163,7 @@ impl RequestSource for Synthetic {
             return Ok(false);
         }
         self.produced += 1;
-        out.op = if self.rng.gen_bool(self.spec.read_fraction) {
+        out.op = if self.read.sample(&mut self.rng) {
             OpKind::Read
         } else {
             OpKind::Write
