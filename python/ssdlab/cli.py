@@ -39,7 +39,7 @@ LAZY = {
     "plot": "ssdlab.cli_plot",
     "report": "ssdlab.cli_plot",
     "experiment": "ssdlab.experiments",
-    "detect": "ssdlab.cli_detect",
+    "detect": "ssdlab.cli_detect_train",
 }
 
 

@@ -259,10 +259,3 @@ def watch(
                 die(str(e))
     note(f"{device}: {plural(seen['intervals'], 'interval')}, {seen['gc']} classified GC in "
          f"{plural(seen['episodes'], 'episode')}")
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``ssdlab detect`` (with ``train`` and ``eval``) to the top-level app."""
-    from ssdlab import cli_detect_train  # noqa: F401  (adds detect train/eval to detect_app)
-
-    app.add_typer(detect_app, name="detect")

@@ -135,3 +135,10 @@ def evaluate(
             json_path.write_text(json.dumps({k: v for k, v in r.items() if k != "tree"}, indent=1))
         except OSError as e:
             fail(f"--json {json_path}: cannot write: {e.strerror}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``ssdlab detect`` to the top-level app: ``record``, ``iostat`` and ``watch`` from
+    ``cli_detect``, ``train`` and ``eval`` from here (this module imports that one, so the whole
+    group is registered from here)."""
+    app.add_typer(detect_app, name="detect")
