@@ -65,8 +65,8 @@ class LazyGroup(typer.core.TyperGroup):
         return super().resolve_command(ctx, args)
 
     def _load(self, module: str) -> None:
-        # A group of the same settings as ``app`` (help formatting), holding what ``register`` adds.
-        holder = typer.Typer(rich_markup_mode=None)
+        # A group with this one's help formatting, holding what ``register`` adds.
+        holder = typer.Typer(rich_markup_mode=self.rich_markup_mode)
         importlib.import_module(module).register(holder)
         for name, command in typer.main.get_group(holder).commands.items():
             if name not in self.commands:
