@@ -9,7 +9,7 @@
 //! `mqsim-small`; replays are preconditioned as `ssdlab run` does, and the rate counts the
 //! replay only (requests served / wall time of `Simulation::run`), so preconditioning and
 //! opening are left out. JSON is extra fields of the trace spec, e.g. `{"parse_thread":
-//! "off"}`. Only the public API, so the same file builds against older commits for
+//! false}`. Only the public API, so the same file builds against older commits for
 //! before/after figures. Wall-clock timing lives here, never in the core or in tests.
 
 use std::time::Instant;

@@ -342,6 +342,55 @@ fn cases() -> Vec<Case> {
             closed(true, 1.0),
         ));
     }
+    // The hybrid SLC/QLC device (issue 12): migration and QLC GC in steady state with copy-back
+    // and without (the channel's copy path), mapping units below the page with idle-time
+    // migration (open loop), and the seed's RL policy resizing the region.
+    for (name, device, overrides, workload, options) in [
+        (
+            "hybrid-static",
+            "mqsim-small",
+            vec!["cache.slc=\"static\"", "cache.slc_blocks=32"],
+            synthetic("uniform", 20_000, json!({"read_fraction": 0.3})),
+            closed(true, 1.0),
+        ),
+        (
+            "hybrid-copyback-off",
+            "mqsim-small",
+            vec![
+                "cache.slc=\"static\"",
+                "cache.slc_blocks=32",
+                "timing.copyback=false",
+            ],
+            synthetic("uniform", 20_000, json!({"read_fraction": 0.3})),
+            closed(true, 1.0),
+        ),
+        (
+            "hybrid-units-idle",
+            "tiny",
+            vec![
+                "cache.slc=\"static\"",
+                "cache.slc_blocks=8",
+                "cache.idle_migration=true",
+                "ftl.mapping_unit_bytes=1024",
+            ],
+            synthetic(
+                "hotcold",
+                30_000,
+                json!({"read_fraction": 0.3, "request_pages": 2,
+                       "arrival": {"kind": "poisson", "iops": 120.0}}),
+            ),
+            open(2.0, 1.0),
+        ),
+        (
+            "hybrid-rl",
+            "tiny",
+            vec!["cache.slc=\"rl\""],
+            synthetic("hotcold", 30_000, json!({"read_fraction": 0.2})),
+            closed(true, 1.0),
+        ),
+    ] {
+        v.push(case(name, device, &overrides, workload, options));
+    }
     // One run per trace format.
     for format in ["spc", "fiu", "blkparse", "csv"] {
         let p = write_fixture(format, 3_000);
