@@ -25,6 +25,7 @@
 //! it waited for (the write buffer of `device::PlainDevice`).
 
 mod model;
+mod reclaim;
 mod region;
 pub mod slc;
 
@@ -39,7 +40,7 @@ use crate::error::{Result, SsdError};
 use crate::ftl::UnitLayout;
 use crate::nand::OpDone;
 use crate::rng::{self, SimRng};
-use region::{Layout, Plane, Step, NONE};
+use region::{Layout, Plane, NONE};
 use slc::{CacheState, Decision, PeriodStats, SlcPolicy};
 
 /// What the hybrid device did during the measured run: where host pages went and where write
@@ -78,14 +79,6 @@ pub struct DecisionPoint {
     /// The region's size, blocks, and θ, KiB (`u64::MAX` pages shown as 0: every write).
     pub slc_blocks: u32,
     pub theta_kib: u64,
-}
-
-/// What reclaiming before a host write did: when its last step ended, and the plane time of
-/// its migration and GC steps.
-struct Reclaimed {
-    end: u64,
-    migration_ns: u64,
-    gc_ns: u64,
 }
 
 /// The hybrid SLC/QLC device.
@@ -301,121 +294,6 @@ impl HybridDevice {
         self.modes[(ppn / self.lay.ppb) as usize]
     }
 
-    /// Run one reclaim step of `mode` on `plane` from `t` (timed) and account it; the step's end.
-    fn step(&mut self, plane: u32, mode: Mode, t: u64, timed: bool) -> Result<Option<u64>> {
-        let pl = &mut self.planes[plane as usize];
-        let Some(step) = pl.step(&mut self.base.ftl, &self.lay, mode, &mut self.modes)? else {
-            return Ok(None);
-        };
-        let busy_before = self.base.res.gc_busy_ns;
-        let r = &mut self.report;
-        let done = match step {
-            Step::Copy {
-                from,
-                read,
-                program,
-            } => {
-                match from {
-                    Mode::Slc => r.migrated_pages += 1,
-                    Mode::Qlc => r.qlc_gc_pages += 1,
-                }
-                let (rd, pg) = (self.times[from as usize].read_ns, self.times[1].program_ns);
-                timed.then(|| {
-                    self.base
-                        .res
-                        .gc_move(plane, t, read.then_some(rd), program.then_some(pg))
-                })
-            }
-            Step::Erase { mode } => {
-                match mode {
-                    Mode::Slc => r.slc_erases += 1,
-                    Mode::Qlc => r.qlc_erases += 1,
-                }
-                let e = self.times[mode as usize].erase_ns;
-                timed.then(|| self.base.res.gc_erase_in(plane, t, e))
-            }
-        };
-        if mode == Mode::Slc {
-            // The time lines account the step's plane time (transfers included, whatever the
-            // copy-back and blocking settings); migration is the SLC part of it.
-            self.report.migration_busy_ns += self.base.res.gc_busy_ns - busy_before;
-        }
-        Ok(Some(done.unwrap_or(t)))
-    }
-
-    /// Reclaim on demand before a host write on `plane` at `t`: migrate while the SLC region is
-    /// at its trigger, collect QLC while the free pool is. Returns when the last step ends and
-    /// the plane time its migration and its GC steps took.
-    fn reclaim(&mut self, plane: u32, t: u64, timed: bool) -> Result<Reclaimed> {
-        let mut out = Reclaimed {
-            end: t,
-            migration_ns: 0,
-            gc_ns: 0,
-        };
-        loop {
-            let p = &self.planes[plane as usize];
-            let pool_low = p.free.len() as u32 <= self.trigger;
-            // The region is at its trigger, or above its size (a policy shrank it, to 0 too).
-            let over = p.in_mode[Mode::Slc as usize] > p.slc_target;
-            let slc_low = self.foreground_migration
-                && (over || (p.slc_target > 0 && p.slc_free() <= self.trigger));
-            let cost = [Mode::Slc, Mode::Qlc].map(|m| {
-                let t = &self.times[m as usize];
-                (
-                    t.read_ns + self.times[Mode::Qlc as usize].program_ns,
-                    t.erase_ns,
-                )
-            });
-            let pl = &mut self.planes[plane as usize];
-            let mode = if pool_low {
-                match pl.begin_for_space(&mut self.base.ftl, &self.lay, plane, &mut self.rng, cost) {
-                    Some(m) => m,
-                    None if pl.free.is_empty() => {
-                        return Err(SsdError::DeviceFull(format!(
-                            "hybrid device, plane {plane}: no free block and no victim that frees space"
-                        )))
-                    }
-                    None => return Ok(out),
-                }
-            } else if slc_low && !(self.shrunk_this_request && over) {
-                // A region above its size (the policy shrank it) comes down by one block per
-                // host request, not all at once before one write. Ours (the seed does not say
-                // how a region shrinks): one block per page write made a 256 KiB request wait
-                // for 16 migrations (64 with 4 KiB units, ~30 s on yoo-qlc) whenever `rl`
-                // shrank the region — a tail of tens of seconds no drive shows.
-                if !pl.begin(
-                    &mut self.base.ftl,
-                    &self.lay,
-                    plane,
-                    Mode::Slc,
-                    &mut self.rng,
-                ) {
-                    return Ok(out);
-                }
-                self.shrunk_this_request |= over;
-                Mode::Slc
-            } else {
-                return Ok(out);
-            };
-            // Run the job to its erase.
-            loop {
-                let busy = self.base.res.gc_busy_ns;
-                let Some(end) = self.step(plane, mode, out.end, timed)? else {
-                    break;
-                };
-                out.end = end;
-                let took = self.base.res.gc_busy_ns - busy;
-                match mode {
-                    Mode::Slc => out.migration_ns += took,
-                    Mode::Qlc => out.gc_ns += took,
-                }
-                if self.planes[plane as usize].job[mode as usize].is_none() {
-                    break;
-                }
-            }
-        }
-    }
-
     /// Program host page `lpn` of a request of `req_pages` pages at `ready`.
     fn write_page(&mut self, lpn: u32, req_pages: u64, ready: u64, timed: bool) -> Result<OpDone> {
         if self.since_decision >= self.period_pages {
@@ -509,31 +387,6 @@ impl HybridDevice {
             done: d.done,
             blocked_by_gc: d.blocked_by_gc || waited,
         })
-    }
-
-    /// Idle-time migration on every plane: unit steps that start on the plane's time line
-    /// (never before the previous request arrived) and before `now`.
-    fn idle_migrate(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
-        for plane in 0..self.lay.planes {
-            loop {
-                let t = self.base.res.plane_free_at(plane).max(prev_arrival);
-                if t >= now {
-                    break;
-                }
-                let pl = &mut self.planes[plane as usize];
-                if !pl.begin(
-                    &mut self.base.ftl,
-                    &self.lay,
-                    plane,
-                    Mode::Slc,
-                    &mut self.rng,
-                ) {
-                    break;
-                }
-                self.step(plane, Mode::Slc, t, true)?;
-            }
-        }
-        Ok(())
     }
 
     /// Check the hybrid device's own invariants (and the FTL's): every block is free, open or

@@ -418,25 +418,44 @@ impl Resources {
     /// [`Resources::batches_copies`] (O(1) with copy-back, one pass over the channel's list
     /// without), else by those calls. Returns when the last ends.
     pub fn gc_copies(&mut self, plane: u32, not_before: u64, n: u32) -> u64 {
+        self.gc_copies_in(
+            plane,
+            not_before,
+            n,
+            self.times.read_ns,
+            self.times.program_ns,
+        )
+    }
+
+    /// [`Resources::gc_copies`] reading and programming in given cell modes' times: `n` calls
+    /// of [`Resources::gc_copy_in`] (a hybrid device's migration or QLC GC job).
+    pub fn gc_copies_in(
+        &mut self,
+        plane: u32,
+        not_before: u64,
+        n: u32,
+        read_ns: u64,
+        program_ns: u64,
+    ) -> u64 {
         if !self.batches_copies() {
             let mut done = not_before;
             for _ in 0..n {
-                done = self.gc_copy(plane, not_before);
+                done = self.gc_copy_in(plane, not_before, read_ns, program_ns);
             }
             return done;
         }
         let start = self.gc_start(plane, not_before);
         let done = if self.copyback {
-            start + u64::from(n) * (self.times.read_ns + self.times.program_ns)
+            start + u64::from(n) * (read_ns + program_ns)
         } else {
             let c = &mut self.channels[self.plane_channel[plane as usize] as usize];
             c.catch_up(self.now);
             c.reserve_copies(CopyRun {
                 start,
                 copies: n,
-                read_ns: self.times.read_ns,
+                read_ns,
                 xfer_ns: self.times.transfer_ns,
-                program_ns: self.times.program_ns,
+                program_ns,
             })
         };
         self.gc_finish(plane, start, done, true);
