@@ -382,6 +382,17 @@ fn cases() -> Vec<Case> {
             open(2.0, 1.0),
         ),
         (
+            "hybrid-cost-benefit",
+            "mqsim-small",
+            vec![
+                "cache.slc=\"static\"",
+                "cache.slc_blocks=32",
+                "gc.victim=\"cost-benefit\"",
+            ],
+            synthetic("hotcold", 20_000, json!({"read_fraction": 0.3})),
+            closed(true, 1.0),
+        ),
+        (
             "hybrid-rl",
             "tiny",
             vec!["cache.slc=\"rl\""],
