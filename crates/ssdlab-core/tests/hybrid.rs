@@ -2,10 +2,13 @@
 //! device, and no data lost across migrations and mode changes (the FTL's invariants plus the
 //! device's block accounting, and every logical page's mapping, after seeded random runs).
 
+use std::ops::Range;
+
 use rand::Rng;
 use ssdlab_core::cache::{HybridDevice, Mode};
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::device::DeviceModel;
+use ssdlab_core::nand::OpDone;
 use ssdlab_core::rng::stream;
 
 /// 1 plane, 64 blocks × 16 pages of 16 KiB (4 pages in SLC mode), 30 % spare, an SLC region of
@@ -85,6 +88,37 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
 /// Seeded random runs: writes of 1–6 pages (hot and cold), overwrites and trims, with the
 /// device's and the FTL's invariants checked as it goes, and every logical page's mapping
 /// compared with a shadow of what was written.
+/// 20,000 seeded requests of 1–6 pages with idle gaps between them, a tenth of them trims:
+/// `seen` gets each request's pages and, for a write, its completion. The device's own
+/// invariants are checked every 2,000 requests (`label` names the run in a failure).
+fn drive(
+    d: &mut HybridDevice,
+    seed: u64,
+    label: &str,
+    mut seen: impl FnMut(Range<u32>, Option<OpDone>),
+) {
+    let n = d.ftl().logical_pages();
+    let mut rng = stream(seed, "hybrid-test");
+    let mut t = 0u64;
+    for i in 0..20_000u32 {
+        let len = rng.gen_range(1..=6u32);
+        let lpn = rng.gen_range(0..n - len);
+        let prev = t;
+        t += rng.gen_range(0..2_000_000u64);
+        d.background(prev, t).unwrap();
+        if rng.gen_range(0..10) == 0 {
+            d.trim(lpn..lpn + len).unwrap();
+            seen(lpn..lpn + len, None);
+        } else {
+            let done = d.write(lpn..lpn + len, t).unwrap();
+            seen(lpn..lpn + len, Some(done));
+        }
+        if i % 2_000 == 0 {
+            d.check().unwrap_or_else(|e| panic!("{label} op {i}: {e}"));
+        }
+    }
+}
+
 #[test]
 fn no_data_lost_across_migrations_and_mode_changes() {
     for (k, sets) in [
@@ -119,25 +153,9 @@ fn no_data_lost_across_migrations_and_mode_changes() {
         let mut d = HybridDevice::new(&cfg, k as u64, true, true).unwrap();
         let n = d.ftl().logical_pages();
         let mut shadow = vec![false; n as usize];
-        let mut rng = stream(k as u64, "hybrid-test");
-        let mut t = 0u64;
-        for i in 0..20_000u32 {
-            let len = rng.gen_range(1..=6u32);
-            let lpn = rng.gen_range(0..n - len);
-            let prev = t;
-            t += rng.gen_range(0..2_000_000u64);
-            d.background(prev, t).unwrap();
-            if rng.gen_range(0..10) == 0 {
-                d.trim(lpn..lpn + len).unwrap();
-                shadow[lpn as usize..(lpn + len) as usize].fill(false);
-            } else {
-                d.write(lpn..lpn + len, t).unwrap();
-                shadow[lpn as usize..(lpn + len) as usize].fill(true);
-            }
-            if i % 2_000 == 0 {
-                d.check().unwrap_or_else(|e| panic!("{sets:?} op {i}: {e}"));
-            }
-        }
+        drive(&mut d, k as u64, &format!("{sets:?}"), |pages, done| {
+            shadow[pages.start as usize..pages.end as usize].fill(done.is_some());
+        });
         d.check().unwrap();
         for lpn in 0..n {
             assert_eq!(
@@ -238,4 +256,41 @@ fn dwa_region_shrinks_as_the_drive_fills() {
         last.3 > before.3,
         "QLC takes the writes once the region is off: {seen:?}"
     );
+}
+
+#[test]
+fn copies_in_runs_match_the_checked_copies() {
+    // Without test checks a reclaim job's copies run in one loop on the FTL's tables
+    // (`ExternalBlocks::copy_run`), timed as one batch; with program checks on, one `copy` at a
+    // time. Same requests, trims and idle gaps: every completion, the report and the mapping
+    // must agree, and the unchecked device must keep its invariants.
+    for sets in [
+        vec![],
+        vec!["gc.victim=cost-benefit", "cache.idle_migration=true"],
+        vec!["timing.copyback=false", "cache.slc=rl"],
+    ] {
+        let cfg = small(&sets);
+        let mut runs = [true, false].map(|checked| {
+            let d = HybridDevice::new(&cfg, 3, true, checked).unwrap();
+            (d, Vec::new())
+        });
+        for (d, log) in &mut runs {
+            drive(d, 3, &format!("{sets:?}"), |_, done| {
+                log.extend(done.map(|o| (o.done, o.blocked_by_gc)));
+            });
+        }
+        let [(a, la), (b, lb)] = &runs;
+        assert_eq!(la, lb, "{sets:?}: completions");
+        assert_eq!(a.report(), b.report(), "{sets:?}");
+        assert!(b.report().migrated_pages > 0 && b.report().qlc_gc_pages > 0);
+        let n = a.ftl().logical_pages();
+        for lpn in 0..n {
+            assert_eq!(
+                a.ftl().l2p_of(lpn),
+                b.ftl().l2p_of(lpn),
+                "{sets:?}: lpn {lpn}"
+            );
+        }
+        b.check().unwrap();
+    }
 }

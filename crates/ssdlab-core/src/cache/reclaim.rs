@@ -159,7 +159,27 @@ impl HybridDevice {
             let mut pending = 0u32;
             let mut batch = self.base.res.batches_copies().then_some(&mut pending);
             let busy = self.base.res.gc_busy_ns;
-            while let Some(end) = self.step(plane, mode, out.end, timed, batch.as_deref_mut())? {
+            loop {
+                // Whole-page copies in a row in one call, when they need no timing each: only
+                // counted (and, timed, added to the run).
+                if !timed || batch.is_some() {
+                    let pl = &mut self.planes[plane as usize];
+                    let k = pl.copy_run(&mut self.base.ftl, &self.lay, mode, &mut self.modes)?;
+                    if k > 0 {
+                        match mode {
+                            Mode::Slc => self.report.migrated_pages += u64::from(k),
+                            Mode::Qlc => self.report.qlc_gc_pages += u64::from(k),
+                        }
+                        if let Some(n) = batch.as_deref_mut().filter(|_| timed) {
+                            *n += k;
+                        }
+                        continue;
+                    }
+                }
+                let Some(end) = self.step(plane, mode, out.end, timed, batch.as_deref_mut())?
+                else {
+                    break;
+                };
                 out.end = end;
                 if self.planes[plane as usize].job[mode as usize].is_none() {
                     break;

@@ -266,6 +266,38 @@ impl Plane {
         self.free.push_back(blk);
         Ok(Some(Step::Erase { mode }))
     }
+
+    /// The copies `step` would make next, as many as the open QLC block has room for, in one
+    /// call: with one mapping unit per page (each copy a whole-page copy) only. Returns how
+    /// many; 0 when the next step is not a copy (the erase), when the QLC region has no room
+    /// (`step` reports it), or with smaller units.
+    pub(super) fn copy_run(
+        &mut self,
+        ftl: &mut Ftl,
+        lay: &Layout,
+        mode: Mode,
+        modes: &mut [Mode],
+    ) -> Result<u32> {
+        let m = mode as usize;
+        let Some((blk, cursor)) = self.job[m] else {
+            return Ok(0);
+        };
+        let (base, end) = (blk * lay.ppb, (blk + 1) * lay.ppb);
+        if ftl.units_per_page() != 1 {
+            return Ok(0);
+        }
+        let Some(from) = ftl.next_valid(base + cursor, end) else {
+            return Ok(0);
+        };
+        let Some(to) = self.room(ftl, lay, Mode::Qlc, modes) else {
+            return Ok(0);
+        };
+        let room = lay.capacity(Mode::Qlc) - ftl.written_pages(to);
+        let (n, last) = ftl.external().copy_run(from, end, to, room)?;
+        self.job[m] = Some((blk, last - base + 1));
+        self.close_if_full(ftl, lay, Mode::Qlc);
+        Ok(n)
+    }
 }
 
 impl super::HybridDevice {

@@ -4,6 +4,7 @@
 //! plain FTL uses (so `gc.victim` means the same thing on both, and greedy is O(1)). The mapping
 //! (L2P, P2L, valid bits and counts), counters and test-mode checks stay the FTL's.
 
+use super::gc_ops::{next_valid_in, prefetch};
 use super::victim_index::VictimIndex;
 use super::{BlockState, Ftl, UNMAPPED};
 use crate::config::VictimPolicy;
@@ -202,6 +203,84 @@ impl ExternalBlocks<'_> {
         }
         self.ftl.counters.gc_pages_copied += 1;
         Ok(to)
+    }
+
+    /// GC: copy the valid pages of one block from its valid page `from` on, up to (not
+    /// including) page `end` of that block, into `blk`, at most `room` of them: what that many
+    /// [`Self::copy`] calls would do, each warming the L2P entry of the page after it. Returns
+    /// how many and the last page copied. When a copy is only the move of a mapping (no
+    /// content or program-mark checks, one unit per page, the source block a candidate of
+    /// neither victim index — a victim being cleaned — and `blk` with the room), in one loop
+    /// on the FTL's tables as local slices, which restates `program`, `invalidate` and `map`
+    /// for that case (a change to them must be made here too; the hybrid goldens pin it);
+    /// else by `copy`. Why: per copy, `copy`'s checks and `Result`s cost twice the move
+    /// (`docs/speed.md` item 37).
+    pub fn copy_run(&mut self, from: u32, end: u32, blk: u32, room: u32) -> Result<(u32, u32)> {
+        let f = &mut *self.ftl;
+        let ppb = f.pages_per_block;
+        let victim = from / ppb;
+        let lean = f.content.is_none()
+            && f.program_marks.is_none()
+            && f.units_per_page == 1
+            && f.state[victim as usize] != BlockState::Full
+            && f.units
+                .as_ref()
+                .is_some_and(|u| !u.indexed[u.of_block[victim as usize] as usize])
+            && f.next_page[blk as usize] + room <= ppb;
+        let (mut n, mut from) = (0, from);
+        if !lean {
+            loop {
+                let next = self.ftl.next_valid(from + 1, end);
+                if let Some(lpn) = next.and_then(|p| self.ftl.owner(p)) {
+                    self.ftl.prefetch_lpn(lpn);
+                }
+                self.copy(from, blk)?;
+                n += 1;
+                match next {
+                    Some(p) if n < room => from = p,
+                    _ => return Ok((n, from)),
+                }
+            }
+        }
+        let Ftl {
+            p2l,
+            l2p,
+            valid_bits,
+            valid,
+            next_page,
+            state,
+            write_clock,
+            counters,
+            ..
+        } = &mut *self.ftl;
+        let mut page = next_page[blk as usize];
+        loop {
+            let lpn = p2l[from as usize];
+            let next = next_valid_in(valid_bits, from + 1, end);
+            if let Some(p) = next {
+                prefetch(l2p, p2l[p as usize] as usize);
+            }
+            // `program`: the next page of `blk`; `invalidate(from)`, which touches no index for
+            // a victim; `map`.
+            let to = blk * ppb + page;
+            page += 1;
+            valid_bits[from as usize >> 6] &= !(1u64 << (from & 63));
+            valid[victim as usize] -= 1;
+            p2l[to as usize] = lpn;
+            valid_bits[to as usize >> 6] |= 1u64 << (to & 63);
+            valid[blk as usize] += 1;
+            l2p[lpn as usize] = to;
+            *write_clock += 1;
+            n += 1;
+            match next {
+                Some(p) if n < room => from = p,
+                _ => break,
+            }
+        }
+        next_page[blk as usize] = page;
+        state[blk as usize] = BlockState::Open;
+        counters.gc_pages_copied += u64::from(n);
+        Ok((n, from))
     }
 
     /// GC: erase `blk` (it must hold no valid page); it goes to no free pool.

@@ -354,7 +354,7 @@ impl Ftl {
 /// First set bit of `bits` in [from, to), a word at a time: [`Ftl::next_valid`] on the valid
 /// bitmap.
 #[inline(always)]
-fn next_valid_in(bits: &[u64], from: u32, to: u32) -> Option<u32> {
+pub(super) fn next_valid_in(bits: &[u64], from: u32, to: u32) -> Option<u32> {
     let mut i = from as usize;
     let end = to as usize;
     while i < end {
