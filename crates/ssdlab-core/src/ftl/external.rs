@@ -4,7 +4,7 @@
 //! plain FTL uses (so `gc.victim` means the same thing on both, and greedy is O(1)). The mapping
 //! (L2P, P2L, valid bits and counts), counters and test-mode checks stay the FTL's.
 
-use super::gc_ops::{next_valid_in, prefetch};
+use super::gc_ops::LeanTables;
 use super::victim_index::VictimIndex;
 use super::{BlockState, Ftl, UNMAPPED};
 use crate::config::VictimPolicy;
@@ -211,9 +211,8 @@ impl ExternalBlocks<'_> {
     /// how many and the last page copied. When a copy is only the move of a mapping (no
     /// content or program-mark checks, one unit per page, the source block a candidate of
     /// neither victim index — a victim being cleaned — and `blk` with the room), in one loop
-    /// on the FTL's tables as local slices, which restates `program`, `invalidate` and `map`
-    /// for that case (a change to them must be made here too; the hybrid goldens pin it);
-    /// else by `copy`. Why: per copy, `copy`'s checks and `Result`s cost twice the move
+    /// on the FTL's tables as local slices (`program`'s page order here, the move in
+    /// [`LeanTables::move_page`], shared with the plain FTL's lean loop); else by `copy`. Why: per copy, `copy`'s checks and `Result`s cost twice the move
     /// (`docs/speed.md` item 37).
     pub fn copy_run(&mut self, from: u32, end: u32, blk: u32, room: u32) -> Result<(u32, u32)> {
         let f = &mut *self.ftl;
@@ -253,24 +252,19 @@ impl ExternalBlocks<'_> {
             counters,
             ..
         } = &mut *self.ftl;
+        let mut t = LeanTables {
+            p2l,
+            l2p,
+            valid_bits,
+            valid,
+            write_clock,
+        };
         let mut page = next_page[blk as usize];
         loop {
-            let lpn = p2l[from as usize];
-            let next = next_valid_in(valid_bits, from + 1, end);
-            if let Some(p) = next {
-                prefetch(l2p, p2l[p as usize] as usize);
-            }
-            // `program`: the next page of `blk`; `invalidate(from)`, which touches no index for
-            // a victim; `map`.
+            // `program`: the next page of `blk`; then the move (`invalidate`, `map`).
             let to = blk * ppb + page;
             page += 1;
-            valid_bits[from as usize >> 6] &= !(1u64 << (from & 63));
-            valid[victim as usize] -= 1;
-            p2l[to as usize] = lpn;
-            valid_bits[to as usize >> 6] |= 1u64 << (to & 63);
-            valid[blk as usize] += 1;
-            l2p[lpn as usize] = to;
-            *write_clock += 1;
+            let next = t.move_page(from, end, victim, to, blk);
             n += 1;
             match next {
                 Some(p) if n < room => from = p,

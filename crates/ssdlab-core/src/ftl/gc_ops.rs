@@ -233,29 +233,22 @@ impl Ftl {
                 write_clock,
                 ..
             } = self;
+            let mut t = LeanTables {
+                p2l,
+                l2p,
+                valid_bits,
+                valid,
+                write_clock,
+            };
             let mut page = next_page[blk as usize];
             let stop = n + (ppb - page).min(limit - n);
             while n < stop {
                 let Some(from) = next else {
                     break;
                 };
-                let lpn = p2l[from as usize];
-                // Warm the L2P entry of the next valid page: its address is random.
-                next = next_valid_in(valid_bits, from + 1, end);
-                if let Some(after) = next {
-                    prefetch(l2p, p2l[after as usize] as usize);
-                }
-                // The victim's page invalidated in place: a victim is never `Full`, so its
-                // invalidation touches no index. Then `map`'s stores.
-                valid_bits[from as usize >> 6] &= !(1u64 << (from & 63));
-                valid[victim as usize] -= 1;
                 let to = blk * ppb + page;
                 page += 1;
-                p2l[to as usize] = lpn;
-                valid_bits[to as usize >> 6] |= 1u64 << (to & 63);
-                valid[blk as usize] += 1;
-                l2p[lpn as usize] = to;
-                *write_clock += 1;
+                next = t.move_page(from, end, victim, to, blk);
                 cursor = from - base + 1;
                 n += 1;
                 on_step(GcStep::Copy {
@@ -348,6 +341,50 @@ impl Ftl {
             on_step(step);
         }
         Ok(())
+    }
+}
+
+/// The FTL's mapping tables borrowed as local slices, for the lean GC copy loops
+/// (`Ftl::copy_rest_lean`, `ExternalBlocks::copy_run`; item 27): a store into one table cannot
+/// move another's address or length, so they stay in registers instead of being reloaded after
+/// every store.
+pub(super) struct LeanTables<'a> {
+    pub(super) p2l: &'a mut [u32],
+    pub(super) l2p: &'a mut [u32],
+    pub(super) valid_bits: &'a mut [u64],
+    pub(super) valid: &'a mut [u32],
+    pub(super) write_clock: &'a mut u64,
+}
+
+impl LeanTables<'_> {
+    /// One GC copy that is only the move of a mapping: the logical page in victim page `from`
+    /// (of block `victim`) moves to page `to` (of block `blk`). `from` is invalidated in place
+    /// — a victim is neither `Full` nor an indexed unit, so its invalidation touches no index —
+    /// and `to` mapped: `invalidate`'s and `map`'s stores for that case, so a change to those
+    /// must be made here too. Returns the victim's next valid page before `end`, whose L2P entry
+    /// it warms first (its address is random).
+    #[inline(always)]
+    pub(super) fn move_page(
+        &mut self,
+        from: u32,
+        end: u32,
+        victim: u32,
+        to: u32,
+        blk: u32,
+    ) -> Option<u32> {
+        let lpn = self.p2l[from as usize];
+        let next = next_valid_in(self.valid_bits, from + 1, end);
+        if let Some(after) = next {
+            prefetch(self.l2p, self.p2l[after as usize] as usize);
+        }
+        self.valid_bits[from as usize >> 6] &= !(1u64 << (from & 63));
+        self.valid[victim as usize] -= 1;
+        self.p2l[to as usize] = lpn;
+        self.valid_bits[to as usize >> 6] |= 1u64 << (to & 63);
+        self.valid[blk as usize] += 1;
+        self.l2p[lpn as usize] = to;
+        *self.write_clock += 1;
+        next
     }
 }
 
