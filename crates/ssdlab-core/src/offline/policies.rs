@@ -35,12 +35,12 @@ impl Online {
             // Cost/Benefit (Chiang & Chang [2]). Age is the time since the block was last opened
             // as the frontier; the seed does not define age in this model, and the open time is
             // the one per-block time stamp it has.
-            Rule::MaxScore(score) => {
+            Rule::MaxScore(weight) => {
                 let now = m.clock();
                 let mut best: Option<(f64, u32)> = None;
                 for b in (0..m.blocks()).filter(|&b| m.is_cleanable(b)) {
                     let age = f64::from(now - m.stamp(b)) + 1.0;
-                    let s = score(m.valid(b), m.pages_per_block(), age);
+                    let s = victim::score(weight(m.valid(b), m.pages_per_block()), age);
                     if best.is_none_or(|(t, _)| s > t) {
                         best = Some((s, b));
                     }

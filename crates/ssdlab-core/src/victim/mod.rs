@@ -15,7 +15,7 @@
 //!    //! My policy (Author, Venue Year, §N): …
 //!    use super::Rule;
 //!    pub fn rule() -> Rule {
-//!        Rule::MaxScore(|valid, pages_per_block, age| …)
+//!        Rule::MaxScore(|valid, pages_per_block| (benefit, cost))
 //!    }
 //!    ```
 //! 2. **One line**, its variant in the family enum [`VictimPolicy`] (`config/victim.rs`), whose
@@ -33,8 +33,6 @@ mod fifo;
 mod greedy;
 mod random;
 
-pub use cost_benefit::score as cost_benefit_score;
-
 use crate::config::VictimPolicy;
 
 /// Which closed block a policy cleans, in terms every model can evaluate.
@@ -44,11 +42,22 @@ pub enum Rule {
     FewestValid,
     /// The block closed (online) or opened (offline) longest ago.
     Oldest,
-    /// The block with the highest `score(valid, pages_per_block, age)`; age ≥ 1.
-    MaxScore(fn(u32, u32, f64) -> f64),
+    /// The block with the highest [`score`] `age · benefit / cost`, where `(benefit, cost) =
+    /// weight(valid, pages_per_block)`; age ≥ 1. The weight depends on the valid count alone,
+    /// so a model may tabulate it once per valid count (the FTL's index does, speed item 38)
+    /// and still round exactly as evaluating it in full.
+    MaxScore(fn(u32, u32) -> (f64, f64)),
     /// Sample `d` candidate blocks uniformly with replacement, clean the one with the fewest
     /// valid pages (d = 1: a uniformly random block).
     Sample { d: u32 },
+}
+
+/// A block's score under [`Rule::MaxScore`], from its weight `(benefit, cost)` and age: `age ·
+/// benefit / cost`, in that order of operations (a block at cost 0 and positive benefit scores
+/// +∞). Every model evaluates scores through this one function, so they round alike.
+#[inline]
+pub fn score((benefit, cost): (f64, f64), age: f64) -> f64 {
+    age * benefit / cost
 }
 
 /// `rules! { Variant => file, Variant { field } => file }`: the one table from member to file;
