@@ -290,3 +290,37 @@ fn sensitivity_options_reshape_the_agent_and_bad_values_name_the_field() {
         assert!(e.contains(field), "{bad}: {e}");
     }
 }
+
+/// The idle predictors' idle-time steps: a started victim's copies run and are timed together
+/// when a copy's duration is fixed (copy-back; speed item 39), one step at a time when each is
+/// logged (the host view's iostat records every GC step). The two must agree on everything:
+/// how many copies fit before the predicted idle end, each request's latency, every count.
+#[test]
+fn idle_time_copies_in_runs_match_the_steps_one_at_a_time() {
+    for name in ["idle-ma", "idle-es"] {
+        for copyback in [true, false] {
+            let cfg = DeviceConfig::from_preset(
+                "tiny",
+                &[
+                    format!("gc.scheduler=\"{name}\""),
+                    format!("timing.copyback={copyback}"),
+                ],
+            )
+            .unwrap();
+            let run = |iostat: bool| {
+                let mut opts = preconditioned(4, Replay::OpenLoop { time_scale: 1.0 });
+                opts.iostat_interval_us = iostat.then_some(1_000_000.0);
+                let r = sim(&cfg, &workload(20_000, 0.3, bursty()), opts)
+                    .run()
+                    .unwrap();
+                serde_json::to_value(&r).unwrap()
+            };
+            let (runs, steps) = (run(false), run(true));
+            assert!(
+                runs["gc_pages_copied"].as_u64().unwrap() > 10_000,
+                "{name}: {runs}"
+            );
+            assert_eq!(runs, steps, "{name}, copyback {copyback}");
+        }
+    }
+}

@@ -125,6 +125,11 @@ pub fn run_action(
 
 /// Run steps on `plane` while the estimated end of the next one stays within `until`. Returns
 /// the number of steps run.
+///
+/// When a copy's duration is fixed ([`crate::nand::Resources::fixed_copy_ns`]: copy-back, one
+/// unit per page), a started victim's next copies are run and timed together (speed item 39):
+/// as many as steps one at a time would run before the estimate passes `until` — copy i (from
+/// 0) starts at `t + i · fixed` and runs if that plus the estimate `copy_ns` is within `until`.
 pub fn run_within(
     gc: &mut GcContext,
     pg: &PartialGc,
@@ -133,6 +138,10 @@ pub fn run_within(
     until: u64,
 ) -> Result<u32> {
     let mut t = plane_ready(gc, plane, now);
+    let fixed = match gc.res.as_deref() {
+        Some(r) if gc.ftl.units_per_page() == 1 => r.fixed_copy_ns().filter(|&d| d > 0),
+        _ => None,
+    };
     let mut n = 0;
     loop {
         // A new victim starts with a copy unless it is wholly invalid (then it is an erase,
@@ -144,6 +153,17 @@ pub fn run_within(
         };
         if t + est > until {
             return Ok(n);
+        }
+        if let Some(d) = fixed {
+            if gc.ftl.gc_remaining_copies(plane) > 0 {
+                let k = (until - t - est) / d + 1;
+                let (copies, done) = gc.copy_up_to(plane, k.min(u64::from(u32::MAX)) as u32, t)?;
+                if copies > 0 {
+                    t = done;
+                    n += copies;
+                    continue;
+                }
+            }
         }
         let (s, done) = gc.step(plane, t)?;
         if s == GcStep::Idle {

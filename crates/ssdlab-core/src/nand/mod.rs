@@ -412,6 +412,15 @@ impl Resources {
         !self.channel_blocking && !self.nogc && self.gc_log.is_none() && self.explain.is_none()
     }
 
+    /// How long a whole-page GC copy occupies its plane, when that is fixed: with copy-back and
+    /// copies timed in runs ([`Resources::batches_copies`]) a copy takes its read and program
+    /// and nothing else, from when the plane is free. `None` when it depends on the channel.
+    #[inline]
+    pub fn fixed_copy_ns(&self) -> Option<u64> {
+        (self.copyback && self.batches_copies())
+            .then_some(self.times.read_ns + self.times.program_ns)
+    }
+
     /// `n` ≥ 1 whole-page GC copies in a row on `plane`, none earlier than `not_before`: the
     /// same plane times, busy time and GC run as `n` calls of [`Resources::gc_copy`] (each
     /// starts when the previous ends, since that end is past `not_before`), in one step when
