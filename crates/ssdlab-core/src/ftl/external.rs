@@ -4,7 +4,6 @@
 //! plain FTL uses (so `gc.victim` means the same thing on both, and greedy is O(1)). The mapping
 //! (L2P, P2L, valid bits and counts), counters and test-mode checks stay the FTL's.
 
-use super::gc_ops::LeanTables;
 use super::victim_index::VictimIndex;
 use super::{BlockState, Ftl, UNMAPPED};
 use crate::config::VictimPolicy;
@@ -241,24 +240,7 @@ impl ExternalBlocks<'_> {
                 }
             }
         }
-        let Ftl {
-            p2l,
-            l2p,
-            valid_bits,
-            valid,
-            next_page,
-            state,
-            write_clock,
-            counters,
-            ..
-        } = &mut *self.ftl;
-        let mut t = LeanTables {
-            p2l,
-            l2p,
-            valid_bits,
-            valid,
-            write_clock,
-        };
+        let (mut t, next_page) = self.ftl.lean_tables();
         let mut page = next_page[blk as usize];
         loop {
             // `program`: the next page of `blk`; then the move (`invalidate`, `map`).
@@ -272,8 +254,8 @@ impl ExternalBlocks<'_> {
             }
         }
         next_page[blk as usize] = page;
-        state[blk as usize] = BlockState::Open;
-        counters.gc_pages_copied += u64::from(n);
+        self.ftl.state[blk as usize] = BlockState::Open;
+        self.ftl.counters.gc_pages_copied += u64::from(n);
         Ok((n, from))
     }
 

@@ -224,22 +224,7 @@ impl Ftl {
             // Then as many copies as the block has room for, on the tables borrowed as local
             // slices (item 27): a store into one table cannot move another's address or length,
             // so they stay in registers instead of being reloaded after every store.
-            let Ftl {
-                p2l,
-                l2p,
-                valid_bits,
-                valid,
-                next_page,
-                write_clock,
-                ..
-            } = self;
-            let mut t = LeanTables {
-                p2l,
-                l2p,
-                valid_bits,
-                valid,
-                write_clock,
-            };
+            let (mut t, next_page) = self.lean_tables();
             let mut page = next_page[blk as usize];
             let stop = n + (ppb - page).min(limit - n);
             while n < stop {
@@ -344,16 +329,41 @@ impl Ftl {
     }
 }
 
-/// The FTL's mapping tables borrowed as local slices, for the lean GC copy loops
-/// (`Ftl::copy_rest_lean`, `ExternalBlocks::copy_run`; item 27): a store into one table cannot
+/// The FTL's mapping tables borrowed as local slices ([`Ftl::lean_tables`]), for the lean GC
+/// copy loops (`Ftl::copy_rest_lean`, `ExternalBlocks::copy_run`; item 27): a store into one table cannot
 /// move another's address or length, so they stay in registers instead of being reloaded after
 /// every store.
 pub(super) struct LeanTables<'a> {
-    pub(super) p2l: &'a mut [u32],
-    pub(super) l2p: &'a mut [u32],
-    pub(super) valid_bits: &'a mut [u64],
-    pub(super) valid: &'a mut [u32],
-    pub(super) write_clock: &'a mut u64,
+    p2l: &'a mut [u32],
+    l2p: &'a mut [u32],
+    valid_bits: &'a mut [u64],
+    valid: &'a mut [u32],
+    write_clock: &'a mut u64,
+}
+
+impl Ftl {
+    /// The mapping tables as [`LeanTables`], and beside them the blocks' next free page (which
+    /// the lean loops advance once per run): the one place that splits the borrow.
+    #[inline(always)]
+    pub(super) fn lean_tables(&mut self) -> (LeanTables<'_>, &mut [u32]) {
+        let Ftl {
+            p2l,
+            l2p,
+            valid_bits,
+            valid,
+            next_page,
+            write_clock,
+            ..
+        } = self;
+        let t = LeanTables {
+            p2l,
+            l2p,
+            valid_bits,
+            valid,
+            write_clock,
+        };
+        (t, next_page)
+    }
 }
 
 impl LeanTables<'_> {
@@ -391,7 +401,7 @@ impl LeanTables<'_> {
 /// First set bit of `bits` in [from, to), a word at a time: [`Ftl::next_valid`] on the valid
 /// bitmap.
 #[inline(always)]
-pub(super) fn next_valid_in(bits: &[u64], from: u32, to: u32) -> Option<u32> {
+fn next_valid_in(bits: &[u64], from: u32, to: u32) -> Option<u32> {
     let mut i = from as usize;
     let end = to as usize;
     while i < end {
