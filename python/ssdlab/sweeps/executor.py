@@ -210,6 +210,13 @@ class LocalPoolExecutor(Executor):
                 p.join(timeout=10)
             except (OSError, ValueError, AssertionError):
                 pass
+        # Wait for the pool's manager thread to close its wakeup pipe. Left running, it can close
+        # the pipe while the interpreter's exit hook (concurrent.futures.process._python_exit) is
+        # writing to it: Python 3.11 checks and writes without a lock, and an interrupted sweep
+        # then ends with an 'OSError: Bad file descriptor' traceback (seen in CI under load).
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=10)
 
     def close(self) -> None:
         if self._pool is not None:
