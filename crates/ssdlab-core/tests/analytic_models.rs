@@ -2,9 +2,7 @@
 //! deliberately naive Monte-Carlo FTL (written here, sharing no code with `ssdlab-core`) that
 //! confirms the formulas are implemented correctly.
 
-mod support;
-
-use support::analytic::*;
+use crate::support::analytic::*;
 
 const SFS: [f64; 4] = [0.07, 0.10, 0.15, 0.25];
 const NPS: [u32; 4] = [32, 64, 128, 256];

@@ -1,12 +1,10 @@
 //! Same seed, same result, bit for bit; a different seed gives a different run; two simulations
 //! in one process do not interfere.
 
-mod support;
-
+use crate::support::workloads::UniformWrites;
 use ssdlab_core::config::{DeviceConfig, Registry, SchedulerKind, VictimPolicy};
 use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
 use strum::IntoEnumIterator;
-use support::workloads::UniformWrites;
 
 fn run(seed: u64, victim: &str) -> String {
     run_with(seed, &[format!("gc.victim=\"{victim}\"")])

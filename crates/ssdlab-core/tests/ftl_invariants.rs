@@ -4,7 +4,7 @@
 //! device model's own accounting (the hybrid device's block modes, RAIN's parity, checked by a
 //! full audit that rebuilds every protected page) — checked every 97 requests and at the end.
 //!
-//! 10^4 runs in CI (`cargo test --release -p ssdlab-core --test ftl_invariants`, about 40 s on
+//! 10^4 runs in CI (`cargo test --release -p ssdlab-core --test integration ftl_invariants::`, about 40 s on
 //! 2 cores shared with other jobs, two worker threads), on small devices with random workloads
 //! writing about 1.5 times their pages (every run must erase). Each device model gets a third
 //! of the runs; its attempts cycle through every combination of victim policy, GC scheduler
@@ -15,12 +15,11 @@
 //! family must have run. A longer run: `SSDLAB_INVARIANT_CASES=1000000`; one run again:
 //! `SSDLAB_INVARIANT_CASE=<attempt>` (the number a failure reports).
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
+use crate::support::fuzz::env_u64;
 use rand::Rng;
 use ssdlab_core::config::{
     Allocation, DeviceConfig, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
@@ -32,7 +31,6 @@ use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
 use ssdlab_core::SsdError;
 use strum::IntoEnumIterator;
-use support::fuzz::env_u64;
 
 /// Runs per CI run (attempts whose configuration validation refuses are not counted).
 const CI_RUNS: u64 = 10_000;

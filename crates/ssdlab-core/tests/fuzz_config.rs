@@ -9,13 +9,12 @@
 //! override (`config --set gc.victim=x: …`), never panic. A small device that loads is then
 //! simulated for a short random workload: what validation accepts must run.
 //!
-//! CI: `cargo test --release -p ssdlab-core --test fuzz_config` (about 30 s on 2 cores); a
+//! CI: `cargo test --release -p ssdlab-core --test integration fuzz_config::` (about 30 s on 2 cores); a
 //! longer run: `SSDLAB_FUZZ_CASES=10000000` (see `support/fuzz.rs`).
-
-mod support;
 
 use std::collections::BTreeSet;
 
+use crate::support::fuzz;
 use rand::Rng;
 use ssdlab_core::api;
 use ssdlab_core::config::{DeviceConfig, DeviceModelKind, Registry, SlcPolicyKind, PRESETS};
@@ -24,7 +23,6 @@ use ssdlab_core::sim::{check_memory, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
 use ssdlab_core::SsdError;
 use strum::IntoEnumIterator;
-use support::fuzz;
 
 const ORIGIN: &str = "fuzz.toml";
 

@@ -14,10 +14,11 @@
 //! `SSDLAB_FUZZ_SEED=<n>` for other inputs). See `support/fuzz.rs` for the harness and
 //! `SSDLAB_FUZZ_CASE=<i>` to replay one reported case.
 
-mod support;
-
 use std::path::Path;
 
+use crate::support::fuzz;
+use crate::support::text_cases::{finish, samples, text_case};
+use crate::support::traces;
 use rand::Rng;
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::rng::SimRng;
@@ -28,9 +29,6 @@ use ssdlab_core::trace::{
 };
 use ssdlab_core::SsdError;
 use strum::IntoEnumIterator;
-use support::fuzz;
-use support::text_cases::{finish, samples, text_case};
-use support::traces;
 
 /// One VSCSI v1 (32 bytes) or v2 (40 bytes) record with boundary values in every field.
 fn vscsi_record(rng: &mut SimRng, v2: bool, out: &mut Vec<u8>) {

@@ -5,17 +5,15 @@
 //! the test passes in any checkout and with any cargo target folder.)
 //!
 //! Re-record (only for a change that is meant to change results, and say so in its commit):
-//! `SSDLAB_BLESS=1 cargo test --release -p ssdlab-core --test golden`.
+//! `SSDLAB_BLESS=1 cargo test --release -p ssdlab-core --test integration golden::`.
 //! Cases that replay the shared trace excerpts are skipped, each with a `SKIPPED:` line on
 //! stderr, when `../shared/traces` is absent.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
+use crate::support::traces::{current_test, shared, skipped};
 use serde_json::{json, Value};
 use ssdlab_core::api;
-use support::traces::{current_test, shared, skipped};
 
 struct Case {
     name: String,

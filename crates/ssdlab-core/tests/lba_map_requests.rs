@@ -3,15 +3,13 @@
 //! arrival to its last page's completion — so a run counts as many requests with `dense` as
 //! with the identity map (`none`) on the same trace.
 
-mod support;
-
 use std::path::PathBuf;
 
+use crate::support::traces::{current_test, shared, skipped};
 use serde_json::{json, Value};
 use ssdlab_core::api;
 use ssdlab_core::stats::SimResult;
 use ssdlab_core::trace::{open_workload, WorkloadSpec};
-use support::traces::{current_test, shared, skipped};
 
 fn fixture(name: &str, text: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lba-map-requests");

@@ -7,14 +7,12 @@
 //! gzip, and traces with nothing to replay. The reader thread's own behaviour (early drop,
 //! panics) is tested in `trace::read_ahead`.
 
-mod support;
-
 use std::fmt::Write as _;
 
+use crate::support::fuzz;
+use crate::support::text_cases::{samples, text_case};
 use rand::Rng;
 use ssdlab_core::trace::{open_trace, TraceFormat, TraceSpec};
-use support::fuzz;
-use support::text_cases::{samples, text_case};
 
 const TEXT_FORMATS: [TraceFormat; 8] = [
     TraceFormat::Msr,

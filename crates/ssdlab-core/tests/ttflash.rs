@@ -1,16 +1,14 @@
 //! Tiny-Tail Flash (Yan et al., FAST 2017) on a scaled-down `ttflash` preset: the six stacks on
 //! one GC-heavy mixed workload; parity verified by checksums; rotating GC holds.
 
-mod support;
-
+use crate::support::devices::{mixed_on, ttflash_test_device, TTFLASH_TEST_SETS as DEVICE_SETS};
+use crate::support::workloads::{preconditioned as opts, Mixed};
 use rand::Rng;
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::experiments::ttflash::run_stack;
 use ssdlab_core::rng::stream;
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
-use support::devices::{mixed_on, ttflash_test_device, TTFLASH_TEST_SETS as DEVICE_SETS};
-use support::workloads::{preconditioned as opts, Mixed};
 
 fn device() -> DeviceConfig {
     ttflash_test_device(&[])
@@ -360,7 +358,7 @@ fn parallel_forced_gc_never_rebuilds_with_two_collecting() {
 /// exponential gaps. Environment: `GAP_NS` (mean gap), `REQS`, `STACKS` (comma-separated),
 /// `SETS` (comma-separated `section.key=value` overrides of the test device); `TRACE` (a trace
 /// path, LBA map modulo) and `TIME_SCALE` replay a trace instead of the synthetic mix.
-/// `cargo test --release -p ssdlab-core --test ttflash six_stacks -- --ignored --nocapture`
+/// `cargo test --release -p ssdlab-core --test integration ttflash::six_stacks -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn six_stacks_table() {

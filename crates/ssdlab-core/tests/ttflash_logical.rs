@@ -2,16 +2,14 @@
 //! their planes, per-plane GC, parity by read-modify-write. Parity verified by checksums after
 //! GC and trims; rotating GC keeps one collecting plane per group; GTR is a step down.
 
-mod support;
-
+use crate::support::devices::{mixed_on as mixed, ttflash_test_device};
+use crate::support::workloads::{preconditioned as opts, Mixed};
 use ssdlab_core::config::{DeviceConfig, RainLayout};
 use ssdlab_core::experiments::ttflash::{device_for, run_stack};
 use ssdlab_core::rain::LogicalRain;
 use ssdlab_core::sim::Simulation;
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
-use support::devices::{mixed_on as mixed, ttflash_test_device};
-use support::workloads::{preconditioned as opts, Mixed};
 
 /// The test device of `tests/ttflash.rs` (8 channels × 4 chips, 64 × 32-page blocks, 40 %
 /// spare), with logical stripes.

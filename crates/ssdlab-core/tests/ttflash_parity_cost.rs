@@ -4,12 +4,10 @@
 //! buffer without parity), stays within 25 % (the seed: "18 % ... ideally 1/7 ≈ 15 %"), and the
 //! lever that takes it there is where open stripes keep their parity (`rain.open_parity`).
 
-mod support;
-
+use crate::support::devices::{mixed_on as mixed, ttflash_test_device};
+use crate::support::workloads::preconditioned as opts;
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::experiments::ttflash::run_stack;
-use support::devices::{mixed_on as mixed, ttflash_test_device};
-use support::workloads::preconditioned as opts;
 
 /// The preset at 256 blocks × 64 pages per plane (its 64 planes and 10 % spare kept), so that
 /// steady state takes seconds. With parity on top the RAIN device has ⌈256 · 8/7⌉ = 293 blocks

@@ -11,12 +11,10 @@
 //! circulation, so the effective block count is blocks − threshold − 1/2 — which matters by less
 //! than 0.1 % on these 4096-block planes but is accounted for rather than absorbed in the tolerance.
 
-mod support;
-
+use crate::support::analytic::{waf_fifo, waf_greedy, waf_random};
+use crate::support::workloads::UniformWrites;
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::sim::{Precondition, SimOptions, Simulation};
-use support::analytic::{waf_fifo, waf_greedy, waf_random};
-use support::workloads::UniformWrites;
 
 const BLOCKS: u32 = 4096;
 const THRESHOLD: u32 = 2;
