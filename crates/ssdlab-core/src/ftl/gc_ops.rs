@@ -275,6 +275,7 @@ impl Ftl {
         if to_pool {
             let plane = self.plane_of_block(blk);
             self.free[plane as usize].push_back(blk);
+            self.free_epoch += 1;
         }
     }
 

@@ -101,6 +101,9 @@ pub struct Ftl {
     /// Device page-write counter value when the block was closed (the age clock).
     pub(crate) closed_at: Vec<u64>,
     pub(crate) free: Vec<VecDeque<u32>>,
+    /// Moves on whenever a plane's free pool changes size: a per-request look at every plane's
+    /// count ([`crate::gc::partial::PartialGc::run_intensive`]) is skipped while it stands.
+    free_epoch: u64,
     /// frontier[plane * streams + stream] = open block or UNMAPPED.
     pub(crate) frontier: Vec<u32>,
     streams: usize,
@@ -160,6 +163,7 @@ impl Ftl {
             erase_count: vec![0; total_blocks],
             closed_at: vec![0; total_blocks],
             free,
+            free_epoch: 0,
             frontier: vec![UNMAPPED; planes as usize * streams],
             streams,
             victims: VictimIndex::new(policy, planes, g.blocks_per_plane, ppb),
@@ -188,6 +192,7 @@ impl Ftl {
         for f in &mut self.free {
             f.clear();
         }
+        self.free_epoch += 1;
         let policy = self.victims.policy();
         self.units = Some(Box::new(external::Units::new(
             layout,
@@ -330,6 +335,12 @@ impl Ftl {
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.free[plane as usize].len() as u32
     }
+    /// Changes whenever any plane's [`Ftl::free_blocks`] may have changed; while it stands,
+    /// every plane's count is what it was.
+    #[inline]
+    pub fn free_epoch(&self) -> u64 {
+        self.free_epoch
+    }
     pub fn total_free_blocks(&self) -> u64 {
         self.free.iter().map(|f| f.len() as u64).sum()
     }
@@ -433,6 +444,7 @@ impl Ftl {
                 "plane {plane} has no free block for its write frontier"
             ))
         })?;
+        self.free_epoch += 1;
         self.state[blk as usize] = BlockState::Open;
         self.frontier[fi] = blk;
         Ok(blk)

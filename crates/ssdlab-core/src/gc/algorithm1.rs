@@ -43,6 +43,10 @@ pub struct Algorithm1 {
     /// Copies asked for at the previous decision (part of the state).
     pub prev_copies: u32,
     pub decisions: u64,
+    /// (free epoch, trigger, whether some plane was eligible), worked out while every plane was
+    /// out of intensive GC ([`PartialGc::settled_at`]): then eligibility is a plane's free
+    /// count against the trigger alone, and stands while the epoch does.
+    eligible_seen: Option<(u64, u32, bool)>,
 }
 
 impl Algorithm1 {
@@ -53,6 +57,7 @@ impl Algorithm1 {
             prev_interval_ns: 0,
             prev_copies: 0,
             decisions: 0,
+            eligible_seen: None,
         }
     }
 
@@ -76,7 +81,7 @@ impl Algorithm1 {
         let prev_interval = std::mem::replace(&mut self.prev_interval_ns, info.interval_ns);
         let due = (info.is_write || reads_decide)
             && info.interval_ns > 0
-            && (0..gc.ftl.planes()).any(|p| self.eligible(gc, p, trigger));
+            && self.any_eligible(gc, trigger);
         Ok(due.then(|| DecisionPoint {
             state: self
                 .features
@@ -85,6 +90,24 @@ impl Algorithm1 {
             prev_interval_ns: prev_interval,
             response_ns: response,
         }))
+    }
+
+    /// Whether some plane is [`Algorithm1::eligible`] under `trigger`; the answer of the last
+    /// look while every plane was out of intensive GC if no free count changed since
+    /// (bit-identical; issue 19: a look at every plane after every request).
+    fn any_eligible(&mut self, gc: &GcContext, trigger: u32) -> bool {
+        let epoch = gc.ftl.free_epoch();
+        if !self.partial.settled_at(epoch) {
+            return (0..gc.ftl.planes()).any(|p| self.eligible(gc, p, trigger));
+        }
+        if let Some((e, t, any)) = self.eligible_seen {
+            if e == epoch && t == trigger {
+                return any;
+            }
+        }
+        let any = (0..gc.ftl.planes()).any(|p| self.eligible(gc, p, trigger));
+        self.eligible_seen = Some((epoch, trigger, any));
+        any
     }
 
     /// Run the action `copies` from `now` on every plane eligible under `trigger`.

@@ -23,6 +23,11 @@ pub fn lazyrtgc_quantum(t: &OpTimes) -> u32 {
 #[derive(Debug, Clone)]
 pub struct PartialGc {
     intensive: Vec<bool>,
+    /// The FTL's [`free epoch`](crate::ftl::Ftl::free_epoch) at which every plane was last found
+    /// out of intensive GC, nothing having run since: while it stands, no plane's count and so
+    /// no plane's state can have changed, and the per-request update over every plane is
+    /// skipped (bit-identical; issue 19).
+    settled: Option<u64>,
     /// Intensive GC starts at ≤ this many free blocks.
     pub intensive_start: u32,
     /// …and stops above T_IGC.
@@ -45,6 +50,7 @@ impl PartialGc {
         };
         PartialGc {
             intensive: vec![false; cfg.geometry.planes() as usize],
+            settled: None,
             intensive_start: p.intensive_start_blocks,
             t_igc: p.t_igc,
             intensive_copies: if p.intensive_copies == 0 {
@@ -59,7 +65,7 @@ impl PartialGc {
 
     /// Update and return whether `plane` is under intensive GC: on at ≤ `intensive_start` free
     /// blocks, off above T_IGC.
-    pub fn intensive(&mut self, gc: &GcContext, plane: u32) -> bool {
+    fn intensive(&mut self, gc: &GcContext, plane: u32) -> bool {
         let free = gc.ftl.free_blocks(plane);
         let on = &mut self.intensive[plane as usize];
         if free <= self.intensive_start {
@@ -78,12 +84,29 @@ impl PartialGc {
     /// Update every plane's intensive state; after a write request (`run`), run the fixed
     /// number of copies (the RL policy is ignored on those planes, §5.2).
     pub fn run_intensive(&mut self, gc: &mut GcContext, now: u64, run: bool) -> Result<()> {
+        let epoch = gc.ftl.free_epoch();
+        if self.settled == Some(epoch) {
+            return Ok(());
+        }
+        let mut any_on = false;
         for p in 0..gc.ftl.planes() {
-            if self.intensive(gc, p) && run {
-                run_action(gc, p, self.intensive_copies, now, None)?;
+            if self.intensive(gc, p) {
+                any_on = true;
+                if run {
+                    run_action(gc, p, self.intensive_copies, now, None)?;
+                }
             }
         }
+        // No plane on: no action ran, so every state was decided on the counts that stand now.
+        self.settled = (!any_on).then_some(epoch);
         Ok(())
+    }
+
+    /// Every plane is out of intensive GC, decided on the free counts of `epoch`
+    /// ([`crate::ftl::Ftl::free_epoch`]), which still stand: what depends only on those counts
+    /// and these states is what it was when last worked out at `epoch`.
+    pub fn settled_at(&self, epoch: u64) -> bool {
+        self.settled == Some(epoch)
     }
 }
 
