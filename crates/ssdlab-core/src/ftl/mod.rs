@@ -101,8 +101,8 @@ pub struct Ftl {
     /// Device page-write counter value when the block was closed (the age clock).
     pub(crate) closed_at: Vec<u64>,
     pub(crate) free: Vec<VecDeque<u32>>,
-    /// Moves on whenever a plane's free pool changes size: a per-request look at every plane's
-    /// count ([`crate::gc::partial::PartialGc::run_intensive`]) is skipped while it stands.
+    /// Moves on whenever a plane's free pool changes size, so that a caller's per-request look
+    /// at every plane's count can be skipped while it stands ([`Ftl::free_epoch`]).
     free_epoch: u64,
     /// frontier[plane * streams + stream] = open block or UNMAPPED.
     pub(crate) frontier: Vec<u32>,

@@ -97,16 +97,15 @@ impl Algorithm1 {
     /// (bit-identical; issue 19: a look at every plane after every request).
     fn any_eligible(&mut self, gc: &GcContext, trigger: u32) -> bool {
         let epoch = gc.ftl.free_epoch();
-        if !self.partial.settled_at(epoch) {
-            return (0..gc.ftl.planes()).any(|p| self.eligible(gc, p, trigger));
-        }
-        if let Some((e, t, any)) = self.eligible_seen {
-            if e == epoch && t == trigger {
-                return any;
-            }
+        let settled = self.partial.settled_at(epoch);
+        match self.eligible_seen {
+            Some((e, t, any)) if settled && e == epoch && t == trigger => return any,
+            _ => {}
         }
         let any = (0..gc.ftl.planes()).any(|p| self.eligible(gc, p, trigger));
-        self.eligible_seen = Some((epoch, trigger, any));
+        if settled {
+            self.eligible_seen = Some((epoch, trigger, any));
+        }
         any
     }
 
