@@ -550,3 +550,51 @@ fn lean_gc_copies_take_the_same_steps_as_the_checked_ones() {
         assert_eq!((lean.2, lean.3), (checked.2, checked.3));
     }
 }
+
+#[test]
+fn gc_refuses_only_what_gc_begin_if_would_not_start() {
+    // `Ftl::gc_refuses`, `rlgc-aggressive`'s quick refusal of an early victim (speed item 41),
+    // may answer yes only when `gc_begin_if` would start nothing — never while a job runs on the
+    // plane — and for fewest-valid exactly then. Checked against `gc_begin_if` on a copy of the
+    // FTL, with jobs left half done now and then.
+    for policy in ["greedy", "fifo", "d-choices:d=4"] {
+        let sets = [
+            "geometry.planes_per_die=2".to_string(),
+            "geometry.blocks_per_plane=32".to_string(),
+            "geometry.pages_per_block=16".to_string(),
+            "geometry.spare_factor=0.2".to_string(),
+            format!("gc.victim=\"{policy}\""),
+        ];
+        let cfg = DeviceConfig::from_preset("tiny", &sets).expect("valid device");
+        let mut ftl = Ftl::new(&cfg).unwrap();
+        let (mut rng, mut wl) = (stream(9, "gc"), stream(9, "wl"));
+        let n = ftl.logical_pages();
+        let (mut refused, mut while_running) = (0u32, 0u32);
+        for i in 0..12_000u32 {
+            let lpn = if i < n { i } else { wl.gen_range(0..n) };
+            let plane = ftl.next_host_plane(lpn);
+            let m = wl.gen_range(0..=16);
+            let running = ftl.gc_job(plane).is_some();
+            let refuses = ftl.gc_refuses(plane, m);
+            let started = ftl.clone().gc_begin_if(plane, &mut rng.clone(), m);
+            assert!(!(refuses && started), "{policy} write {i}: refused what starts");
+            if policy == "greedy" {
+                assert_eq!(refuses, !started, "write {i}");
+            }
+            refused += u32::from(refuses);
+            while_running += u32::from(running);
+            if i % 5 == 0 && ftl.gc_begin_if(plane, &mut rng, m) {
+                ftl.gc_copy_up_to(plane, 3, |_| {}).unwrap();
+            }
+            // Forced GC only when the plane is full (`gc_while` finishes a started job).
+            if !ftl.host_can_write(plane) {
+                let full = move |f: &Ftl| !f.host_can_write(plane);
+                ftl.gc_while(plane, &mut rng, full, |_| {}).unwrap();
+            }
+            ftl.write_host(lpn, plane).unwrap();
+        }
+        // (The other rules refuse beforehand only on an empty plane: `victim_index`'s tests.)
+        let enough = policy != "greedy" || refused > 500;
+        assert!(enough && while_running > 500, "{policy}: {refused}, {while_running}");
+    }
+}

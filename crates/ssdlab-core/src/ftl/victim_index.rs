@@ -201,14 +201,44 @@ impl VictimIndex {
         if self.counts[p] == 0 {
             return None;
         }
+        let Some((h, b)) = self.least_valid(p) else {
+            return self.take_if(p, valid, closed_at, now, rng, max_valid);
+        };
+        if valid[b as usize] > max_valid {
+            return None;
+        }
         let Kind::Buckets {
-            heads,
-            next,
-            prev,
-            low,
+            heads, next, prev, ..
         } = &mut self.kind
         else {
-            return self.take_if(p, valid, closed_at, now, rng, max_valid);
+            unreachable!("least_valid answers for fewest-valid only")
+        };
+        unlink(heads, next, prev, h, b);
+        self.counts[p] -= 1;
+        Some(b)
+    }
+
+    /// Whether [`VictimIndex::select_if`] would refuse on `plane` (return `None`) without
+    /// changing anything: no candidate, or for fewest-valid a least-valid block with more than
+    /// `max_valid` valid pages. `false` when only taking a block can tell (the other rules take
+    /// and re-insert a refused block, which moves it in their order). For `rlgc-aggressive`'s
+    /// early trigger, which is refused on most planes at most decisions (speed item 41).
+    #[inline]
+    pub fn refuses(&mut self, plane: u32, valid: &[u32], max_valid: u32) -> bool {
+        let p = plane as usize;
+        if self.counts[p] == 0 {
+            return true;
+        }
+        self.least_valid(p)
+            .is_some_and(|(_, b)| valid[b as usize] > max_valid)
+    }
+
+    /// Fewest-valid's least-valid block on plane `p` (which has a candidate) and its bucket's
+    /// head slot, moving the plane's low-water hint up to that bucket; `None` for other rules.
+    #[inline(always)]
+    fn least_valid(&mut self, p: usize) -> Option<(usize, u32)> {
+        let Kind::Buckets { heads, low, .. } = &mut self.kind else {
+            return None;
         };
         let stride = self.pages_per_block as usize + 1;
         let mut v = low[p] as usize;
@@ -216,13 +246,7 @@ impl VictimIndex {
             v += 1; // counts[p] > 0 guarantees a non-empty bucket ≤ pages_per_block
         }
         low[p] = v as u32;
-        let b = heads[p * stride + v];
-        if valid[b as usize] > max_valid {
-            return None;
-        }
-        unlink(heads, next, prev, p * stride + v, b);
-        self.counts[p] -= 1;
-        Some(b)
+        Some((p * stride + v, heads[p * stride + v]))
     }
 
     /// [`VictimIndex::select_if`] for the rules other than fewest-valid, on a plane with a
@@ -382,7 +406,8 @@ mod tests {
         // Random closes, invalidations and selections with a random limit on two planes, for
         // every kind of index: `select_if` gives the answer and leaves the index (order
         // included) and the RNG as `select` followed, on a refusal, by `insert` of the same
-        // block. For fewest-valid a refusal also leaves the index as it was.
+        // block. For fewest-valid a refusal also leaves the index as it was. `refuses` tells a
+        // refusal beforehand, changing nothing: always for fewest-valid, else on an empty plane.
         let policies = [
             VictimPolicy::Greedy,
             VictimPolicy::Fifo,
@@ -420,7 +445,19 @@ mod tests {
                         let limit = rng.gen_range(0..=ppb);
                         let before = ix.members(plane);
                         let now = 200 + step;
+                        let (refuses, empty) =
+                            (ix.refuses(plane, &valid, limit), ix.len(plane) == 0);
                         let got = ix.select_if(plane, &valid, &closed, now, &mut ix_rng, limit);
+                        // `refuses` answers without changing anything, and only when sure.
+                        if refuses {
+                            assert_eq!(got, None, "{policy:?} step {step}");
+                            assert_eq!(ix.members(plane), before, "{policy:?} step {step}");
+                        }
+                        if policy == VictimPolicy::Greedy {
+                            assert_eq!(refuses, got.is_none(), "step {step}");
+                        } else {
+                            assert_eq!(refuses, empty, "{policy:?} step {step}");
+                        }
                         let want = reference.select(plane, &valid, &closed, now, &mut ref_rng);
                         match want {
                             Some(v) if valid[v as usize] > limit => {
