@@ -491,6 +491,20 @@ fn trim_invalidates_and_reduces_gc_work() {
     );
 }
 
+/// The `tiny` preset cut to 2 planes of 32 blocks of 16 pages at 20 % spare, with `policy` and
+/// `placement`: GC within a few thousand writes.
+fn small_tiny(policy: &str, placement: &str) -> DeviceConfig {
+    let sets = [
+        "geometry.planes_per_die=2".to_string(),
+        "geometry.blocks_per_plane=32".to_string(),
+        "geometry.pages_per_block=16".to_string(),
+        "geometry.spare_factor=0.2".to_string(),
+        format!("gc.victim=\"{policy}\""),
+        format!("ftl.placement=\"{placement}\""),
+    ];
+    DeviceConfig::from_preset("tiny", &sets).expect("valid device")
+}
+
 #[test]
 fn lean_gc_copies_take_the_same_steps_as_the_checked_ones() {
     // Without test checks, GC copies run through `copy_rest_lean`; with program checks on,
@@ -501,15 +515,7 @@ fn lean_gc_copies_take_the_same_steps_as_the_checked_ones() {
         ("random", "dual-frontier"),
         ("cost-benefit", "hot-cold"),
     ] {
-        let sets = [
-            "geometry.planes_per_die=2".to_string(),
-            "geometry.blocks_per_plane=32".to_string(),
-            "geometry.pages_per_block=16".to_string(),
-            "geometry.spare_factor=0.2".to_string(),
-            format!("gc.victim=\"{policy}\""),
-            format!("ftl.placement=\"{placement}\""),
-        ];
-        let cfg = DeviceConfig::from_preset("tiny", &sets).expect("valid device");
+        let cfg = small_tiny(policy, placement);
         let run = |checked: bool| {
             let mut ftl = Ftl::new(&cfg).unwrap();
             if checked {
@@ -558,14 +564,7 @@ fn gc_refuses_only_what_gc_begin_if_would_not_start() {
     // plane — and for fewest-valid exactly then. Checked against `gc_begin_if` on a copy of the
     // FTL, with jobs left half done now and then.
     for policy in ["greedy", "fifo", "d-choices:d=4"] {
-        let sets = [
-            "geometry.planes_per_die=2".to_string(),
-            "geometry.blocks_per_plane=32".to_string(),
-            "geometry.pages_per_block=16".to_string(),
-            "geometry.spare_factor=0.2".to_string(),
-            format!("gc.victim=\"{policy}\""),
-        ];
-        let cfg = DeviceConfig::from_preset("tiny", &sets).expect("valid device");
+        let cfg = small_tiny(policy, "single");
         let mut ftl = Ftl::new(&cfg).unwrap();
         let (mut rng, mut wl) = (stream(9, "gc"), stream(9, "wl"));
         let n = ftl.logical_pages();
@@ -577,7 +576,10 @@ fn gc_refuses_only_what_gc_begin_if_would_not_start() {
             let running = ftl.gc_job(plane).is_some();
             let refuses = ftl.gc_refuses(plane, m);
             let started = ftl.clone().gc_begin_if(plane, &mut rng.clone(), m);
-            assert!(!(refuses && started), "{policy} write {i}: refused what starts");
+            assert!(
+                !(refuses && started),
+                "{policy} write {i}: refused what starts"
+            );
             if policy == "greedy" {
                 assert_eq!(refuses, !started, "write {i}");
             }
@@ -595,6 +597,9 @@ fn gc_refuses_only_what_gc_begin_if_would_not_start() {
         }
         // (The other rules refuse beforehand only on an empty plane: `victim_index`'s tests.)
         let enough = policy != "greedy" || refused > 500;
-        assert!(enough && while_running > 500, "{policy}: {refused}, {while_running}");
+        assert!(
+            enough && while_running > 500,
+            "{policy}: {refused}, {while_running}"
+        );
     }
 }

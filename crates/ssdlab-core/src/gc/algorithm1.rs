@@ -126,6 +126,11 @@ impl Algorithm1 {
                 Some(e) if gc.ftl.free_blocks(p) > e.t_gc => (copies.min(e.cap), Some(e.max_valid)),
                 _ => (copies, None),
             };
+            // An early victim the FTL refuses without taking one is no action, known here
+            // without the call (`rlgc-aggressive`: most planes at most decisions; item 41).
+            if max_valid.is_some_and(|m| gc.ftl.gc_refuses(p, m)) {
+                continue;
+            }
             run_action(gc, p, k, now, max_valid)?;
         }
         self.prev_copies = copies;

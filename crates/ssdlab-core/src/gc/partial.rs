@@ -121,11 +121,6 @@ pub fn plane_ready(gc: &GcContext, plane: u32, now: u64) -> u64 {
 /// to `k` copies, stopping when the victim has no valid page left (its erase is the next
 /// action). With `max_valid`, a new victim is taken only if it has at most that many valid
 /// pages. Returns (copies, erased, finish time).
-///
-/// An action that certainly does nothing (k = 0, or a victim refused by the index without being
-/// taken: `rlgc-aggressive`'s early trigger on most planes at most decisions) returns here, in
-/// line; the rest is [`start_action`] (speed item 41).
-#[inline]
 pub fn run_action(
     gc: &mut GcContext,
     plane: u32,
@@ -133,21 +128,9 @@ pub fn run_action(
     now: u64,
     max_valid: Option<u32>,
 ) -> Result<(u32, bool, u64)> {
-    if k == 0 || max_valid.is_some_and(|m| gc.ftl.gc_refuses(plane, m)) {
+    if k == 0 {
         return Ok((0, false, now));
     }
-    start_action(gc, plane, k, now, max_valid)
-}
-
-/// [`run_action`] past its quick refusals.
-#[inline(never)]
-fn start_action(
-    gc: &mut GcContext,
-    plane: u32,
-    k: u32,
-    now: u64,
-    max_valid: Option<u32>,
-) -> Result<(u32, bool, u64)> {
     let started = match max_valid {
         Some(m) => gc.ftl.gc_begin_if(plane, gc.rng, m),
         None => gc.ftl.gc_begin(plane, gc.rng),
