@@ -16,6 +16,11 @@ use crate::error::Result;
 pub struct LazyRtgc {
     quantum: u32,
     trigger: u32,
+    /// The free epoch ([`crate::ftl::Ftl::free_epoch`]) at which the last look found no plane
+    /// at the trigger and none with a job: while it stands no free count has changed, and a job
+    /// starts only here (forced GC finishes the victims it starts), so the look would find the
+    /// same (speed item 42).
+    settled: Option<u64>,
 }
 
 impl LazyRtgc {
@@ -23,6 +28,7 @@ impl LazyRtgc {
         LazyRtgc {
             quantum: lazyrtgc_quantum(&cfg.op_times()),
             trigger: cfg.gc.partial.lazy_trigger_blocks,
+            settled: None,
         }
     }
     /// Copies per partial task (α).
@@ -48,11 +54,17 @@ impl GcScheduler for LazyRtgc {
         if !info.is_write {
             return Ok(());
         }
+        if self.settled == Some(gc.ftl.free_epoch()) {
+            return Ok(());
+        }
+        let mut any = false;
         for p in 0..gc.ftl.planes() {
             if gc.ftl.free_blocks(p) <= self.trigger || gc.ftl.gc_job(p).is_some() {
                 run_action(gc, p, self.quantum, info.completion_ns, None)?;
+                any = true;
             }
         }
+        self.settled = (!any).then(|| gc.ftl.free_epoch());
         Ok(())
     }
 }
