@@ -221,8 +221,8 @@ impl VictimIndex {
     /// Whether [`VictimIndex::select_if`] would refuse on `plane` (return `None`) without
     /// changing anything: no candidate, or for fewest-valid a least-valid block with more than
     /// `max_valid` valid pages. `false` when only taking a block can tell (the other rules take
-    /// and re-insert a refused block, which moves it in their order). For `rlgc-aggressive`'s
-    /// early trigger, which is refused on most planes at most decisions (speed item 41).
+    /// and re-insert a refused block, which moves it in their order). For an early trigger that
+    /// is refused on most planes at most decisions (speed item 41).
     #[inline]
     pub fn refuses(&mut self, plane: u32, valid: &[u32], max_valid: u32) -> bool {
         let p = plane as usize;
