@@ -201,18 +201,21 @@ impl VictimIndex {
         if self.counts[p] == 0 {
             return None;
         }
-        let Some((h, b)) = self.least_valid(p) else {
+        let stride = self.pages_per_block as usize + 1;
+        let Kind::Buckets {
+            heads,
+            next,
+            prev,
+            low,
+        } = &mut self.kind
+        else {
             return self.take_if(p, valid, closed_at, now, rng, max_valid);
         };
+        let h = least_valid_slot(heads, low, stride, p);
+        let b = heads[h];
         if valid[b as usize] > max_valid {
             return None;
         }
-        let Kind::Buckets {
-            heads, next, prev, ..
-        } = &mut self.kind
-        else {
-            unreachable!("least_valid answers for fewest-valid only")
-        };
         unlink(heads, next, prev, h, b);
         self.counts[p] -= 1;
         Some(b)
@@ -229,24 +232,11 @@ impl VictimIndex {
         if self.counts[p] == 0 {
             return true;
         }
-        self.least_valid(p)
-            .is_some_and(|(_, b)| valid[b as usize] > max_valid)
-    }
-
-    /// Fewest-valid's least-valid block on plane `p` (which has a candidate) and its bucket's
-    /// head slot, moving the plane's low-water hint up to that bucket; `None` for other rules.
-    #[inline(always)]
-    fn least_valid(&mut self, p: usize) -> Option<(usize, u32)> {
-        let Kind::Buckets { heads, low, .. } = &mut self.kind else {
-            return None;
-        };
         let stride = self.pages_per_block as usize + 1;
-        let mut v = low[p] as usize;
-        while heads[p * stride + v] == NIL {
-            v += 1; // counts[p] > 0 guarantees a non-empty bucket ≤ pages_per_block
-        }
-        low[p] = v as u32;
-        Some((p * stride + v, heads[p * stride + v]))
+        let Kind::Buckets { heads, low, .. } = &mut self.kind else {
+            return false;
+        };
+        valid[heads[least_valid_slot(heads, low, stride, p)] as usize] > max_valid
     }
 
     /// [`VictimIndex::select_if`] for the rules other than fewest-valid, on a plane with a
@@ -370,6 +360,18 @@ fn link(heads: &mut [u32], next: &mut [u32], prev: &mut [u32], h: usize, b: u32)
         prev[old as usize] = b;
     }
     heads[h] = b;
+}
+
+/// Fewest-valid's head slot of plane `p`'s least-valid non-empty bucket (`p` has a candidate),
+/// moving the plane's low-water hint `low[p]` up to it: `select_if`'s and `refuses`' scan.
+#[inline(always)]
+fn least_valid_slot(heads: &[u32], low: &mut [u32], stride: usize, p: usize) -> usize {
+    let mut v = low[p] as usize;
+    while heads[p * stride + v] == NIL {
+        v += 1; // counts[p] > 0 guarantees a non-empty bucket ≤ pages_per_block
+    }
+    low[p] = v as u32;
+    p * stride + v
 }
 
 #[inline]

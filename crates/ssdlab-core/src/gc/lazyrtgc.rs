@@ -54,7 +54,8 @@ impl GcScheduler for LazyRtgc {
         if !info.is_write {
             return Ok(());
         }
-        if self.settled == Some(gc.ftl.free_epoch()) {
+        let epoch = gc.ftl.free_epoch();
+        if self.settled == Some(epoch) {
             return Ok(());
         }
         let mut any = false;
@@ -64,7 +65,8 @@ impl GcScheduler for LazyRtgc {
                 any = true;
             }
         }
-        self.settled = (!any).then(|| gc.ftl.free_epoch());
+        // No plane acted: no action ran, so the epoch is still the one looked at.
+        self.settled = (!any).then_some(epoch);
         Ok(())
     }
 }
