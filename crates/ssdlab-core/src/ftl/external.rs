@@ -211,7 +211,7 @@ impl ExternalBlocks<'_> {
     /// content or program-mark checks, one unit per page, the source block a candidate of
     /// neither victim index — a victim being cleaned — and `blk` with the room), in one loop
     /// on the FTL's tables as local slices (`program`'s page order here, the move in
-    /// [`LeanTables::move_page`], shared with the plain FTL's lean loop); else by `copy`. Why: per copy, `copy`'s checks and `Result`s cost twice the move
+    /// [`LeanTables::move_run`], shared with the plain FTL's lean loop); else by `copy`. Why: per copy, `copy`'s checks and `Result`s cost twice the move
     /// (`docs/speed.md` item 37).
     pub fn copy_run(&mut self, from: u32, end: u32, blk: u32, room: u32) -> Result<(u32, u32)> {
         let f = &mut *self.ftl;
@@ -240,20 +240,12 @@ impl ExternalBlocks<'_> {
                 }
             }
         }
+        // `program`'s page order (the next pages of `blk`), then the moves.
         let (mut t, next_page) = self.ftl.lean_tables();
-        let mut page = next_page[blk as usize];
-        loop {
-            // `program`: the next page of `blk`; then the move (`invalidate`, `map`).
-            let to = blk * ppb + page;
-            page += 1;
-            let next = t.move_page(from, end, victim, to, blk);
-            n += 1;
-            match next {
-                Some(p) if n < room => from = p,
-                _ => break,
-            }
-        }
-        next_page[blk as usize] = page;
+        let page = next_page[blk as usize];
+        let run = t.move_run(from, end, victim, blk * ppb + page, room, |_, _| {});
+        next_page[blk as usize] = page + run.moved;
+        let (n, from) = (run.moved, run.last);
         self.ftl.state[blk as usize] = BlockState::Open;
         self.ftl.counters.gc_pages_copied += u64::from(n);
         Ok((n, from))
