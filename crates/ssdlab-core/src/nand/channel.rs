@@ -140,16 +140,45 @@ impl ChannelTimeline {
             if idx > self.head && self.busy[idx - 1].1 == start {
                 self.busy[idx - 1].1 = end;
                 if idx < self.busy.len() && self.busy[idx].0 == end {
-                    self.busy[idx - 1].1 = self.busy[idx].1;
-                    self.busy.remove(idx);
+                    self.busy[idx].0 = self.busy[idx - 1].0;
+                    self.remove_live(idx - 1);
                 }
             } else if idx < self.busy.len() && self.busy[idx].0 == end {
                 self.busy[idx].0 = start;
             } else {
-                self.busy.insert(idx, (start, end));
+                self.insert_live(idx, (start, end));
             }
         }
         start
+    }
+
+    /// Insert `iv` at `idx` of the live list, moving the shorter side: the live intervals
+    /// before it one slot down into the pruned front when there is one, else the ones after it
+    /// up. A host transfer reserves near the present, in front of GC bursts reserved far ahead
+    /// (without copy-back, hundreds of intervals): `Vec::insert` moved all of those for every
+    /// such transfer (`docs/speed.md` item 44). The pruned slots are never read.
+    #[inline]
+    fn insert_live(&mut self, idx: usize, iv: (u64, u64)) {
+        if self.head > 0 && idx - self.head < self.busy.len() - idx {
+            self.busy.copy_within(self.head..idx, self.head - 1);
+            self.head -= 1;
+            self.busy[idx - 1] = iv;
+        } else {
+            self.busy.insert(idx, iv);
+        }
+    }
+
+    /// Remove the live interval at `idx`, moving the shorter side as [`Self::insert_live`]
+    /// does: the ones before it one slot up (the front slot joins the pruned ones), or
+    /// the ones after it down.
+    #[inline]
+    fn remove_live(&mut self, idx: usize) {
+        if idx - self.head < self.busy.len() - idx {
+            self.busy.copy_within(self.head..idx, self.head + 1);
+            self.head += 1;
+        } else {
+            self.busy.remove(idx);
+        }
     }
 
     /// Reserve the transfers of `run`'s copies, each starting when the one before ends (the
@@ -168,30 +197,38 @@ impl ChannelTimeline {
         rest.extend_from_slice(&self.busy[p..]);
         self.busy.truncate(p);
         let head = self.head;
-        let mut i = 0;
-        let mut t = run.start;
+        let (mut i, mut t, mut first_end) = (0, run.start, self.first_end);
         for _ in 0..run.copies {
-            let s = merge_reserve(
+            // The copy's two transfers, back to back when the gap holds both (then in one go).
+            let (s, both) = merge_reserve(
                 &mut self.busy,
                 head,
                 &mut rest,
                 &mut i,
                 t + run.read_ns,
                 run.xfer_ns,
+                true,
             );
-            let s2 = merge_reserve(
-                &mut self.busy,
-                head,
-                &mut rest,
-                &mut i,
-                s + run.xfer_ns,
-                run.xfer_ns,
-            );
+            let s2 = if both {
+                s + run.xfer_ns
+            } else {
+                merge_reserve(
+                    &mut self.busy,
+                    head,
+                    &mut rest,
+                    &mut i,
+                    s + run.xfer_ns,
+                    run.xfer_ns,
+                    false,
+                )
+                .0
+            };
             if run.xfer_ns > 0 {
-                self.first_end = self.first_end.min(s + run.xfer_ns);
+                first_end = first_end.min(s + run.xfer_ns);
             }
             t = s2 + run.xfer_ns + run.program_ns;
         }
+        self.first_end = first_end;
         self.busy.extend_from_slice(&rest[i..]);
         self.spare = rest;
         t
@@ -213,6 +250,12 @@ impl ChannelTimeline {
 /// keeps its own in-place form: splitting the list for every host transfer would copy the
 /// tail twice where an insert moves it once. Forced in line: called twice per GC copy without
 /// copy-back, its call cost ~20 of its ~56 instructions (saving and restoring registers).
+///
+/// With `pair`, when the gap found also holds a second `dur` right after the first (no interval
+/// starts before `start + 2 × dur`), both are reserved as one interval and the answer says so:
+/// what a second call at `start + dur` would have done, since it would find that gap free and
+/// merge with the first (`docs/speed.md` item 44). Returns the start and whether both were
+/// reserved.
 #[inline(always)]
 fn merge_reserve(
     out: &mut Vec<(u64, u64)>,
@@ -221,7 +264,8 @@ fn merge_reserve(
     i: &mut usize,
     ready: u64,
     dur: u64,
-) -> u64 {
+    pair: bool,
+) -> (u64, bool) {
     // The intervals ending by `ready` cannot hold the reservation (reserve's search skips them).
     while let Some(&iv) = old.get(*i) {
         if iv.1 > ready {
@@ -239,8 +283,10 @@ fn merge_reserve(
         out.push((s, e));
         *i += 1;
     }
+    let mut both = false;
     if dur > 0 {
-        let end = start + dur;
+        both = pair && old.get(*i).is_none_or(|next| next.0 >= start + 2 * dur);
+        let end = start + if both { 2 * dur } else { dur };
         // An interval that reaches past `end` (merged with the next one) stays in `old`, where
         // the next reservation's scan sees it.
         let from = match out.last() {
@@ -255,7 +301,7 @@ fn merge_reserve(
             _ => out.push((from, end)),
         }
     }
-    start
+    (start, both)
 }
 
 #[cfg(test)]
