@@ -243,3 +243,45 @@ fn partial_gc_copies_up_to_k_equal_one_step_each() {
         assert!(total > 6, "{sets:?}: copies were made ({total})");
     }
 }
+
+/// `Resources::group_free_at` (RAIN's flush: when a parity group is free, leaving out its
+/// planes busy with GC) answers as the chain over `group_of` it replaced, for every plane and
+/// several moments, with planes busy with host writes and GC runs, multi-plane on and off.
+#[test]
+fn a_groups_free_time_skips_its_planes_under_gc() {
+    use ssdlab_core::nand::Resources;
+    for sets in [vec![], vec!["timing.multiplane=false".to_string()]] {
+        let cfg = DeviceConfig::from_preset("mqsim-small", &sets).unwrap();
+        let mut res = Resources::new(&cfg);
+        let planes = cfg.geometry.planes();
+        for p in 0..planes {
+            res.write(p, u64::from(p) * 7_000);
+        }
+        for (p, at, n) in [
+            (1u32, 0u64, 3u32),
+            (5, 400_000, 2),
+            (10, 0, 1),
+            (14, 2_000_000, 4),
+        ] {
+            res.gc_copies(p, at, n);
+        }
+        let mut under_gc = 0;
+        for now in [0, 500_000, 1_000_000, 3_000_000, 9_000_000] {
+            for p in 0..planes {
+                under_gc += u32::from(res.gc_busy_at(p, now));
+                let chain = res
+                    .group_of(p)
+                    .filter(|&q| !res.gc_busy_at(q, now))
+                    .map(|q| res.plane_free_at(q))
+                    .max()
+                    .unwrap_or(0);
+                assert_eq!(
+                    res.group_free_at(p, now),
+                    chain,
+                    "{sets:?} plane {p} at {now}"
+                );
+            }
+        }
+        assert!(under_gc > 0, "some plane must be under GC at some moment");
+    }
+}

@@ -88,12 +88,7 @@ impl RainDevice {
     /// When every plane of `plane`'s group is idle, except those busy with GC at `now` (their
     /// programs are held in RAM).
     fn group_idle_at(&self, plane: u32, now: u64) -> u64 {
-        let res = &self.base.res;
-        res.group_of(plane)
-            .filter(|&p| !res.gc_busy_at(p, now))
-            .map(|p| res.plane_free_at(p))
-            .max()
-            .unwrap_or(0)
+        self.base.res.group_free_at(plane, now)
     }
 
     /// Background flush (GTF) up to `now`: while the buffer is past its threshold, the next
