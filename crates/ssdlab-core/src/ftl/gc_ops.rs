@@ -388,11 +388,11 @@ impl LeanTables<'_> {
     /// GC copies that are only the move of a mapping: the logical pages in the valid pages of
     /// block `victim` from its valid page `from` on (before page `end`), at most `room` of them
     /// and at least one, move to the consecutive pages from `to` on (of one block, which has
-    /// the room), each reported to `on_copy(from, to)` in order. The victim's pages are invalidated — a victim
-    /// is neither `Full` nor an indexed unit, so its invalidation touches no index — and the
-    /// new ones mapped: `invalidate`'s and `map`'s stores for that case, so a change to those
-    /// must be made here too. Each page's L2P entry is warmed one page ahead (its address is
-    /// random).
+    /// the room), each reported to `on_copy(from, to)` in order. The victim's pages
+    /// are invalidated — a victim is neither `Full` nor an indexed unit, so its invalidation
+    /// touches no index — and the new ones mapped: `invalidate`'s and `map`'s stores for that
+    /// case, so a change to those must be made here too. Each page's L2P entry is warmed one
+    /// page ahead (its address is random).
     ///
     /// The stores that do not depend on the logical page (the valid bits of both blocks, their
     /// valid counts, the write clock) are made once for the run, not per page (`docs/speed.md`
@@ -489,22 +489,27 @@ impl Iterator for Ones<'_> {
     }
 }
 
-/// Set (`on`) or clear the bits [from, to) of `bits`, a word at a time.
+/// Set (`on`) or clear the bits [from, to) of `bits`: a mask on the first and last words and
+/// whole words between, without a loop for a range within two words (a GC run is at most a
+/// block; a partial GC action's few copies mostly fit in one word).
 #[inline(always)]
 pub(super) fn set_bits(bits: &mut [u64], from: u32, to: u32, on: bool) {
-    let (mut i, end) = (from as usize, to as usize);
-    while i < end {
-        let word_end = (i | 63) + 1;
-        let hi = end.min(word_end) - (i & !63);
-        let upper = if hi == 64 { !0 } else { (1u64 << hi) - 1 };
-        let mask = upper & (!0u64 << (i & 63));
-        if on {
-            bits[i >> 6] |= mask;
-        } else {
-            bits[i >> 6] &= !mask;
-        }
-        i = word_end;
+    if from >= to {
+        return;
     }
+    let apply = |w: &mut u64, mask: u64| *w = if on { *w | mask } else { *w & !mask };
+    let (first, last) = (from as usize >> 6, (to - 1) as usize >> 6);
+    let lo = !0u64 << (from & 63);
+    let hi = !0u64 >> (63 - ((to - 1) & 63));
+    if first == last {
+        apply(&mut bits[first], lo & hi);
+        return;
+    }
+    apply(&mut bits[first], lo);
+    for w in &mut bits[first + 1..last] {
+        apply(w, !0);
+    }
+    apply(&mut bits[last], hi);
 }
 
 /// First set bit of `bits` in [from, to), a word at a time: [`Ftl::next_valid`] on the valid
