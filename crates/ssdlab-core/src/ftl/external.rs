@@ -225,8 +225,8 @@ impl ExternalBlocks<'_> {
                 .as_ref()
                 .is_some_and(|u| !u.indexed[u.of_block[victim as usize] as usize])
             && f.next_page[blk as usize] + room <= ppb;
-        let (mut n, mut from) = (0, from);
         if !lean {
+            let (mut n, mut from) = (0, from);
             loop {
                 let next = self.ftl.next_valid(from + 1, end);
                 if let Some(lpn) = next.and_then(|p| self.ftl.owner(p)) {
@@ -245,10 +245,9 @@ impl ExternalBlocks<'_> {
         let page = next_page[blk as usize];
         let run = t.move_run(from, end, victim, blk * ppb + page, room, |_, _| {});
         next_page[blk as usize] = page + run.moved;
-        let (n, from) = (run.moved, run.last);
         self.ftl.state[blk as usize] = BlockState::Open;
-        self.ftl.counters.gc_pages_copied += u64::from(n);
-        Ok((n, from))
+        self.ftl.counters.gc_pages_copied += u64::from(run.moved);
+        Ok((run.moved, run.last))
     }
 
     /// GC: erase `blk` (it must hold no valid page); it goes to no free pool.

@@ -138,10 +138,12 @@ impl ChannelTimeline {
             // A new interval may be the first live one; merging only lengthens intervals.
             self.first_end = self.first_end.min(end);
             if idx > self.head && self.busy[idx - 1].1 == start {
-                self.busy[idx - 1].1 = end;
                 if idx < self.busy.len() && self.busy[idx].0 == end {
+                    // Touches both: the next one takes the previous one's start, which goes.
                     self.busy[idx].0 = self.busy[idx - 1].0;
                     self.remove_live(idx - 1);
+                } else {
+                    self.busy[idx - 1].1 = end;
                 }
             } else if idx < self.busy.len() && self.busy[idx].0 == end {
                 self.busy[idx].0 = start;
