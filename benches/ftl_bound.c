@@ -14,35 +14,20 @@
  * What it leaves out (ssdlab does it): configuration, statistics, wear counters, time series,
  * per-page validity bitmaps scanned by word, error checks.
  *
- * The FTL and the RNG are in benches/bound_ftl.h, shared with the timed bound.
+ * The FTL and the RNG are in benches/bound_ftl.h, shared with the timed bound; the host write
+ * and the preconditioning in benches/bound_free.h, shared with the replay bound.
  *
  * Build: cc -O2 -o ftl_bound benches/ftl_bound.c      Run: ./ftl_bound [N] [seed]
  * Prints host page writes/s and WAF; the WAF must match ssdlab's to a fraction of a per cent
  * (same policy, different random numbers). */
 #include "bound_ftl.h"
-
-static void gc(uint32_t p) {
-    while (n_free[p] < THRESHOLD) copies += collect_victim(p);
-}
-
-static uint32_t cursor;
-static void host_write(uint32_t lpn) {
-    uint32_t p = cursor++; if (cursor == PLANES) cursor = 0;
-    if (l2p[lpn] != NONE) invalidate(l2p[lpn]);
-    /* The last free block is GC's: collect first if the host would take it. */
-    if (fp[p] == PPB && n_free[p] <= 1) gc(p);
-    program(p, lpn);
-    host_writes++;
-    if (n_free[p] < THRESHOLD) gc(p);
-}
+#include "bound_free.h"
 
 int main(int argc, char **argv) {
     uint64_t n = argc > 1 ? strtoull(argv[1], 0, 10) : 20000000ULL;
     seed_rng(argc > 2 ? strtoull(argv[2], 0, 10) : 1);
     uint32_t logical = ftl_init();
-    for (uint32_t l = 0; l < logical; l++) host_write(l);
-    for (uint64_t i = 0; i < 2ULL * logical; i++) host_write((uint32_t)(next_u64() % logical));
-    host_writes = 0; copies = 0;
+    precondition(logical);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (uint64_t i = 0; i < n; i++) host_write((uint32_t)(next_u64() % logical));

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Issue 19, trace replay against its tight-loop bound (benches/replay_bound.c): the FTL work of a
+# timing-free replay of the generated MSR trace on mqsim-small (the WAFs printed must agree),
+# with the requests parsed into memory before the clock starts. Per run, alternated:
+#   bound        — the C loop, requests/s;
+#   ssdlab mem   — `replay_bench TRACE bound`'s timing-free replay from memory (the simulation
+#                  alone, as the C loop), requests/s;
+#   ssdlab       — `replay_bench TRACE untimed`: the replay as it runs, parsing on a second thread.
+# Best of RUNS each, and the ratios. The trace is /tmp/ssdlab-msr-LINES.csv (benches/replay.sh
+# generates it, and so does this script when it is missing).
+# Usage: benches/replay_bound.sh [LINES [RUNS]]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lines=${1:-20000000}
+runs=${2:-3}
+plain=/tmp/ssdlab-msr-$lines.csv
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cc -O2 -o "$out/replay_bound" benches/replay_bound.c
+cargo build --release -q -p ssdlab-core --example gen_msr --example replay_bench
+if [ ! -s "$plain" ]; then
+  target/release/examples/gen_msr "$plain.part" "$lines" && mv "$plain.part" "$plain"
+fi
+for i in $(seq "$runs"); do
+  "$out/replay_bound" "$plain" > "$out/c.$i"
+  awk '/requests\/s/ {print $2}' "$out/c.$i" >> "$out/c.rate"
+  target/release/examples/replay_bench "$plain" bound > "$out/m.$i"
+  awk '$1 == "untimed-mem" {print $(NF-2)}' "$out/m.$i" >> "$out/m.rate"
+  target/release/examples/replay_bench "$plain" untimed > "$out/r.$i"
+  awk '$1 == "untimed" {print $(NF-2)}' "$out/r.$i" >> "$out/r.rate"
+  echo "run $i: bound $(tail -1 "$out/c.rate") M, ssdlab from memory $(tail -1 "$out/m.rate") M, ssdlab $(tail -1 "$out/r.rate") M requests/s"
+done
+head -1 "$out/c.1"; grep '^untimed-mem' "$out/m.1"
+best() { sort -gr "$1" | head -1; }
+c=$(best "$out/c.rate"); m=$(best "$out/m.rate"); r=$(best "$out/r.rate")
+awk -v c="$c" -v m="$m" -v r="$r" -v n="$runs" -v l="$lines" 'BEGIN {
+  printf "%s lines, timing-free, M requests/s (best of %s): bound %s, ssdlab from memory %s (%.3fx), ssdlab parsing on a second thread %s (%.3fx)\n", l, n, c, m, m / c, r, r / c }'
