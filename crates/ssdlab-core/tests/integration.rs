@@ -8,6 +8,7 @@
 mod support;
 
 mod analytic_models;
+mod bench_bounds;
 mod config_validation;
 mod detect_c45;
 mod detect_experiment;

@@ -1,0 +1,184 @@
+//! The C bounds in `benches/` (issue 19) must do the work ssdlab does, or the speed ratios
+//! README records compare unlike things: each bound is compiled and run on a small workload
+//! beside ssdlab on the same one, and their WAFs (and the timed bound's mean write latency)
+//! must agree. Different random numbers (the C loops have their own generator), so agreement
+//! is to a fraction of a per cent, not exact; a change of policy (threshold, frontiers,
+//! allocation, preconditioning) on either side moves the WAF by more. Skipped, visibly,
+//! without a C compiler.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rand::Rng;
+use ssdlab_core::config::DeviceConfig;
+use ssdlab_core::device::Precondition;
+use ssdlab_core::rng::stream;
+use ssdlab_core::sim::{Replay, SimOptions, Simulation};
+use ssdlab_core::stats::SimResult;
+use ssdlab_core::trace::{open_workload, RequestSource, TraceSpec, WorkloadSpec};
+
+use crate::support::workloads::UniformWrites;
+
+fn benches() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../benches"))
+}
+
+/// Compiles `benches/<name>.c` into the target's temporary folder; `None` (reported) when
+/// there is no C compiler.
+fn compile(name: &str) -> Option<PathBuf> {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("bound-{name}"));
+    let src = benches().join(format!("{name}.c"));
+    match Command::new("cc")
+        .arg("-O2")
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .status()
+    {
+        Ok(s) if s.success() => Some(out),
+        Ok(s) => panic!("cc {}: {s}", src.display()),
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: {name}: no C compiler (cc: {e})"
+            );
+            None
+        }
+    }
+}
+
+/// Runs a compiled bound and returns its output.
+fn run(bin: &Path, args: &[&str]) -> String {
+    let out = Command::new(bin)
+        .args(args)
+        .output()
+        .expect("run the bound");
+    assert!(out.status.success(), "{}: {out:?}", bin.display());
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// The number after `key` in `text` (e.g. `WAF 7.510,` → 7.51).
+fn number_after(text: &str, key: &str) -> f64 {
+    let at = text
+        .find(key)
+        .unwrap_or_else(|| panic!("{key:?} in {text}"))
+        + key.len();
+    let s: String = text[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    s.parse()
+        .unwrap_or_else(|_| panic!("a number after {key:?} in {text}"))
+}
+
+/// `mqsim-small`, preconditioned as `ssdlab run` and the bounds do, serving `src`.
+fn ssdlab(src: Box<dyn RequestSource>, timing: bool, replay: Replay) -> SimResult {
+    let cfg = DeviceConfig::from_preset("mqsim-small", &[]).expect("preset");
+    let opts = SimOptions {
+        timing,
+        replay,
+        precondition: Some(Precondition::default()),
+        ..SimOptions::default()
+    };
+    Simulation::new(cfg, opts, src)
+        .expect("simulation")
+        .run()
+        .expect("run")
+}
+
+fn uniform(n: u64) -> Box<dyn RequestSource> {
+    let g = DeviceConfig::from_preset("mqsim-small", &[])
+        .expect("preset")
+        .geometry;
+    let page = u64::from(g.page_size);
+    Box::new(UniformWrites::new(1, n, g.logical_bytes() / page, page))
+}
+
+fn close(a: f64, b: f64, tolerance: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= tolerance * b,
+        "{what}: the bound's {a} against ssdlab's {b} (tolerance {tolerance})"
+    );
+}
+
+#[test]
+fn the_timing_free_bound_does_ssdlabs_ftl_work() {
+    let Some(bin) = compile("ftl_bound") else {
+        return;
+    };
+    let n = 400_000;
+    let c = run(&bin, &[&n.to_string()]);
+    let r = ssdlab(uniform(n), false, Replay::ClosedLoop { queue_depth: 16 });
+    close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
+}
+
+#[test]
+fn the_timed_bound_does_ssdlabs_timed_work() {
+    let Some(bin) = compile("timed_bound") else {
+        return;
+    };
+    let n = 500_000;
+    let c = run(&bin, &[&n.to_string()]);
+    let r = ssdlab(uniform(n), true, Replay::ClosedLoop { queue_depth: 16 });
+    close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
+    close(
+        number_after(&c, "mean"),
+        r.latency_us.write.mean,
+        0.01,
+        "mean write latency, µs",
+    );
+}
+
+/// An MSR-format trace like `examples/gen_msr.rs`'s: increasing timestamps, 30 % reads, 1–8
+/// pages of 8 KiB, 80 % of the requests in a hot fifth of the logical space.
+fn msr_trace(path: &Path, lines: u64, logical_bytes: u64) {
+    let mut rng = stream(7, "bench-bounds-trace");
+    let pages = logical_bytes / 8192 - 8;
+    let mut text = String::with_capacity(lines as usize * 48);
+    let mut t = 128_166_372_003_065_641u64;
+    for _ in 0..lines {
+        t += rng.gen_range(1..20_000);
+        let op = if rng.gen_range(0..10) < 3 {
+            "Read"
+        } else {
+            "Write"
+        };
+        let span = if rng.gen_range(0..10) < 8 {
+            pages / 5
+        } else {
+            pages
+        };
+        let page = rng.gen_range(0..span);
+        let size = rng.gen_range(1..=8) * 8192;
+        text.push_str(&format!("{t},hm,0,{op},{},{size},100\n", page * 8192));
+    }
+    std::fs::write(path, text).expect("write the trace");
+}
+
+#[test]
+fn the_replay_bound_does_ssdlabs_replay_work() {
+    let Some(bin) = compile("replay_bound") else {
+        return;
+    };
+    let g = DeviceConfig::from_preset("mqsim-small", &[])
+        .expect("preset")
+        .geometry;
+    let trace = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-bounds-msr.csv");
+    msr_trace(&trace, 150_000, g.logical_bytes());
+    let c = run(&bin, &[trace.to_str().expect("UTF-8 path")]);
+    let spec: TraceSpec =
+        serde_json::from_value(serde_json::json!({ "path": trace })).expect("trace spec");
+    let src = open_workload(
+        &WorkloadSpec::Trace(spec),
+        g.logical_bytes(),
+        u64::from(g.page_size),
+        1,
+    )
+    .expect("open the trace");
+    let r = ssdlab(src, false, Replay::OpenLoop { time_scale: 1.0 });
+    assert_eq!(number_after(&c, "mqsim-small:") as u64, r.requests.total);
+    close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
+    let _ = std::fs::remove_file(&trace);
+}
