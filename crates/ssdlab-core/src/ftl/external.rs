@@ -4,6 +4,7 @@
 //! plain FTL uses (so `gc.victim` means the same thing on both, and greedy is O(1)). The mapping
 //! (L2P, P2L, valid bits and counts), counters and test-mode checks stay the FTL's.
 
+use super::gc_ops::Ones;
 use super::victim_index::VictimIndex;
 use super::{BlockState, Ftl, UNMAPPED};
 use crate::config::VictimPolicy;
@@ -241,9 +242,10 @@ impl ExternalBlocks<'_> {
             }
         }
         // `program`'s page order (the next pages of `blk`), then the moves.
+        let valid = Ones::new(&self.ftl.valid_bits, from + 1, end);
         let (mut t, next_page) = self.ftl.lean_tables();
         let page = next_page[blk as usize];
-        let run = t.move_run(from, end, victim, blk * ppb + page, room, |_, _| {});
+        let run = t.move_run(from, valid, victim, blk * ppb + page, room, |_, _| {});
         next_page[blk as usize] = page + run.moved;
         self.ftl.state[blk as usize] = BlockState::Open;
         self.ftl.counters.gc_pages_copied += u64::from(run.moved);

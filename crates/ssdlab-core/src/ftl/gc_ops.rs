@@ -215,7 +215,11 @@ impl Ftl {
         let fi = plane as usize * self.streams + self.gc_stream();
         let mut n = 0;
         let mut cursor = job.cursor;
-        let mut next = next_valid_in(&self.valid_bits, base + cursor, end);
+        // One pass over the victim's bits for the whole call, carried from run to run (item
+        // 47: a partial GC action's few copies paid a scan for its first page and another to
+        // start the run).
+        let mut valid = Ones::new(&self.valid_bits, base + cursor, end);
+        let mut next = valid.next(&self.valid_bits);
         let mut failed = Ok(());
         while n < limit {
             let Some(from) = next else {
@@ -238,7 +242,7 @@ impl Ftl {
             let (mut t, next_page) = self.lean_tables();
             let page = next_page[blk as usize];
             let room = (ppb - page).min(limit - n);
-            let run = t.move_run(from, end, victim, blk * ppb + page, room, |from, to| {
+            let run = t.move_run(from, valid, victim, blk * ppb + page, room, |from, to| {
                 on_step(GcStep::Copy {
                     from,
                     to,
@@ -250,6 +254,7 @@ impl Ftl {
             n += run.moved;
             cursor = run.last - base + 1;
             next = run.next;
+            valid = run.valid;
         }
         self.counters.gc_pages_copied += u64::from(n);
         self.jobs[plane as usize] = Some(GcJob { victim, cursor });
@@ -382,13 +387,17 @@ pub(super) struct MovedRun {
     pub moved: u32,
     pub last: u32,
     pub next: Option<u32>,
+    /// The `valid` the run was given, after `next`.
+    pub valid: Ones,
 }
 
 impl LeanTables<'_> {
     /// GC copies that are only the move of a mapping: the logical pages in the valid pages of
-    /// block `victim` from its valid page `from` on (before page `end`), at most `room` of them
-    /// and at least one, move to the consecutive pages from `to` on (of one block, which has
-    /// the room), each reported to `on_copy(from, to)` in order. The victim's pages
+    /// block `victim` from its valid page `from` on, then those `valid` yields (the victim's
+    /// valid pages after `from`, up to the end it was made with), at most `room` of them and at
+    /// least one, move to the consecutive pages from `to` on (of one block, which has the
+    /// room), each reported to `on_copy(from, to)` in order. `valid` is left after the run's
+    /// [`MovedRun::next`], so a caller's next run goes on from there. The victim's pages
     /// are invalidated — a victim is neither `Full` nor an indexed unit, so its invalidation
     /// touches no index — and the new ones mapped: `invalidate`'s and `map`'s stores for that
     /// case, so a change to those must be made here too. Each page's L2P entry is warmed one
@@ -404,17 +413,17 @@ impl LeanTables<'_> {
     pub(super) fn move_run(
         &mut self,
         from: u32,
-        end: u32,
+        mut valid: Ones,
         victim: u32,
         to: u32,
         room: u32,
         mut on_copy: impl FnMut(u32, u32),
     ) -> MovedRun {
         let (first, mut from, mut dst) = (from, from, to);
-        let mut valid = Ones::new(self.valid_bits, from + 1, end);
+        let bits: &[u64] = self.valid_bits;
         let next = loop {
             let lpn = self.p2l[from as usize];
-            let next = valid.next();
+            let next = valid.next(bits);
             if let Some(after) = next {
                 prefetch(self.l2p, self.p2l[after as usize] as usize);
             }
@@ -437,24 +446,27 @@ impl LeanTables<'_> {
             moved,
             last: from,
             next,
+            valid,
         }
     }
 }
 
 /// The set bits of a bitmap in [from, end), lowest first: the word in hand is kept in a
 /// register and its lowest bit cleared after each, so a bit costs a few instructions rather
-/// than a scan from its position ([`next_valid_in`]).
-struct Ones<'a> {
-    bits: &'a [u64],
+/// than a scan from its position ([`next_valid_in`]). It holds no borrow of the bitmap (each
+/// [`Ones::next`] is handed it), so the lean GC loops carry one across runs that store into
+/// the bitmap between: they change only bits already returned, and the word in hand keeps
+/// only bits not yet returned.
+pub(super) struct Ones {
     /// The bits of word `base / 64` not yet returned.
     word: u64,
     base: usize,
     end: usize,
 }
 
-impl<'a> Ones<'a> {
+impl Ones {
     #[inline(always)]
-    fn new(bits: &'a [u64], from: u32, end: u32) -> Self {
+    pub(super) fn new(bits: &[u64], from: u32, end: u32) -> Self {
         let (from, end) = (from as usize, end as usize);
         let base = from & !63;
         let word = if from < end {
@@ -462,26 +474,18 @@ impl<'a> Ones<'a> {
         } else {
             0
         };
-        Ones {
-            bits,
-            word,
-            base,
-            end,
-        }
+        Ones { word, base, end }
     }
-}
 
-impl Iterator for Ones<'_> {
-    type Item = u32;
-
+    /// The next set bit of `bits` (the bitmap this was made with), if any before the end.
     #[inline(always)]
-    fn next(&mut self) -> Option<u32> {
+    pub(super) fn next(&mut self, bits: &[u64]) -> Option<u32> {
         while self.word == 0 {
             self.base += 64;
             if self.base >= self.end {
                 return None;
             }
-            self.word = self.bits[self.base >> 6];
+            self.word = bits[self.base >> 6];
         }
         let j = self.base + self.word.trailing_zeros() as usize;
         self.word &= self.word - 1;
@@ -561,7 +565,8 @@ mod tests {
                         next_valid_in(&bits, j + 1, end)
                     })
                     .collect();
-                let ones: Vec<u32> = Ones::new(&bits, from, end).collect();
+                let mut it = Ones::new(&bits, from, end);
+                let ones: Vec<u32> = std::iter::from_fn(|| it.next(&bits)).collect();
                 assert_eq!(ones, scanned, "[{from}, {end})");
             }
         }
