@@ -522,7 +522,7 @@ impl Resources {
 
     /// Earliest start of a GC step: the plane must be free; under channel blocking no other GC
     /// may hold the channel.
-    #[inline]
+    #[inline(always)]
     fn gc_start(&self, plane: u32, not_before: u64) -> u64 {
         let mut s = not_before.max(self.plane_free_at(plane));
         if self.channel_blocking {
@@ -531,7 +531,7 @@ impl Resources {
         s
     }
 
-    #[inline]
+    #[inline(always)]
     fn gc_finish(&mut self, plane: u32, start: u64, done: u64, moves_data: bool) {
         let p = plane as usize;
         self.gc_busy_ns += done - start;
