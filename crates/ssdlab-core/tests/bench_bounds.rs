@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rand::Rng;
-use ssdlab_core::config::DeviceConfig;
+use ssdlab_core::config::{DeviceConfig, Geometry};
 use ssdlab_core::device::Precondition;
 use ssdlab_core::rng::stream;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
@@ -88,12 +88,24 @@ fn ssdlab(src: Box<dyn RequestSource>, timing: bool, replay: Replay) -> SimResul
         .expect("run")
 }
 
-fn uniform(n: u64) -> Box<dyn RequestSource> {
-    let g = DeviceConfig::from_preset("mqsim-small", &[])
+fn geometry() -> Geometry {
+    DeviceConfig::from_preset("mqsim-small", &[])
         .expect("preset")
-        .geometry;
+        .geometry
+}
+
+/// The bound `name` run for `n` requests, and ssdlab on `n` uniformly random single-page
+/// writes at queue depth 16, timed or not (the bounds' workload); `None` without a compiler.
+fn beside_uniform(name: &str, n: u64, timing: bool) -> Option<(String, SimResult)> {
+    let bin = compile(name)?;
+    let c = run(&bin, &[&n.to_string()]);
+    let g = geometry();
     let page = u64::from(g.page_size);
-    Box::new(UniformWrites::new(1, n, g.logical_bytes() / page, page))
+    let src = Box::new(UniformWrites::new(1, n, g.logical_bytes() / page, page));
+    Some((
+        c,
+        ssdlab(src, timing, Replay::ClosedLoop { queue_depth: 16 }),
+    ))
 }
 
 fn close(a: f64, b: f64, tolerance: f64, what: &str) {
@@ -105,23 +117,17 @@ fn close(a: f64, b: f64, tolerance: f64, what: &str) {
 
 #[test]
 fn the_timing_free_bound_does_ssdlabs_ftl_work() {
-    let Some(bin) = compile("ftl_bound") else {
+    let Some((c, r)) = beside_uniform("ftl_bound", 400_000, false) else {
         return;
     };
-    let n = 400_000;
-    let c = run(&bin, &[&n.to_string()]);
-    let r = ssdlab(uniform(n), false, Replay::ClosedLoop { queue_depth: 16 });
     close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
 }
 
 #[test]
 fn the_timed_bound_does_ssdlabs_timed_work() {
-    let Some(bin) = compile("timed_bound") else {
+    let Some((c, r)) = beside_uniform("timed_bound", 500_000, true) else {
         return;
     };
-    let n = 500_000;
-    let c = run(&bin, &[&n.to_string()]);
-    let r = ssdlab(uniform(n), true, Replay::ClosedLoop { queue_depth: 16 });
     close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
     close(
         number_after(&c, "mean"),
@@ -162,9 +168,7 @@ fn the_replay_bound_does_ssdlabs_replay_work() {
     let Some(bin) = compile("replay_bound") else {
         return;
     };
-    let g = DeviceConfig::from_preset("mqsim-small", &[])
-        .expect("preset")
-        .geometry;
+    let g = geometry();
     let trace = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-bounds-msr.csv");
     msr_trace(&trace, 150_000, g.logical_bytes());
     let c = run(&bin, &[trace.to_str().expect("UTF-8 path")]);

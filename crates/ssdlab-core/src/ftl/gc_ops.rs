@@ -382,7 +382,7 @@ impl Ftl {
 }
 
 /// What [`LeanTables::move_run`] did: how many pages it moved, the last victim page it moved,
-/// and the victim's next valid page before the run's `end`, if any.
+/// and the victim's next valid page (before the end its `valid` was made with), if any.
 pub(super) struct MovedRun {
     pub moved: u32,
     pub last: u32,

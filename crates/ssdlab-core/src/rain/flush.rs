@@ -72,12 +72,12 @@ impl RainDevice {
         match &mut self.rain {
             Some(r) => {
                 let first = r.next_data_plane(&mut self.base.ftl).ok()?;
-                Some(self.group_idle_at(first, now))
+                Some(self.base.res.group_free_at(first, now))
             }
             // Logical stripes: as with super-blocks, the group the unit's stripe is in — so that
             // a flush does not stand in front of the members a rebuild there would read.
             None => Some(match &self.lrain {
-                Some(l) => self.group_idle_at(l.parity(l.stripe(lpn)).1, now),
+                Some(l) => self.base.res.group_free_at(l.parity(l.stripe(lpn)).1, now),
                 None => self
                     .base
                     .res
@@ -85,12 +85,6 @@ impl RainDevice {
             }),
         }
     }
-    /// When every plane of `plane`'s group is idle, except those busy with GC at `now` (their
-    /// programs are held in RAM).
-    fn group_idle_at(&self, plane: u32, now: u64) -> u64 {
-        self.base.res.group_free_at(plane, now)
-    }
-
     /// Background flush (GTF) up to `now`: while the buffer is past its threshold, the next
     /// stripe unit is flushed when its planes are idle (and not before the latest admission or
     /// the previous unit), so that the flush never queues programs in front of later reads.
