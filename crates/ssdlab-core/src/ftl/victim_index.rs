@@ -239,6 +239,22 @@ impl VictimIndex {
         valid[heads[least_valid_slot(heads, low, stride, p)] as usize] > max_valid
     }
 
+    /// The block fewest-valid would take next on `plane`, without taking it (`None` for the
+    /// other rules, whose next pick is not known before it is made): a prefetch hint
+    /// ([`super::Ftl::gc_begin_if`]).
+    #[inline]
+    pub fn peek_least(&mut self, plane: u32) -> Option<u32> {
+        let p = plane as usize;
+        if self.counts[p] == 0 {
+            return None;
+        }
+        let stride = self.pages_per_block as usize + 1;
+        let Kind::Buckets { heads, low, .. } = &mut self.kind else {
+            return None;
+        };
+        Some(heads[least_valid_slot(heads, low, stride, p)])
+    }
+
     /// [`VictimIndex::select_if`] for the rules other than fewest-valid, on a plane with a
     /// candidate: take the victim, and insert it again if it has more than `max_valid` valid
     /// pages.
