@@ -4,7 +4,7 @@
 //! plain FTL uses (so `gc.victim` means the same thing on both, and greedy is O(1)). The mapping
 //! (L2P, P2L, valid bits and counts), counters and test-mode checks stay the FTL's.
 
-use super::gc_ops::Ones;
+use super::bits::Ones;
 use super::victim_index::VictimIndex;
 use super::{BlockState, Ftl, UNMAPPED};
 use crate::config::VictimPolicy;

@@ -14,6 +14,7 @@
 
 mod address;
 mod allocation;
+mod bits;
 mod external;
 mod gc_ops;
 mod huge;
@@ -22,8 +23,8 @@ pub mod memory;
 mod placement;
 mod victim_index;
 
+pub(crate) use bits::prefetch;
 pub use external::{ExternalBlocks, UnitLayout};
-pub(crate) use gc_ops::prefetch;
 pub use gc_ops::{GcJob, GcStep};
 pub use placement::NEVER;
 
@@ -474,7 +475,7 @@ impl Ftl {
     /// Hint the CPU to bring `lpn`'s L2P entry into cache (no effect on results).
     #[inline]
     pub fn prefetch_lpn(&self, lpn: u32) {
-        gc_ops::prefetch(&self.l2p, lpn as usize);
+        bits::prefetch(&self.l2p, lpn as usize);
     }
 
     /// TRIM one logical page. Returns whether it was mapped.

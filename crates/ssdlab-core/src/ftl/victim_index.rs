@@ -228,15 +228,11 @@ impl VictimIndex {
     /// is refused on most planes at most decisions (speed item 41).
     #[inline]
     pub fn refuses(&mut self, plane: u32, valid: &[u32], max_valid: u32) -> bool {
-        let p = plane as usize;
-        if self.counts[p] == 0 {
+        if self.counts[plane as usize] == 0 {
             return true;
         }
-        let stride = self.pages_per_block as usize + 1;
-        let Kind::Buckets { heads, low, .. } = &mut self.kind else {
-            return false;
-        };
-        valid[heads[least_valid_slot(heads, low, stride, p)] as usize] > max_valid
+        self.peek_least(plane)
+            .is_some_and(|b| valid[b as usize] > max_valid)
     }
 
     /// The block fewest-valid would take next on `plane`, without taking it (`None` for the
