@@ -67,8 +67,8 @@ pub(super) fn set_bits(bits: &mut [u64], from: u32, to: u32, on: bool) {
     apply(&mut bits[last], hi);
 }
 
-/// First set bit of `bits` in [from, to), a word at a time: [`super::Ftl::next_valid`] on the valid
-/// bitmap.
+/// First set bit of `bits` in [from, to), a word at a time: [`super::Ftl::next_valid`] on the
+/// valid bitmap.
 #[inline(always)]
 pub(super) fn next_valid_in(bits: &[u64], from: u32, to: u32) -> Option<u32> {
     let mut i = from as usize;

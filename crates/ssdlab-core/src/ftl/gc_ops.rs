@@ -88,10 +88,12 @@ impl Ftl {
         if let Some(n) = self.victims.peek_least(plane) {
             let ppb = self.pages_per_block as usize;
             let base = n as usize * ppb;
-            // One prefetch per cache line of 16 entries.
-            for i in (base..base + ppb).step_by(16) {
+            // One prefetch per 64-byte cache line, and the block's last entry (a block need
+            // not start on a line).
+            for i in (base..base + ppb).step_by(64 / std::mem::size_of::<u32>()) {
                 prefetch(&self.p2l, i);
             }
+            prefetch(&self.p2l, base + ppb - 1);
         }
     }
 

@@ -26,9 +26,9 @@ pub(crate) type Table<T> = AVec<T, RuntimeAlign>;
 /// directly); smaller, aligned as a `Vec` would be.
 pub(super) fn table<T: Clone>(n: usize, fill: T) -> Table<T> {
     let len = n * size_of::<T>();
-    let align = if len >= HUGE { HUGE } else { align_of::<T>() };
-    let mut v = Table::with_capacity(align, n);
-    if len >= HUGE {
+    let huge = len >= HUGE;
+    let mut v = Table::with_capacity(if huge { HUGE } else { align_of::<T>() }, n);
+    if huge {
         advise(v.as_ptr() as usize, len);
     }
     v.resize(n, fill);

@@ -422,6 +422,7 @@ mod tests {
         // included) and the RNG as `select` followed, on a refusal, by `insert` of the same
         // block. For fewest-valid a refusal also leaves the index as it was. `refuses` tells a
         // refusal beforehand, changing nothing: always for fewest-valid, else on an empty plane.
+        // `peek_least` names fewest-valid's next victim (what `select` takes), changing nothing.
         let policies = [
             VictimPolicy::Greedy,
             VictimPolicy::Fifo,
@@ -458,6 +459,9 @@ mod tests {
                     _ => {
                         let limit = rng.gen_range(0..=ppb);
                         let before = ix.members(plane);
+                        // `peek_least` names fewest-valid's next pick and changes nothing.
+                        let peeked = ix.peek_least(plane);
+                        assert_eq!(ix.members(plane), before, "{policy:?} step {step}");
                         let now = 200 + step;
                         let (refuses, empty) =
                             (ix.refuses(plane, &valid, limit), ix.len(plane) == 0);
@@ -473,6 +477,11 @@ mod tests {
                             assert_eq!(refuses, empty, "{policy:?} step {step}");
                         }
                         let want = reference.select(plane, &valid, &closed, now, &mut ref_rng);
+                        if policy == VictimPolicy::Greedy {
+                            assert_eq!(peeked, want, "step {step}");
+                        } else {
+                            assert_eq!(peeked, None, "{policy:?} step {step}");
+                        }
                         match want {
                             Some(v) if valid[v as usize] > limit => {
                                 assert_eq!(got, None, "{policy:?} step {step}");
