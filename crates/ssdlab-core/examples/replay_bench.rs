@@ -5,7 +5,8 @@
 //! parsing only), `untimed` (replay it timing-free: FTL only), `timed` (replay it open loop at
 //! its own timestamps, the normal trace mode), `all` (default: the three), or `bound` (both
 //! replays from the trace's requests parsed into memory beforehand: the simulation alone, what
-//! a replay would reach if parsing cost nothing). DEVICE defaults to
+//! a replay would reach if parsing cost nothing; `bound-untimed` and `bound-timed` run one of
+//! the two, for a profile or an A/B of one). DEVICE defaults to
 //! `mqsim-small`; replays are preconditioned as `ssdlab run` does, and the rate counts the
 //! replay only (requests served / wall time of `Simulation::run`), so preconditioning and
 //! opening are left out. JSON is extra fields of the trace spec, e.g. `{"parse_thread":
@@ -93,7 +94,7 @@ fn replay(
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
-        eprintln!("usage: replay_bench TRACE [parse|untimed|timed|all|bound [DEVICE [JSON]]]");
+        eprintln!("usage: replay_bench TRACE [parse|untimed|timed|all|bound[-untimed|-timed] [DEVICE [JSON]]]");
         std::process::exit(2);
     };
     let what = args.get(2).map_or("all", String::as_str);
@@ -108,13 +109,17 @@ fn main() {
     if matches!(what, "timed" | "all") {
         replay(&spec, device, true, None);
     }
-    if what == "bound" {
+    if matches!(what, "bound" | "bound-untimed" | "bound-timed") {
         let mut src = open_trace(&spec).expect("open");
         let mut requests = Vec::new();
         while let Some(r) = src.next_request().expect("parse") {
             requests.push(r);
         }
-        replay(&spec, device, false, Some(&requests));
-        replay(&spec, device, true, Some(&requests));
+        if what != "bound-timed" {
+            replay(&spec, device, false, Some(&requests));
+        }
+        if what != "bound-untimed" {
+            replay(&spec, device, true, Some(&requests));
+        }
     }
 }
