@@ -21,46 +21,16 @@
  * (plain CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime; a header line is
  * skipped). Prints requests/s, host page writes/s and WAF; the WAF must match ssdlab's replay
  * to a fraction of a per cent (same policy, different random numbers in preconditioning). */
-#include <string.h>
-
 #include "bound_ftl.h"
 #include "bound_free.h"
-
-#define PAGE_SHIFT 13 /* 8 KiB pages */
-
-struct req { uint32_t first, pages; uint8_t write; };
-
-/* Reads the trace's requests into *out; returns their count. Exits 2 on a line it cannot read. */
-static uint64_t load(const char *path, uint32_t logical, struct req **out) {
-    FILE *f = fopen(path, "r");
-    if (!f) { fprintf(stderr, "replay_bound: error: %s: cannot open\n", path); exit(2); }
-    uint64_t n = 0, cap = 1 << 20, line_no = 0;
-    struct req *r = malloc(cap * sizeof *r);
-    char *line = 0; size_t len = 0;
-    while (getline(&line, &len, f) > 0) {
-        line_no++;
-        if (line_no == 1 && ((line[0] | 0x20) >= 'a' && (line[0] | 0x20) <= 'z')) continue;
-        char *field[7]; int k = 0;
-        for (char *p = line; k < 7; k++) { field[k] = p; p = strchr(p, ','); if (!p) { k++; break; } *p++ = 0; }
-        if (k < 7) { fprintf(stderr, "replay_bound: error: %s:%llu: expected 7 fields\n", path, (unsigned long long)line_no); exit(2); }
-        uint64_t off = strtoull(field[4], 0, 10), size = strtoull(field[5], 0, 10);
-        if (size == 0) continue;
-        uint64_t first = off >> PAGE_SHIFT, last = (off + size - 1) >> PAGE_SHIFT;
-        if (last >= logical) { fprintf(stderr, "replay_bound: error: %s:%llu: beyond the logical space\n", path, (unsigned long long)line_no); exit(2); }
-        if (n == cap) r = realloc(r, (cap *= 2) * sizeof *r);
-        r[n++] = (struct req){(uint32_t)first, (uint32_t)(last - first + 1), (field[3][0] | 0x20) == 'w'};
-    }
-    free(line); fclose(f);
-    *out = r;
-    return n;
-}
+#include "bound_msr.h"
 
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: replay_bound TRACE.csv [seed]\n"); return 2; }
     seed_rng(argc > 2 ? strtoull(argv[2], 0, 10) : 1);
     uint32_t logical = ftl_init();
     struct req *r;
-    uint64_t n = load(argv[1], logical, &r), sink = 0;
+    uint64_t n = load(argv[1], logical, &r, 0), sink = 0;
     precondition(logical);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);

@@ -81,9 +81,10 @@ fn replay(
         (false, true) => "untimed-mem",
     };
     println!(
-        "{label:<10} {} requests, WAF {:.3}, p99 {:.0} µs, simulated {:.0} s for {:.0} s of arrivals, {dt:.2} s (open + precondition {pre:.2} s), {:.2} M requests/s",
+        "{label:<10} {} requests, WAF {:.3}, mean {:.1} µs, p99 {:.0} µs, simulated {:.0} s for {:.0} s of arrivals, {dt:.2} s (open + precondition {pre:.2} s), {:.2} M requests/s",
         r.requests.total,
         r.waf,
+        r.latency_us.all.mean,
         r.latency_us.all.p99,
         r.sim_time_s,
         r.arrival_span_s,
