@@ -90,7 +90,7 @@ pub struct CacheConfig {
     pub dwa_max_dynamic_blocks: u32,
     /// `ust`: the region (a fraction of the space the data leaves) and θ by space utilisation,
     /// rows by increasing `up_to`; the first row whose `up_to` is at least the utilisation
-    /// applies (the last one above it). Default: tuned offline (see [`default_ust_table`]).
+    /// applies (the last one above it). Default: tuned offline (see `default_ust_table`).
     #[serde(default = "default_ust_table")]
     pub ust_table: Vec<UstRow>,
     /// The policy decides every this many SLC blocks per plane of host page writes (the seed

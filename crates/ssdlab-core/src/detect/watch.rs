@@ -32,7 +32,7 @@ pub const GC: u32 = 1;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub interval: Interval,
-    /// The attribute row, in [`feature_names`] order.
+    /// The attribute row, in [`feature_names`](super::features::feature_names) order.
     pub features: Vec<f64>,
     /// The tree's class: [`NO_GC`] or [`GC`].
     pub class: u32,
@@ -62,7 +62,8 @@ pub struct Watch {
 
 impl Watch {
     /// A detector of `device` with `tree` and standard deviations over `window` samples. The
-    /// tree must be over [`feature_names`] in that order with classes among [`NO_GC`], [`GC`].
+    /// tree must be over [`feature_names`](super::features::feature_names) in that order with
+    /// classes among [`NO_GC`], [`GC`].
     pub fn new(device: &str, tree: Tree, window: usize) -> Result<Watch> {
         let set = FeatureSet::of_names(tree.feature_names())?;
         if let Some(c) = tree.classes().iter().find(|&&c| c != NO_GC && c != GC) {

@@ -212,7 +212,7 @@ impl ExternalBlocks<'_> {
     /// content or program-mark checks, one unit per page, the source block a candidate of
     /// neither victim index — a victim being cleaned — and `blk` with the room), in one loop
     /// on the FTL's tables as local slices (`program`'s page order here, the moves in
-    /// [`LeanTables::move_run`], shared with the plain FTL's lean loop); else by `copy`. Why:
+    /// `LeanTables::move_run`, shared with the plain FTL's lean loop); else by `copy`. Why:
     /// per copy, `copy`'s checks and `Result`s cost twice the move (`docs/speed.md` item 37).
     pub fn copy_run(&mut self, from: u32, end: u32, blk: u32, room: u32) -> Result<(u32, u32)> {
         let f = &mut *self.ftl;

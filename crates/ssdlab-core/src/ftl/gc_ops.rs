@@ -99,7 +99,7 @@ impl Ftl {
 
     /// Whether [`Ftl::gc_begin_if`] would certainly start nothing on `plane` and change nothing:
     /// no job there, and the victim index refuses without taking a block
-    /// ([`super::VictimIndex::refuses`]). `false` means only `gc_begin_if` can tell.
+    /// (`VictimIndex::refuses`). `false` means only `gc_begin_if` can tell.
     #[inline]
     pub fn gc_refuses(&mut self, plane: u32, max_valid: u32) -> bool {
         self.jobs[plane as usize].is_none() && self.victims.refuses(plane, &self.valid, max_valid)

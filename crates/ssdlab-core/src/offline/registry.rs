@@ -24,13 +24,13 @@ use crate::error::{Result, SsdError};
 pub enum OfflineMethod {
     /// Online Greedy (§II).
     Greedy,
-    /// Online LRW / FIFO (§II, [1]).
+    /// Online LRW / FIFO (§II, \[1\]).
     Fifo,
-    /// Online Cost/Benefit (§II, [2]).
+    /// Online Cost/Benefit (§II, \[2\]).
     CostBenefit,
     /// Online Random: a uniformly random cleanable block (the victim-policy family's member).
     Random,
-    /// Online d-Choices (§II, [8]); the seed does not fix d; 10 is a common choice in [8]'s
+    /// Online d-Choices (§II, \[8\]); the seed does not fix d; 10 is a common choice in \[8\]'s
     /// numerical studies and far below T on realistic devices.
     DChoices {
         #[serde(default = "default_d")]

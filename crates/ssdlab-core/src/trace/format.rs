@@ -43,7 +43,7 @@ pub enum TraceFormat {
     /// MSR Cambridge CSV: Timestamp (Windows FILETIME), Hostname, DiskNumber, Type, Offset,
     /// Size, ResponseTime.
     Msr,
-    /// FIU (SRCMap / IODedup) text: time_ns pid process lba size_blocks R|W major minor [md5].
+    /// FIU (SRCMap / IODedup) text: time_ns pid process lba size_blocks R|W major minor \[md5\].
     Fiu,
     /// SPC / UMass ASCII: ASU, LBA, size, opcode, timestamp (s).
     Spc,

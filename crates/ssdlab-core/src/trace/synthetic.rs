@@ -1,6 +1,6 @@
 //! Synthetic workload generators: uniform, hot/cold, Zipf and sequential address patterns over
 //! `request_pages`-aligned slots of the first `footprint_fraction` of the logical space, with
-//! the arrival processes of [`super::arrival`]. Addresses and operations are drawn from
+//! the arrival processes of [`super::ArrivalSpec`]. Addresses and operations are drawn from
 //! `rng::stream(seed, "workload")`, arrival times from `rng::stream(seed, "workload/arrival")`
 //! so changing the arrival process leaves the address sequence unchanged.
 

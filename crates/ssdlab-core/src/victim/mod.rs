@@ -23,7 +23,7 @@
 //!    the variant (`MyPolicy` → `my-policy`), and parsing, listing, Python's name list and the
 //!    determinism and invariant tests (which iterate the registry) follow from it.
 //!
-//! The compiler then asks for the member's arm in the [`rules!`] table below, which names the
+//! The compiler then asks for the member's arm in the `rules!` table below, which names the
 //! file (`MyPolicy => my_policy,`): forgetting it does not compile, and
 //! `tests/registries.rs` checks that every member has its file here.
 

@@ -8,7 +8,7 @@
 //! What follows C4.5 Release 8's code (`build.c`, `contin.c`, `info.c`, `prune.c`, `stats.c`):
 //! - a node is a leaf when its cases are of one class or fewer than `2 * min_objs`;
 //! - each attribute's threshold is the cut with the largest information gain, less the MDL
-//!   cost `log2(tries) / |D|` ([`split`]); attributes compete by gain ratio among those whose
+//!   cost `log2(tries) / |D|` (`split`); attributes compete by gain ratio among those whose
 //!   gain is at least the average gain of the candidate tests (`build.c` `FormTree`, `Worth`);
 //! - a test must leave at least `min_objs` cases (C4.5's `-m`, default 2) in two branches;
 //! - the threshold is the greatest training value not above the midpoint cut, so the printed
@@ -16,7 +16,7 @@
 //! - a subtree no better than a leaf on the training cases is collapsed as it is built;
 //! - pessimistic error-based pruning with confidence factor `cf` (C4.5's `-c`, default 25 %)
 //!   replaces a subtree by a leaf when the leaf's upper error bound is no worse than the
-//!   subtree's plus 0.1 ([`prune`]).
+//!   subtree's plus 0.1 (`prune`).
 //!
 //! Left out: subtree raising (C4.5 also tries replacing a node by its largest branch; Weka's J48
 //! does as well). Replacement alone keeps every leaf's cases its own, which is what the

@@ -1,6 +1,6 @@
 //! File-system-like workloads: a small host file system (partitions of 4 KiB blocks in
 //! clusters, files as extent lists, next-fit allocation, a set of deleted-but-not-TRIMmed
-//! extents — [`alloc`]) driven by a benchmark *personality* (fio random writes, filebench's
+//! extents — `alloc`) driven by a benchmark *personality* (fio random writes, filebench's
 //! `fileserver` and `varmail`, iozone's write/rewrite churn), yielding the block requests the
 //! host would send: reads, writes and TRIMs.
 //!
