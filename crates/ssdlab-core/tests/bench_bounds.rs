@@ -116,11 +116,16 @@ fn beside_uniform(
     ))
 }
 
-fn close(a: f64, b: f64, tolerance: f64, what: &str) {
-    assert!(
-        (a - b).abs() <= tolerance * b,
-        "{what}: the bound's {a} against ssdlab's {b} (tolerance {tolerance})"
-    );
+/// Each `(key, ssdlab's value, relative tolerance)`: the number after `key` in the bound's
+/// output `c` agrees with ssdlab's value.
+fn agree(c: &str, checks: &[(&str, f64, f64)]) {
+    for &(key, b, tolerance) in checks {
+        let a = number_after(c, key);
+        assert!(
+            (a - b).abs() <= tolerance * b,
+            "{key}: the bound's {a} against ssdlab's {b} (tolerance {tolerance})"
+        );
+    }
 }
 
 #[test]
@@ -128,7 +133,7 @@ fn the_timing_free_bound_does_ssdlabs_ftl_work() {
     let Some((c, r)) = beside_uniform("ftl_bound", &[], 400_000, false) else {
         return;
     };
-    close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
+    agree(&c, &[("WAF", r.waf, 0.005)]);
 }
 
 #[test]
@@ -139,12 +144,12 @@ fn the_timed_bound_does_ssdlabs_timed_work() {
         let Some((c, r)) = beside_uniform("timed_bound", defines, 500_000, true) else {
             return;
         };
-        close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
-        close(
-            number_after(&c, "mean"),
-            r.latency_us.write.mean,
-            0.01,
-            "mean write latency, µs",
+        agree(
+            &c,
+            &[
+                ("WAF", r.waf, 0.005),
+                ("mean", r.latency_us.write.mean, 0.01),
+            ],
         );
     }
 }
@@ -217,7 +222,7 @@ fn the_replay_bound_does_ssdlabs_replay_work() {
     ) else {
         return;
     };
-    close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
+    agree(&c, &[("WAF", r.waf, 0.005)]);
 }
 
 #[test]
@@ -236,23 +241,13 @@ fn the_timed_replay_bound_does_ssdlabs_timed_replay_work() {
     ) else {
         return;
     };
-    close(number_after(&c, "WAF"), r.waf, 0.005, "WAF");
-    close(
-        number_after(&c, "mean"),
-        r.latency_us.all.mean,
-        0.01,
-        "mean latency, µs",
-    );
-    close(
-        number_after(&c, "p99"),
-        r.latency_us.all.p99,
-        0.01,
-        "p99 latency, µs",
-    );
-    close(
-        number_after(&c, "simulated time"),
-        r.sim_time_s,
-        0.01,
-        "simulated time, s",
+    agree(
+        &c,
+        &[
+            ("WAF", r.waf, 0.005),
+            ("mean", r.latency_us.all.mean, 0.01),
+            ("p99", r.latency_us.all.p99, 0.01),
+            ("simulated time", r.sim_time_s, 0.01),
+        ],
     );
 }
