@@ -112,7 +112,7 @@ static uint64_t transfer(uint32_t ch, uint64_t arrival, uint64_t ready) {
 static uint64_t chan_free[CHANNELS]; /* busy-until times, ns */
 
 /* Start of the page transfer, on channel ch, of a write arriving at `arrival` whose plane can
- * take it at `ready`. ssdlab's channel time line fills gaps: a transfer reserved for a plane
+ * take it at `ready` (of a read: `arrival` plus the array read, and when the read ends). ssdlab's channel time line fills gaps: a transfer reserved for a plane
  * busy (with GC) far into the future holds the channel only then, not before. One busy-until
  * time per channel cannot say that: moved by such a transfer, it would make the channel's other
  * planes wait for that GC too (mean latency 1.8x ssdlab's). So only transfers that can start at

@@ -8,7 +8,8 @@
 #   ssdlab       — `replay_bench TRACE untimed`: the replay as it runs, parsing on a second thread.
 #   timed bound  — benches/replay_timed_bound.c: the same replay timed, open loop at the trace's
 #                  timestamps, with ssdlab's gap-filling channels (p99 and simulated time must
-#                  agree with ssdlab's);
+#                  agree with ssdlab's); and once per run the same loop with timed_bound.c's
+#                  busy-until channels (-DBUSY_UNTIL), what exact gap filling costs it;
 #   ssdlab timed mem / ssdlab timed — `replay_bench TRACE bound`'s timed replay from memory, and
 #                  `replay_bench TRACE timed` parsing on a second thread.
 # Best of RUNS each, and the ratios. The trace is /tmp/ssdlab-msr-LINES.csv (benches/replay.sh
@@ -23,6 +24,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cc -O2 -o "$out/replay_bound" benches/replay_bound.c
 cc -O2 -o "$out/replay_timed_bound" benches/replay_timed_bound.c
+cc -O2 -DBUSY_UNTIL -o "$out/replay_timed_bound_busy" benches/replay_timed_bound.c
 cargo build --release -q -p ssdlab-core --example gen_msr --example replay_bench
 if [ ! -s "$plain" ]; then
   target/release/examples/gen_msr "$plain.part" "$lines" && mv "$plain.part" "$plain"
@@ -37,13 +39,16 @@ for i in $(seq "$runs"); do
   awk '$1 == "untimed" {print $(NF-2)}' "$out/r.$i" >> "$out/r.rate"
   "$out/replay_timed_bound" "$plain" > "$out/tc.$i"
   awk '/requests\/s/ {print $2}' "$out/tc.$i" >> "$out/tc.rate"
+  "$out/replay_timed_bound_busy" "$plain" > "$out/bc.$i"
+  awk '/requests\/s/ {print $2}' "$out/bc.$i" >> "$out/bc.rate"
   target/release/examples/replay_bench "$plain" timed > "$out/tr.$i"
   awk '$1 == "timed" {print $(NF-2)}' "$out/tr.$i" >> "$out/tr.rate"
   echo "run $i: timing-free: bound $(tail -1 "$out/c.rate") M, ssdlab from memory $(tail -1 "$out/m.rate") M, ssdlab $(tail -1 "$out/r.rate") M requests/s;" \
-    "timed: bound $(tail -1 "$out/tc.rate") M, ssdlab from memory $(tail -1 "$out/tm.rate") M, ssdlab $(tail -1 "$out/tr.rate") M"
+    "timed: bound $(tail -1 "$out/tc.rate") M (busy-until channels $(tail -1 "$out/bc.rate") M), ssdlab from memory $(tail -1 "$out/tm.rate") M, ssdlab $(tail -1 "$out/tr.rate") M"
 done
 head -1 "$out/c.1"; grep '^untimed-mem' "$out/m.1"
-grep -v requests/s "$out/tc.1"; grep '^timed-mem' "$out/m.1"
+grep -v requests/s "$out/tc.1"; grep -v requests/s "$out/bc.1" | sed '1s/^bound /bound with busy-until channels /'
+grep '^timed-mem' "$out/m.1"
 best() { sort -gr "$1" | head -1; }
 for kind in timing-free timed; do
   if [ "$kind" = timed ]; then p=t; else p=; fi
@@ -51,3 +56,5 @@ for kind in timing-free timed; do
   awk -v c="$c" -v m="$m" -v r="$r" -v n="$runs" -v l="$lines" -v k="$kind" 'BEGIN {
     printf "%s lines, %s, M requests/s (best of %s): bound %s, ssdlab from memory %s (%.3fx), ssdlab parsing on a second thread %s (%.3fx)\n", l, k, n, c, m, m / c, r, r / c }'
 done
+awk -v c="$(best "$out/tc.rate")" -v b="$(best "$out/bc.rate")" 'BEGIN {
+  printf "timed bound with busy-until channels %s M: exact gap filling runs at %.3fx of it\n", b, c / b }'

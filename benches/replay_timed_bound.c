@@ -19,11 +19,17 @@
  * beyond latency and WAF, GC-blocked counts, time series, wear counters, per-page validity
  * bitmaps, error checks.
  *
+ * Built with -DBUSY_UNTIL, the channels are benches/timed_bound.c's busy-until approximation
+ * instead (only a transfer whose plane is idle moves the channel): what ssdlab's exact model
+ * costs a tight loop, and how little it moves the results on this device.
+ *
  * Build: cc -O2 -o replay_timed_bound benches/replay_timed_bound.c
  * Run: ./replay_timed_bound TRACE.csv [seed]. Prints requests/s, WAF, the mean and p99 latency
  * and the simulated time; WAF, p99 and simulated time must match ssdlab's timed replay to a
  * fraction of a per cent (same model, different random numbers in preconditioning). */
+#ifndef BUSY_UNTIL
 #define GAP_FILLING
+#endif
 #include "bound_ftl.h"
 #include "bound_timed.h"
 #include "bound_msr.h"
@@ -34,7 +40,13 @@ static uint64_t host_read(uint32_t lpn, uint64_t arrival) {
     if (slot == NONE) return arrival;
     uint32_t p = slot / PPB / BPP;
     uint64_t start = max64(arrival, plane_free[p]);
+#ifdef GAP_FILLING
     uint64_t done = transfer(p / PER_CHANNEL, arrival, start + READ_NS) + XFER_NS;
+#else
+    /* The busy-until `transfer` reserves when its ready time is the one an idle plane would
+     * give (its second argument): for a read, the array read's end after the arrival. */
+    uint64_t done = transfer(p / PER_CHANNEL, arrival + READ_NS, start + READ_NS) + XFER_NS;
+#endif
     plane_free[p] = done;
     return done;
 }
