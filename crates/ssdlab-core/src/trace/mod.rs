@@ -11,6 +11,7 @@ mod fields;
 mod fiu;
 mod format;
 pub mod fs;
+mod handoff;
 mod info;
 mod input;
 pub mod lba_map;

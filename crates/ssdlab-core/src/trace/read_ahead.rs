@@ -3,8 +3,9 @@
 //! parsing).
 //!
 //! [`ReadAhead`] moves a [`TextSource`] to a reader thread, which pulls requests from it and
-//! sends them in batches of [`BATCH`] over a bounded channel ([`BATCHES`] in flight, so memory
-//! stays bounded and a consumer that stops pulling stops the reader too, blocked, not spinning).
+//! sends them in batches of [`BATCH`] over a bounded queue ([`BATCHES`] in flight, so memory
+//! stays bounded and a consumer that stops pulling stops the reader too, blocked, not spinning;
+//! a reader that has filled it sleeps until [`LOW`] are left: [`super::handoff`]).
 //! Each request travels with the line it came from and the count of records skipped before it,
 //! so that [`RequestSource::location`] and [`RequestSource::skipped`] answer exactly as the
 //! source itself would after that request. When the source ends — `Ok(None)` or an error — the
@@ -19,18 +20,23 @@
 //! Whether a trace gets a reader thread: [`wanted`] (`TraceSpec::parse_thread`; unset, when
 //! the machine has more than one CPU). Binary VSCSI traces are read on the caller's thread.
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
+use super::handoff::{queue, Receiver, Sender};
 use super::input::{LineFormat, TextSource};
 use super::request::{Request, RequestSource};
 use crate::error::{Result, SsdError};
 
-/// Requests per batch: enough that the channel's cost (a lock and a wake-up per batch) is
+/// Requests per batch: enough that the queue's cost (a lock a batch, a wake-up a refill) is
 /// spread thin, small enough (4096 × 48 B) to stay in cache.
 pub(crate) const BATCH: usize = 4096;
 /// Batches in flight: the reader may run this far ahead of the simulation.
-const BATCHES: usize = 4;
+const BATCHES: usize = 8;
+/// A reader that has filled the queue sleeps until the simulation has left this many batches
+/// in it ([`super::handoff`]): one wake-up for every `BATCHES - LOW` batches, and `LOW`
+/// batches (~2 ms of a timed replay, ~4× the reader's time to parse one) to cover the reader's
+/// getting back to work.
+const LOW: usize = 2;
 
 /// Whether to parse on a second thread: `setting` when given, otherwise when the machine
 /// (its CPU affinity and cgroup quota, as the standard library reads them) has more than one
@@ -74,7 +80,7 @@ impl<F: LineFormat + 'static> ReadAhead<F> {
     pub(crate) fn spawn(source: TextSource<F>) -> Result<Self> {
         let file = source.file().to_string();
         let description = source.describe();
-        let (tx, rx) = sync_channel(BATCHES);
+        let (tx, rx) = queue(BATCHES, LOW);
         let reader = std::thread::Builder::new()
             .name("ssdlab-trace-reader".into())
             .spawn(move || read(source, tx))
@@ -109,7 +115,7 @@ impl<F: LineFormat + 'static> ReadAhead<F> {
 
 /// The reader thread: pulls requests from `source` into batches until it ends, then returns
 /// it; returns `None` early when the consumer has gone (its receiver dropped).
-fn read<F: LineFormat>(mut source: TextSource<F>, tx: SyncSender<Batch>) -> Option<TextSource<F>> {
+fn read<F: LineFormat>(mut source: TextSource<F>, tx: Sender<Batch>) -> Option<TextSource<F>> {
     loop {
         let mut items = Vec::with_capacity(BATCH);
         let mut end = None;
@@ -158,12 +164,12 @@ impl<F: LineFormat + 'static> RequestSource for ReadAhead<F> {
                 .as_ref()
                 .expect("the reader runs until its last batch");
             match rx.recv() {
-                Ok(batch) => {
+                Some(batch) => {
                     self.items = batch.items.into_iter();
                     self.end = batch.end;
                 }
                 // The reader hung up before its last batch: it panicked (re-raised here).
-                Err(_) => {
+                None => {
                     let _ = self.take_back();
                     unreachable!("a reader that hangs up early has panicked");
                 }
