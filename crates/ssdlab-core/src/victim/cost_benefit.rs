@@ -1,7 +1,7 @@
 //! Cost-benefit: maximise age·(1−u)/(2u) — benefit (free space × age of the data) over cost
 //! (read + write of the valid fraction u). Rosenblum & Ousterhout, "The design and
 //! implementation of a log-structured file system" (SOSP 1991) §3.5; the flash form with cost
-//! 2u is Kawaguchi, Nishioka, Motoda (USENIX 1995), and Chiang & Chang's (cited as [2] by
+//! 2u is Kawaguchi, Nishioka, Motoda (USENIX 1995), and Chiang & Chang's (cited as \[2\] by
 //! Shafaei & Desnoyers). The papers define age on their own clocks; each model supplies it
 //! (see the module docs of [`crate::victim`]).
 

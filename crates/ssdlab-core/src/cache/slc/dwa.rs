@@ -1,5 +1,5 @@
 //! `dwa`: Micron's dynamic write acceleration (Micron, "Optimized client computing with dynamic
-//! write acceleration", 2014; the seed's [4]), and the static-plus-dynamic caches of today's
+//! write acceleration", 2014; the seed's \[4\]), and the static-plus-dynamic caches of today's
 //! client QLC drives built the same way (e.g. Samsung's 870 QVO "Intelligent TurboWrite": 6 GB
 //! static + up to 36 or 72 GB dynamic). Every write goes to SLC mode (θ = ∞). The region is a
 //! static part (`cache.slc_blocks`, out of over-provisioning) plus a dynamic part: the space the

@@ -1,4 +1,4 @@
-//! `ust`: utilisation-aware self-tuning (the seed's [3], "Utilization-aware self-tuning design
+//! `ust`: utilisation-aware self-tuning (the seed's \[3\], "Utilization-aware self-tuning design
 //! for TLC flash storage devices", 2016; the seed's slide 6–7 "dynamic scheme"): the SLC
 //! region's size and θ are a function of space utilisation, read from a table tuned offline
 //! on representative workloads (`cache.ust_table`, rows sorted by `up_to`).

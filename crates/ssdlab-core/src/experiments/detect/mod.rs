@@ -9,7 +9,7 @@
 //! the label is the device's own GC activity ([`crate::sim::IostatRow::gc_fraction`]); the
 //! detector is trained on the seed's three workload kinds and evaluated on held-out runs of
 //! other workloads, devices and GC policies ([`train_and_eval`]), then used as the seed's
-//! manager against `discard` and periodic `fstrim` ([`manage`]).
+//! manager against `discard` and periodic `fstrim` (`manage`).
 
 mod manage;
 mod setup;
