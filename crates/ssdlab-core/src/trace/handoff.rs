@@ -91,6 +91,8 @@ impl<T> Sender<T> {
             s.sender_asleep = true;
             s = sh.drained.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
+        // Awake (woken, or spuriously with room): no wake-up is owed to it.
+        s.sender_asleep = false;
         if s.receiver_gone {
             return Err(item);
         }
@@ -123,6 +125,7 @@ impl<T> Receiver<T> {
         let mut s = sh.lock();
         loop {
             if let Some(item) = s.items.pop_front() {
+                s.receiver_asleep = false;
                 if s.sender_asleep && s.items.len() <= sh.low {
                     s.sender_asleep = false;
                     sh.drained.notify_one();
