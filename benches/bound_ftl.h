@@ -1,6 +1,6 @@
-/* The FTL both tight-loop bounds share (benches/ftl_bound.c, benches/timed_bound.c): the
- * mqsim-small geometry's page-mapped FTL with O(1) greedy victims and one frontier per plane,
- * and the RNG of their workload. Included once by each; everything is static. */
+/* The FTL every tight-loop bound shares (benches/ftl_bound.c, timed_bound.c, replay_bound.c,
+ * replay_timed_bound.c): the mqsim-small geometry's page-mapped FTL with O(1) greedy victims
+ * and one frontier per plane, and the RNG of their workload. Included once by each; everything is static. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

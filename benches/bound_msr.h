@@ -15,7 +15,7 @@ struct req { uint32_t first, pages; uint8_t write; };
  * read. */
 static uint64_t load(const char *path, uint32_t logical, struct req **out, uint64_t **times) {
     FILE *f = fopen(path, "r");
-    if (!f) { fprintf(stderr, "replay_bound: error: %s: cannot open\n", path); exit(2); }
+    if (!f) { fprintf(stderr, "bound: error: %s: cannot open\n", path); exit(2); }
     uint64_t n = 0, cap = 1 << 20, line_no = 0;
     struct req *r = malloc(cap * sizeof *r);
     uint64_t *t = times ? malloc(cap * sizeof *t) : 0;
@@ -25,11 +25,11 @@ static uint64_t load(const char *path, uint32_t logical, struct req **out, uint6
         if (line_no == 1 && ((line[0] | 0x20) >= 'a' && (line[0] | 0x20) <= 'z')) continue;
         char *field[7]; int k = 0;
         for (char *p = line; k < 7; k++) { field[k] = p; p = strchr(p, ','); if (!p) { k++; break; } *p++ = 0; }
-        if (k < 7) { fprintf(stderr, "replay_bound: error: %s:%llu: expected 7 fields\n", path, (unsigned long long)line_no); exit(2); }
+        if (k < 7) { fprintf(stderr, "bound: error: %s:%llu: expected 7 fields\n", path, (unsigned long long)line_no); exit(2); }
         uint64_t off = strtoull(field[4], 0, 10), size = strtoull(field[5], 0, 10);
         if (size == 0) continue;
         uint64_t first = off >> PAGE_SHIFT, last = (off + size - 1) >> PAGE_SHIFT;
-        if (last >= logical) { fprintf(stderr, "replay_bound: error: %s:%llu: beyond the logical space\n", path, (unsigned long long)line_no); exit(2); }
+        if (last >= logical) { fprintf(stderr, "bound: error: %s:%llu: beyond the logical space\n", path, (unsigned long long)line_no); exit(2); }
         if (n == cap) {
             cap *= 2;
             r = realloc(r, cap * sizeof *r);
