@@ -21,32 +21,8 @@ bench=${BENCH:-target/release/examples/bench}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# name|overrides (space-separated section.key=value; empty = the preset as shipped)
-configs=(
-  "preset (copyback on, multi-plane on, single, round-robin, greedy, blocking)|"
-  "copyback off|timing.copyback=false"
-  "multi-plane off|timing.multiplane=false"
-  "placement dual-frontier|ftl.placement=dual-frontier"
-  "placement hot-cold|ftl.placement=hot-cold"
-  "placement eti|ftl.placement=eti"
-  "placement oracle|ftl.placement=oracle"
-  "allocation static|ftl.allocation=static"
-  "victim cost-benefit|gc.victim=cost-benefit"
-  "victim fifo|gc.victim=fifo"
-  "victim random|gc.victim=random"
-  "victim d-choices:d=9|gc.victim=d-choices:d=9"
-  "scheduler lazyrtgc|gc.scheduler=lazyrtgc"
-  "scheduler rlgc|gc.scheduler=rlgc"
-  "scheduler rlgc-aggressive|gc.scheduler=rlgc-aggressive"
-  "scheduler idle-ma|gc.scheduler=idle-ma"
-  "scheduler idle-es|gc.scheduler=idle-es"
-  "MQSim-matched (issue 19)|timing.copyback=false gc.threshold_blocks=10 gc.victim=d-choices:d=9 ftl.allocation=static ftl.placement=dual-frontier timing.multiplane=false"
-  "25 % spare (RAIN's reference)|geometry.spare_factor=0.25"
-  "RAIN base (25 % spare)|geometry.spare_factor=0.25 rain.rain=true"
-  "RAIN ttflash stack (25 % spare)|geometry.spare_factor=0.25 rain.rain=true rain.gtr=true rain.gtf=true rain.rgc=true"
-  "RAIN base (7 % spare)|rain.rain=true"
-  "hybrid SLC cache, static, 32 SLC blocks/plane|cache.slc=static cache.slc_blocks=32"
-)
+# name|overrides, one per line (the first is the preset, the ratios' base): benches/configs.txt.
+mapfile -t configs < <(grep -v '^#' benches/configs.txt)
 
 best() { sort -gr | head -1; }
 # The rows to run: the preset (always, the ratios' base) and those matching the filter.
