@@ -54,6 +54,10 @@ fn timing_free(device: &str, n: u64, sets: &[String]) {
         r.host_pages_written, r.waf, dt, pre
     );
     println!(
+        "  GC page copies {}, erases {}",
+        r.gc_pages_copied, r.erases
+    );
+    println!(
         "  host page writes/s  {:>8.2} M",
         r.host_pages_written as f64 / dt / 1e6
     );
@@ -75,6 +79,12 @@ fn timed(device: &str, m: u64, sets: &[String]) {
     println!(
         "  requests/s          {:>8.2} M",
         r.requests.total as f64 / dt / 1e6
+    );
+    // Exact (shortest round-trip) figures, for comparing two builds' results (scripts/pgo check).
+    let l = &r.latency_us.all;
+    println!(
+        "  latency us: mean {}, p99 {}, max {} (simulated time {} s, {} GC page copies)",
+        l.mean, l.p99, l.max, r.sim_time_s, r.gc_pages_copied
     );
 
     let g = s.device().geometry.clone();
