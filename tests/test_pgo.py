@@ -1,0 +1,41 @@
+"""scripts/pgo, the profile-guided build (issue 19, docs/speed.md item 54): it must build, train
+and give the same results as the standard build, on every configuration of the benchmark matrix
+and a trace replay. Its speed is measured by `scripts/pgo bench`, never here."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "pgo"
+
+
+def _llvm_profdata_reachable() -> bool:
+    """The script adds rustup's llvm-tools when missing; without rustup it needs them there."""
+    if shutil.which("rustup"):
+        return True
+    sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True)
+    host = subprocess.run(["rustc", "-vV"], capture_output=True, text=True).stdout
+    triple = next(line.split(": ", 1)[1] for line in host.splitlines() if line.startswith("host: "))
+    return (Path(sysroot.stdout.strip()) / "lib" / "rustlib" / triple / "bin" / "llvm-profdata").exists()
+
+
+def test_usage_error_is_one_line_and_exit_2():
+    r = subprocess.run([str(SCRIPT), "frobnicate"], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "pgo: error: usage: scripts/pgo install [PIP_ARGS...] | bench [RUNS [LINES]] | check"
+    ]
+
+
+@pytest.mark.skipif(not shutil.which("cargo"), reason="needs cargo")
+@pytest.mark.skipif(not _llvm_profdata_reachable(), reason="no rustup to add llvm-tools (llvm-profdata)")
+def test_pgo_build_gives_the_same_results():
+    env = dict(os.environ, PGO_N="100000")
+    r = subprocess.run([str(SCRIPT), "check"], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    configs = [line for line in (ROOT / "benches" / "configs.txt").read_text().splitlines()
+               if line and not line.startswith("#")]
+    assert f"pgo: check passed: {len(configs)} configurations and a replay" in r.stdout
