@@ -89,12 +89,22 @@ impl GcContext<'_> {
 
     /// The plane the next host page of `lpn` goes to: the allocator's choice, after forced GC
     /// there if it is out of space (whatever the scheduler: a write cannot wait forever), else
-    /// any plane that can take it, else `DeviceFull` — never a hang.
+    /// any plane that can take it, else `DeviceFull` — never a hang. The common path is forced
+    /// in line into every page write, the rest kept out of line (`docs/speed.md` item 55).
+    #[inline(always)]
     pub fn host_plane(&mut self, lpn: u32, not_before: u64) -> Result<u32> {
         let plane = self.ftl.next_host_plane(lpn);
         if self.ftl.host_can_write(plane) {
             return Ok(plane);
         }
+        self.host_plane_after_gc(lpn, plane, not_before)
+    }
+
+    /// `host_plane` when the allocator's plane is out of space (rare: out of line, so that the
+    /// common path above inlines into every page write).
+    #[cold]
+    #[inline(never)]
+    fn host_plane_after_gc(&mut self, lpn: u32, plane: u32, not_before: u64) -> Result<u32> {
         self.collect_for_host(plane, not_before)?;
         if self.ftl.host_can_write(plane) {
             return Ok(plane);
