@@ -377,8 +377,9 @@ impl Ftl {
 
     /// `write_host` with the host-write clock of this page's next write (`NEVER` if none or
     /// unknown), which the `oracle` placement uses. Forced in line: with `#[inline]` the
-    /// compiler kept one shared copy for preconditioning and the timed path, 24 % of the timed
-    /// preset's samples; in line, 3 % fewer instructions there (`docs/speed.md` item 55).
+    /// compiler kept one shared copy for preconditioning and the timed path (24 % of the bench
+    /// example's samples); in line, 3 % fewer instructions on the timed preset (`docs/speed.md`
+    /// item 55).
     #[inline(always)]
     pub fn write_host_hinted(&mut self, lpn: u32, plane: u32, next_write: u64) -> Result<u32> {
         let stream = self.place.host_stream(lpn, next_write);

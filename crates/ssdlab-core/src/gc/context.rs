@@ -100,8 +100,9 @@ impl GcContext<'_> {
         self.host_plane_after_gc(lpn, plane, not_before)
     }
 
-    /// `host_plane` when the allocator's plane is out of space (rare: out of line, so that the
-    /// common path above inlines into every page write).
+    /// `host_plane` when the allocator's plane is out of space (rare: not once in the bench
+    /// example's timed runs under any of the GC schedulers; out of line, so that the common path
+    /// above inlines into every page write).
     #[cold]
     #[inline(never)]
     fn host_plane_after_gc(&mut self, lpn: u32, plane: u32, not_before: u64) -> Result<u32> {
