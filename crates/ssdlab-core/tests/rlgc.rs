@@ -324,3 +324,24 @@ fn idle_time_copies_in_runs_match_the_steps_one_at_a_time() {
         }
     }
 }
+
+/// A scheduler set after construction replaces the blocking one's "on demand only" shortcut
+/// (the device skips the per-page and per-request calls only for a scheduler that says it acts
+/// only on demand, docs/speed.md item 56): `rlgc` set on a blocking configuration must run
+/// as `rlgc` configured — including its decisions at every request's end.
+#[test]
+fn a_scheduler_set_on_a_blocking_device_is_asked_at_every_decision_point() {
+    let rl = DeviceConfig::from_preset("tiny", &["gc.scheduler=\"rlgc\"".into()]).unwrap();
+    let blocking = DeviceConfig::from_preset("tiny", &[]).unwrap();
+    assert_eq!(blocking.gc.scheduler, SchedulerKind::Blocking);
+    let w = workload(20_000, 0.1, bursty());
+    let opts = || preconditioned(4, Replay::OpenLoop { time_scale: 1.0 });
+    let configured = sim(&rl, &w, opts()).run().unwrap();
+    let mut s = sim(&blocking, &w, opts());
+    s.set_scheduler(Box::new(RlGc::new(&rl, 4, false).unwrap()))
+        .unwrap();
+    let set = s.run().unwrap();
+    let plain = sim(&blocking, &w, opts()).run().unwrap();
+    assert_eq!(key(&set), key(&configured));
+    assert_ne!(key(&set), key(&plain), "rlgc ran as blocking GC");
+}

@@ -29,6 +29,9 @@ pub struct PlainDevice {
     pub(crate) res: Resources,
     pub(crate) timed: bool,
     scheduler: Box<dyn GcScheduler>,
+    /// The scheduler's [`GcScheduler::on_demand_only`]: it is then asked only on a plane that
+    /// needs GC, and not at a request's end.
+    on_demand: bool,
     gc_rng: SimRng,
     oracle: Option<OracleHints>,
 }
@@ -47,11 +50,13 @@ impl PlainDevice {
         if check {
             ftl.enable_program_checks();
         }
+        let scheduler = build_scheduler(cfg.gc.scheduler, cfg, seed)?;
         Ok(PlainDevice {
             ftl,
             res: Resources::new(cfg),
             timed,
-            scheduler: build_scheduler(cfg.gc.scheduler, cfg, seed)?,
+            on_demand: scheduler.on_demand_only(),
+            scheduler,
             gc_rng: rng::stream(seed, "gc"),
             oracle,
         })
@@ -84,7 +89,7 @@ impl PlainDevice {
     /// The scheduler's per-page decision point for a page a model built on this one programmed
     /// on `plane` itself.
     pub(crate) fn after_page_write(&mut self, plane: u32, ready: u64, timed: bool) -> Result<()> {
-        if !timed && !self.ftl.needs_gc(plane) {
+        if (!timed || self.on_demand) && !self.ftl.needs_gc(plane) {
             return Ok(());
         }
         let (scheduler, mut ctx) = self.parts(timed);
@@ -110,8 +115,9 @@ impl PlainDevice {
         } else {
             OpDone::at(ready)
         };
-        // Timing-free fast path: the scheduler is asked only when the plane needs GC.
-        if !timed && !self.ftl.needs_gc(plane) {
+        // Timing-free, or a scheduler that acts only on demand: asked only when the plane needs
+        // GC.
+        if (!timed || self.on_demand) && !self.ftl.needs_gc(plane) {
             return Ok(d);
         }
         let (scheduler, mut ctx) = self.parts(timed);
@@ -179,6 +185,9 @@ impl DeviceModel for PlainDevice {
     }
 
     fn after_request(&mut self, info: &RequestInfo) -> Result<()> {
+        if self.on_demand {
+            return Ok(());
+        }
         let (scheduler, mut ctx) = self.parts(true);
         scheduler.after_request(info, &mut ctx)
     }
@@ -204,6 +213,7 @@ impl DeviceModel for PlainDevice {
     }
 
     fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
+        self.on_demand = s.on_demand_only();
         self.scheduler = s;
         Ok(())
     }

@@ -19,6 +19,9 @@ impl GcScheduler for BlockingGc {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }
+    fn on_demand_only(&self) -> bool {
+        true
+    }
     fn after_page_write(&mut self, plane: u32, now: u64, gc: &mut GcContext) -> Result<()> {
         if gc.ftl.needs_gc(plane) {
             gc.collect_until_threshold(plane, now)?;

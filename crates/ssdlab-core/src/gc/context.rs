@@ -222,6 +222,13 @@ pub trait GcScheduler: Send {
     fn after_request(&mut self, _info: &RequestInfo, _gc: &mut GcContext) -> Result<()> {
         Ok(())
     }
+    /// True when [`Self::after_page_write`] does nothing unless the plane needs GC
+    /// ([`crate::ftl::Ftl::needs_gc`]) and [`Self::after_request`] does nothing at all: a device
+    /// model may then skip both calls otherwise (two calls through `dyn` a host page and one a
+    /// request that would return at once; docs/speed.md item 56). False unless overridden.
+    fn on_demand_only(&self) -> bool {
+        false
+    }
     /// The scheduler as `Any`, for callers that need its own type (the Q-table of `rlgc`, the
     /// decision stepping of `external`).
     fn as_any(&self) -> &dyn std::any::Any;

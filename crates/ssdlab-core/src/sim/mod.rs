@@ -60,6 +60,8 @@ pub struct Simulation {
     ahead_req: Request,
     ahead_first: u64,
     ahead_pages: u64,
+    /// Its open-loop time ([`Simulation::check_arrival`]).
+    ahead_at: u64,
     page_size: u64,
     /// log2 of `page_size` when it is a power of two (every preset's), else 32: a byte
     /// offset's page is then a shift, not a 64-bit division (two per request: ~6 % of the
@@ -155,6 +157,7 @@ impl Simulation {
             },
             ahead_first: 0,
             ahead_pages: 0,
+            ahead_at: 0,
             // The engine addresses mapping units (pages unless `ftl.mapping_unit_bytes`).
             page_size: u64::from(cfg.unit_bytes()),
             page_shift: crate::ftl::pow2_shift(u64::from(cfg.unit_bytes())),
@@ -312,7 +315,12 @@ impl Simulation {
                 Ahead::Failed(e) => return Err(e),
                 Ahead::Empty | Ahead::End => self.finish()?,
                 Ahead::Ready => {
-                    let (req, first, pages) = (self.ahead_req, self.ahead_first, self.ahead_pages);
+                    let (req, first, pages, at) = (
+                        self.ahead_req,
+                        self.ahead_first,
+                        self.ahead_pages,
+                        self.ahead_at,
+                    );
                     if req.fragment_follows {
                         std::mem::swap(&mut self.split_runs, &mut self.next_split_runs);
                     }
@@ -320,7 +328,7 @@ impl Simulation {
                     if matches!(self.ahead, Ahead::Ready) {
                         self.model.ftl().prefetch_lpn(self.ahead_first as u32);
                     }
-                    self.serve(req, first, pages)?;
+                    self.serve(req, first, pages, at)?;
                     served += 1;
                     if self.opts.check_every > 0
                         && self.rec.counts.total % self.opts.check_every == 0
@@ -355,7 +363,7 @@ impl Simulation {
             return Ok(false);
         }
         let (first, pages) = self.page_range(&self.ahead_req)?;
-        self.check_arrival(self.ahead_req.arrival_ns)?;
+        self.ahead_at = self.check_arrival(self.ahead_req.arrival_ns)?;
         if self.ahead_req.fragment_follows {
             let mut req = self.ahead_req;
             self.gather_fragments(&mut req)?;

@@ -14,14 +14,24 @@ use crate::trace::{OpKind, Request};
 pub(crate) const MAX_ARRIVAL_NS: u64 = 1 << 62;
 
 /// The trace time of `req` rebased to the first request and scaled (open loop).
+#[inline]
 fn open_loop_at(c: &mut super::Clock, arrival_ns: u64, time_scale: f64) -> u64 {
     let origin = *c.origin_ns.get_or_insert(arrival_ns);
     let rel = arrival_ns.saturating_sub(origin);
     if time_scale == 1.0 {
         rel
     } else {
-        (rel as f64 * time_scale) as u64
+        scaled(rel, time_scale)
     }
+}
+
+/// `rel` × `time_scale`, out of line: in line, the compiler computed it (~25 instructions)
+/// for every request and kept `rel` when the scale is 1, the common case (docs/speed.md
+/// item 56).
+#[cold]
+#[inline(never)]
+fn scaled(rel: u64, time_scale: f64) -> u64 {
+    (rel as f64 * time_scale) as u64
 }
 
 impl Simulation {
@@ -84,17 +94,18 @@ impl Simulation {
 
     /// A timed open-loop arrival later than [`MAX_ARRIVAL_NS`] after the first request (a
     /// corrupt timestamp, or an absurd `time_scale`) is an error naming the request's line:
-    /// service times added to it could overflow the u64 clock.
-    pub(crate) fn check_arrival(&mut self, arrival_ns: u64) -> Result<()> {
+    /// service times added to it could overflow the u64 clock. Returns the request's open-loop
+    /// time (0 when not timed open loop), which [`Self::serve`] is given back: computed once.
+    pub(crate) fn check_arrival(&mut self, arrival_ns: u64) -> Result<u64> {
         let Replay::OpenLoop { time_scale } = self.options().replay else {
-            return Ok(());
+            return Ok(0);
         };
         if !self.options().timing {
-            return Ok(());
+            return Ok(0);
         }
         let t = open_loop_at(&mut self.clock, arrival_ns, time_scale);
         if t <= MAX_ARRIVAL_NS {
-            return Ok(());
+            return Ok(t);
         }
         let at = self.source_at();
         Err(SsdError::Invalid(format!(
@@ -102,13 +113,12 @@ impl Simulation {
         )))
     }
 
-    /// Arrival time of the next request under the replay mode.
-    fn arrival_of(&mut self, req: &Request) -> u64 {
+    /// Arrival time of the next request under the replay mode (`open_at`: its open-loop time,
+    /// from [`Self::check_arrival`]).
+    fn arrival_of(&mut self, open_at: u64) -> u64 {
         let c = &mut self.clock;
         match self.opts.replay {
-            Replay::OpenLoop { time_scale } => {
-                open_loop_at(c, req.arrival_ns, time_scale).max(c.last_arrival)
-            }
+            Replay::OpenLoop { .. } => open_at.max(c.last_arrival),
             Replay::ClosedLoop { queue_depth } => {
                 if c.inflight.len() >= queue_depth as usize {
                     let Reverse(t) = c
@@ -169,8 +179,15 @@ impl Simulation {
     }
 
     /// Serve a host request: `req` with its first page run; a request an LBA map split
-    /// (`req.fragment_follows`) has its other runs in `split_runs`.
-    pub(crate) fn serve(&mut self, req: Request, first: u64, pages: u64) -> Result<()> {
+    /// (`req.fragment_follows`) has its other runs in `split_runs`. `open_at`: what
+    /// [`Self::check_arrival`] returned for it.
+    pub(crate) fn serve(
+        &mut self,
+        req: Request,
+        first: u64,
+        pages: u64,
+        open_at: u64,
+    ) -> Result<()> {
         if !self.opts.timing {
             // Timing-free service: the FTL and GC only, as fast as the machine allows.
             self.serve_pages(&req, first, pages, 0)?;
@@ -178,7 +195,7 @@ impl Simulation {
             self.sample_untimed();
             return Ok(());
         }
-        let arrival = self.arrival_of(&req);
+        let arrival = self.arrival_of(open_at);
         self.model.background(self.clock.last_arrival, arrival)?;
         if let Some(h) = &mut self.host {
             self.model.resources_mut().take_gc_log(&mut self.gc_steps);
