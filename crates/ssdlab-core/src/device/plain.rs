@@ -86,8 +86,11 @@ impl PlainDevice {
         self.parts(timed).1
     }
 
-    /// The scheduler's per-page decision point for a page a model built on this one programmed
-    /// on `plane` itself.
+    /// The scheduler's per-page decision point for a page programmed on `plane` (by
+    /// [`Self::program_page`], or by a model built on this one that places pages itself).
+    /// Timing-free, or with a scheduler that acts only on demand, it is asked only when the
+    /// plane needs GC.
+    #[inline]
     pub(crate) fn after_page_write(&mut self, plane: u32, ready: u64, timed: bool) -> Result<()> {
         if (!timed || self.on_demand) && !self.ftl.needs_gc(plane) {
             return Ok(());
@@ -115,13 +118,7 @@ impl PlainDevice {
         } else {
             OpDone::at(ready)
         };
-        // Timing-free, or a scheduler that acts only on demand: asked only when the plane needs
-        // GC.
-        if (!timed || self.on_demand) && !self.ftl.needs_gc(plane) {
-            return Ok(d);
-        }
-        let (scheduler, mut ctx) = self.parts(timed);
-        scheduler.after_page_write(plane, ready, &mut ctx)?;
+        self.after_page_write(plane, ready, timed)?;
         Ok(d)
     }
 
