@@ -264,7 +264,10 @@ def run(
               precondition=precondition, iostat=iostat_path is not None)
     if q_table is not None and q_table.is_file():
         overrides.append(f"gc.rl.q_table={json.dumps(str(q_table))}")
-    sim = Simulation(Device(device, tuple(overrides)), wl, opts)
+    dev = Device(device, tuple(overrides))
+    sim = Simulation(dev, wl, opts)
+    for advisory in dev.advisories():
+        warn(advisory)
     show = sys.stderr.isatty() if progress is None else progress
     # The time series, iostat view and histograms only go to --json and --iostat: without them
     # numpy is not even imported.

@@ -54,6 +54,12 @@ class Device:
         text, origin = self.core_args()
         return json.loads(_core.device_json(text, origin, list(self.overrides)))
 
+    def advisories(self) -> list[str]:
+        """What this valid configuration does that its numbers do not suggest, one
+        ``field: message`` line each (the core's ``DeviceConfig::advisories``; usually none).
+        ``ssdlab run`` prints them as warnings."""
+        return list(self.describe()["advisories"])
+
     def memory_estimate_bytes(self) -> int:
         """Heap bytes a simulation of this device needs (the core's estimate: FTL tables, RAIN
         stripes, the hybrid model's index; not a workload's own tables). A device that needs

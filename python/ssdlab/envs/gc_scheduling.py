@@ -123,7 +123,10 @@ class GcSchedulingEnv(gym.Env):
         self.precondition = precondition
         blocks = described["config"]["geometry"]["blocks_per_plane"]
         big = 1e12  # intervals and latencies in µs: finite bounds keep check_env quiet
-        high = np.array([big, big, max(self.actions), blocks, big], dtype=np.float64)
+        # The last action's bound is at least 1: with the action set [0] a bound of 0 would be a
+        # Box whose low equals its high, which Gymnasium's checker warns about (the space would
+        # still be right: 0 is the only value).
+        high = np.array([big, big, max(1, max(self.actions)), blocks, big], dtype=np.float64)
         self.action_space = spaces.Discrete(len(self.actions))
         self.observation_space = spaces.Dict({
             "state": spaces.Discrete(n_states),

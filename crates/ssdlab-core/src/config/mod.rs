@@ -1,6 +1,7 @@
 //! Typed device configuration: `[geometry]`, `[timing]`, `[ftl]`, `[gc]`, loaded from TOML with
 //! every field validated, named presets shipped in the crate, and `section.key=value` overrides.
 
+mod advice;
 mod cache;
 mod geometry;
 mod partial;
@@ -12,6 +13,7 @@ mod scheduler;
 mod timing;
 mod victim;
 
+pub use advice::Advisory;
 pub use cache::{CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
