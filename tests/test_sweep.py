@@ -368,6 +368,20 @@ def test_a_run_that_kills_its_worker_every_time_is_an_error_row(tmp_path):
     assert ex.pools_started >= 3  # restarted after each death
 
 
+def test_device_advisories_are_said_once_each_with_where_they_come_from(cli, tmp_path):
+    # tiny's 4 planes: 8 and 12 static SLC blocks are 2 and 3 a plane, at or below the default
+    # trigger of 5 (every write migrates), and each is said once for its two seeds; 0 is none.
+    spec = write_spec(tmp_path, BASE + 'set.cache.slc = "static"\n[grid]\nset.cache.slc_blocks = [8, 12, 0]\nseed = [1, 2]\n')
+    sw = expand(spec)
+    assert len(sw.tasks) == 6 and len(sw.advisories) == 2, sw.advisories
+    assert sw.advisories[0].startswith(f"{spec}: grid.set.cache.slc_blocks[0]: cache.slc_blocks: 8 SLC blocks")
+    assert sw.advisories[1].startswith(f"{spec}: grid.set.cache.slc_blocks[1]: cache.slc_blocks: 12 SLC blocks")
+    p = cli("sweep", str(spec), "--dry-run", "-o", str(tmp_path / "r"))
+    assert p.returncode == 0, p.stderr
+    assert [line for line in p.stderr.splitlines() if "warning" in line] == [f"ssdlab: warning: {a}" for a in sw.advisories]
+    assert expand(write_spec(tmp_path, grid(), "plain.toml")).advisories == []
+
+
 def test_a_failing_run_is_an_error_row_and_the_sweep_goes_on(cli, tmp_path):
     spec = write_spec(tmp_path, BASE + "[grid]\nset.geometry.spare_factor = [0.2, 1.5]\nseed = [1, 2]\n")
     out = tmp_path / "r"

@@ -70,6 +70,8 @@ def sweep(
         sw = expand(spec)
     except SpecError as e:
         fail(str(e))
+    for advisory in sw.advisories:
+        warn(advisory)
     store = Store(results if results is not None else default_results(spec))
     try:
         store.check()

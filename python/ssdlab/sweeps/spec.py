@@ -92,6 +92,9 @@ class Sweep:
     #: Keys whose value differs between runs (the summary groups by them).
     axes: list[str] = field(default_factory=list)
     duplicates: int = 0
+    #: The devices' advisories (``Device.advisories``), each once, prefixed by the spec location
+    #: of the first run whose device has it (what ``ssdlab sweep`` prints as warnings).
+    advisories: list[str] = field(default_factory=list)
 
 
 def toml_literal(value: Any) -> str:
@@ -244,6 +247,8 @@ class Resolver:
         self.base_dir = base_dir
         self._devices: dict[str, tuple[str, Optional[str]]] = {}
         self._resolved: dict[tuple, tuple[Optional[str], Optional[str]]] = {}
+        #: Advisory → where the first run with it sets the advised field (or its device).
+        self.advisories: dict[str, str] = {}
 
     def device_source(self, name: str, where: str) -> tuple[str, Optional[str]]:
         """(source, file text or None for a preset); a device that does not load on its own is a
@@ -275,7 +280,11 @@ class Resolver:
         key = (source, text, overrides)
         if key not in self._resolved:
             try:
-                self._resolved[key] = (Device(source, overrides, text).resolved_toml(), None)
+                described = Device(source, overrides, text).describe()
+                self._resolved[key] = (described["toml"], None)
+                for a in described["advisories"]:
+                    field_ = a.split(":", 1)[0]
+                    self.advisories.setdefault(a, where.get("set." + field_, where.get("device", "device")))
             except ConfigError as e:
                 for o in overrides:
                     try:
@@ -398,4 +407,6 @@ def expand(spec: Union[str, Path, Mapping[str, Any]]) -> Sweep:
     keys = sorted({k for t in tasks for k in t.config}, key=_column_order)
     axes = [k for k in keys if len({json.dumps(t.config.get(k)) for t in tasks}) > 1]
     meta = data.get("sweep", {})
-    return Sweep(meta.get("name") or (Path(origin).stem if origin != "spec" else "sweep"), origin, tasks, axes, dups)
+    advisories = [f"{origin}: {loc}: {a}" for a, loc in resolver.advisories.items()]
+    return Sweep(meta.get("name") or (Path(origin).stem if origin != "spec" else "sweep"), origin, tasks, axes, dups,
+                 advisories)
