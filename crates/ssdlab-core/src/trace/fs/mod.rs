@@ -193,6 +193,27 @@ fn build(spec: &FsSpec, part: &Partition, seed: u64) -> Result<Box<dyn Personali
     })
 }
 
+/// The registry's other table, beside [`build`]: here rather than in `spec.rs`, so that the
+/// spec, which every personality reads, reads none of them.
+impl FsPersonality {
+    /// The personality's own defaults (from its source; see its file).
+    pub fn defaults(self) -> PersonalityDefaults {
+        match self {
+            FsPersonality::FioRandwrite => fio::DEFAULTS,
+            FsPersonality::Fileserver => fileserver::DEFAULTS,
+            FsPersonality::Varmail => varmail::DEFAULTS,
+            FsPersonality::Iozone => iozone::DEFAULTS,
+        }
+    }
+}
+
+impl FsSpec {
+    /// Bytes per I/O call: the spec's `io_kib`, else the personality's default.
+    pub fn io_bytes(&self) -> u64 {
+        self.io_kib.unwrap_or(self.personality.defaults().io_kib) * 1024
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     StaleWrite,

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{fileserver, fio, iozone, varmail, IO_MAX};
+use super::IO_MAX;
 use crate::config::Registry as _;
 use crate::error::{Result, SsdError};
 use crate::trace::ArrivalSpec;
@@ -41,17 +41,9 @@ pub enum FsPersonality {
 
 crate::config::impl_registry!(FsPersonality, "fs personality", "fs.personality");
 
+/// The personality's own defaults ([`FsPersonality::defaults`]) are dispatched in `fs/mod.rs`,
+/// beside the builders: the spec needs none of the personalities, which all read it.
 impl FsPersonality {
-    /// The personality's own defaults (from its source; see its file).
-    pub fn defaults(self) -> PersonalityDefaults {
-        match self {
-            FsPersonality::FioRandwrite => fio::DEFAULTS,
-            FsPersonality::Fileserver => fileserver::DEFAULTS,
-            FsPersonality::Varmail => varmail::DEFAULTS,
-            FsPersonality::Iozone => iozone::DEFAULTS,
-        }
-    }
-
     fn is_filebench(self) -> bool {
         matches!(self, FsPersonality::Fileserver | FsPersonality::Varmail)
     }
@@ -163,11 +155,6 @@ impl FsSpec {
             file_mib: None,
             arrival: ArrivalSpec::Closed,
         }
-    }
-
-    /// Resolved settings: the spec's value, else the personality's default.
-    pub fn io_bytes(&self) -> u64 {
-        self.io_kib.unwrap_or(self.personality.defaults().io_kib) * 1024
     }
 
     pub fn validate(&self) -> Result<()> {
