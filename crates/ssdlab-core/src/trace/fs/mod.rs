@@ -193,7 +193,7 @@ fn build(spec: &FsSpec, part: &Partition, seed: u64) -> Result<Box<dyn Personali
     })
 }
 
-/// The registry's other table, beside [`build`]: here rather than in `spec.rs`, so that the
+/// The registry's other table, beside `build`: here rather than in `spec.rs`, so that the
 /// spec, which every personality reads, reads none of them.
 impl FsPersonality {
     /// The personality's own defaults (from its source; see its file).
