@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{DeviceConfig, SlcPolicyKind};
+use super::{DeviceConfig, SlcPolicyKind, VictimPolicy};
 
 /// One advisory: the field to look at, and what follows from its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,9 +24,8 @@ impl DeviceConfig {
     /// The advisories of a validated configuration, in a fixed order (none for most).
     pub fn advisories(&self) -> Vec<Advisory> {
         let mut out = Vec::new();
-        if let Some(a) = static_region_below_trigger(self) {
-            out.push(a);
-        }
+        out.extend(static_region_below_trigger(self));
+        out.extend(more_choices_than_blocks(self));
         out
     }
 }
@@ -74,6 +73,25 @@ fn static_region_below_trigger(cfg: &DeviceConfig) -> Option<Advisory> {
     })
 }
 
+/// `d-choices` drawing more blocks a victim than a plane has (NOTES.md: any d < 2^32 validates):
+/// each GC pick then costs d draws (with replacement) where greedy's index answers at once, and
+/// the pick nears greedy's (d = 3 × the plane's blocks leaves any one block undrawn with
+/// probability e^−3 ≈ 5 %). Valid, and a study of d may want it, but slow for nothing otherwise.
+fn more_choices_than_blocks(cfg: &DeviceConfig) -> Option<Advisory> {
+    let VictimPolicy::DChoices { d } = cfg.gc.victim else {
+        return None;
+    };
+    let blocks = cfg.geometry.blocks_per_plane;
+    (d > blocks).then(|| Advisory {
+        field: "gc.victim".into(),
+        message: format!(
+            "d-choices:d={d} draws more blocks a victim than a plane has ({blocks}): each GC \
+             pick costs {d} draws and comes near greedy's, which its index answers at once; \
+             expected d at most {blocks}, or gc.victim=greedy"
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +132,23 @@ mod tests {
         assert!(adv(&["cache.slc=static", &fine]).is_empty());
         // A lower trigger clears the small region too.
         assert!(adv(&["cache.slc=static", &small, "cache.free_trigger=1"]).is_empty());
+    }
+
+    #[test]
+    fn d_choices_with_more_draws_than_blocks_is_advised_against() {
+        let blocks = tiny(&[]).geometry.blocks_per_plane;
+        let many = format!("gc.victim=d-choices:d={}", blocks + 1);
+        let a = adv(&[&many]);
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a[0].field, "gc.victim");
+        assert!(
+            a[0].message.contains(&format!("({blocks})")),
+            "{}",
+            a[0].message
+        );
+        let enough = format!("gc.victim=d-choices:d={blocks}");
+        assert!(adv(&[&enough]).is_empty());
+        assert!(adv(&["gc.victim=d-choices:d=9"]).is_empty());
     }
 
     #[test]
