@@ -214,7 +214,7 @@ impl HybridDevice {
         self.foreground_migration = d.foreground_migration;
         let n = self.lay.planes;
         for (p, plane) in self.planes.iter_mut().enumerate() {
-            plane.slc_target = d.slc_blocks / n + u32::from((p as u32) < d.slc_blocks % n);
+            plane.slc_target = crate::config::plane_share(d.slc_blocks, n, p as u32);
         }
     }
 

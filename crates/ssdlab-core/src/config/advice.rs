@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{DeviceConfig, SlcPolicyKind, VictimPolicy};
+use super::{plane_share, DeviceConfig, SlcPolicyKind, VictimPolicy};
 
 /// One advisory: the field to look at, and what follows from its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -30,43 +30,44 @@ impl DeviceConfig {
     }
 }
 
-/// A static SLC region that leaves some plane at most `cache.free_trigger` blocks: that plane's
-/// region is at its trigger whatever it holds (its free blocks are at most its size), so every
-/// host write on it migrates an SLC victim first (`cache::reclaim`), and with migration left to
-/// idle time none opens a new SLC block. The region is spread over the planes as
-/// `cache::HybridDevice` does (`slc_blocks / planes`, the first `slc_blocks % planes` planes one
-/// more), so the smallest share decides. Noticed on `tiny` with `cache.slc_blocks=8` (2 a plane
-/// against the default trigger of 5, NOTES.md): every write migrated, and nothing said so.
+/// A static SLC region that leaves some plane a region of at most `cache.free_trigger` blocks
+/// (and more than none): that plane's region is at its trigger whatever it holds (its free
+/// blocks are at most its size), so every host write on it migrates an SLC victim first
+/// (`cache::reclaim`), and with migration left to idle time none opens a new SLC block. A plane
+/// whose share is 0 has no region and never migrates. The shares are the hybrid device's
+/// ([`plane_share`]). Noticed on `tiny` with `cache.slc_blocks=8` (2 a plane against the
+/// default trigger of 5, NOTES.md): every write migrated, and nothing said so.
 fn static_region_below_trigger(cfg: &DeviceConfig) -> Option<Advisory> {
     let c = &cfg.cache;
-    if c.slc != Some(SlcPolicyKind::Static) || c.slc_blocks == 0 {
+    if c.slc != Some(SlcPolicyKind::Static) {
         return None;
     }
     let planes = cfg.geometry.planes();
-    let least = c.slc_blocks / planes;
-    if least > c.free_trigger {
-        return None;
-    }
-    let short = if c.slc_blocks % planes == 0 {
-        planes
-    } else {
-        planes - c.slc_blocks % planes
-    };
-    let which = if short == planes {
+    let low: Vec<u32> = (0..planes)
+        .map(|p| plane_share(c.slc_blocks, planes, p))
+        .filter(|&b| b > 0 && b <= c.free_trigger)
+        .collect();
+    let (&least, &most) = (low.iter().min()?, low.iter().max()?);
+    let which = if low.len() as u32 == planes {
         "every plane".to_string()
     } else {
-        format!("{short} of them")
+        format!("{} of them", low.len())
+    };
+    let size = if least == most {
+        format!("{least}")
+    } else {
+        format!("{least}–{most}")
     };
     Some(Advisory {
         field: "cache.slc_blocks".into(),
         message: format!(
-            "{} SLC blocks over {planes} planes give {which} {least} block{} of SLC region, at or \
+            "{} SLC blocks over {planes} planes give {which} {size} block{} of SLC region, at or \
              below cache.free_trigger ({}): such a region is always at its trigger, so every host \
              write there migrates SLC data first; expected more than {} blocks \
              (cache.free_trigger × planes, which may need more spare) or a lower \
              cache.free_trigger",
             c.slc_blocks,
-            if least == 1 { "" } else { "s" },
+            if most == 1 { "" } else { "s" },
             c.free_trigger,
             u64::from(c.free_trigger) * u64::from(planes),
         ),
@@ -130,6 +131,14 @@ mod tests {
         // Above the trigger on every plane: nothing to say.
         let fine = format!("cache.slc_blocks={}", (trigger + 1) * planes);
         assert!(adv(&["cache.slc=static", &fine]).is_empty());
+        // Fewer blocks than planes: the planes with none have no region and are not counted.
+        let few = format!("cache.slc_blocks={}", planes - 1);
+        let a = adv(&["cache.slc=static", &few]);
+        let want = format!(
+            "over {planes} planes give {} of them 1 block of",
+            planes - 1
+        );
+        assert!(a[0].message.contains(&want), "{}", a[0].message);
         // A lower trigger clears the small region too.
         assert!(adv(&["cache.slc=static", &small, "cache.free_trigger=1"]).is_empty());
     }

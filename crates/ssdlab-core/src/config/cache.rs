@@ -206,6 +206,13 @@ fn default_dwa_off_fill() -> f64 {
     0.9
 }
 
+/// Plane `plane`'s share of an SLC region of `blocks` spread over `planes`: evenly, the remainder
+/// one block each on the first planes. The hybrid device sizes each plane's region by it
+/// (`cache::HybridDevice`), and the configuration's advisories read the same shares.
+pub fn plane_share(blocks: u32, planes: u32, plane: u32) -> u32 {
+    blocks / planes + u32::from(plane < blocks % planes)
+}
+
 fn default_slc_blocks() -> u32 {
     0
 }

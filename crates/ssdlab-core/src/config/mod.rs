@@ -14,7 +14,9 @@ mod timing;
 mod victim;
 
 pub use advice::Advisory;
-pub use cache::{CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB};
+pub use cache::{
+    plane_share, CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB,
+};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
