@@ -57,8 +57,13 @@ class Device:
     def advisories(self) -> list[str]:
         """What this valid configuration does that its numbers do not suggest, one
         ``field: message`` line each (the core's ``DeviceConfig::advisories``; usually none).
-        ``ssdlab run`` prints them as warnings."""
-        return list(self.describe()["advisories"])
+        ``ssdlab run`` and ``ssdlab sweep`` print them as warnings."""
+        return [advisory_line(a) for a in self.describe()["advisories"]]
+
+
+def advisory_line(advisory: dict[str, str]) -> str:
+    """One of :meth:`Device.describe`'s ``advisories`` (``field``, ``message``) as its line."""
+    return f"{advisory['field']}: {advisory['message']}"
 
     def memory_estimate_bytes(self) -> int:
         """Heap bytes a simulation of this device needs (the core's estimate: FTL tables, RAIN

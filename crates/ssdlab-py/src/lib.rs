@@ -27,7 +27,7 @@ fn preset_toml(name: &str) -> Option<&'static str> {
 }
 
 /// A device (preset name or TOML text) with overrides, validated, as JSON with derived sizes
-/// and its advisories (`field: message` lines: valid, but rarely what was meant).
+/// and its advisories (`{field, message}`: valid, but rarely what was meant).
 #[pyfunction]
 #[pyo3(signature = (device, origin, overrides=Vec::new()))]
 fn device_json(device: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
@@ -45,7 +45,7 @@ fn device_json(device: &str, origin: &str, overrides: Vec<String>) -> PyResult<S
         "rl_states": api::rl_states(&cfg),
         "slc_agent": api::slc_agent(),
         "memory": api::memory_report(&cfg).map_err(to_py)?,
-        "advisories": cfg.advisories().iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+        "advisories": cfg.advisories(),
     });
     Ok(derived.to_string())
 }

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Union
 
 from ssdlab import _core, workload as wl
-from ssdlab.device import Device
+from ssdlab.device import Device, advisory_line
 from ssdlab.errors import ConfigError, SsdlabError
 from ssdlab.simulate import _absolute, build_options, simulate
 from ssdlab.sweeps.keys import (KIND_BY_FIELD, NAMESPACES, SpecError, check_arrival, check_kind_fields, check_value, kind_of,
@@ -283,8 +283,8 @@ class Resolver:
                 described = Device(source, overrides, text).describe()
                 self._resolved[key] = (described["toml"], None)
                 for a in described["advisories"]:
-                    field_ = a.split(":", 1)[0]
-                    self.advisories.setdefault(a, where.get("set." + field_, where.get("device", "device")))
+                    loc = where.get("set." + a["field"], where.get("device", "device"))
+                    self.advisories.setdefault(advisory_line(a), loc)
             except ConfigError as e:
                 for o in overrides:
                     try:
