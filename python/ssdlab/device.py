@@ -60,16 +60,16 @@ class Device:
         ``ssdlab run`` and ``ssdlab sweep`` print them as warnings."""
         return [advisory_line(a) for a in self.describe()["advisories"]]
 
-
-def advisory_line(advisory: dict[str, str]) -> str:
-    """One of :meth:`Device.describe`'s ``advisories`` (``field``, ``message``) as its line."""
-    return f"{advisory['field']}: {advisory['message']}"
-
     def memory_estimate_bytes(self) -> int:
         """Heap bytes a simulation of this device needs (the core's estimate: FTL tables, RAIN
         stripes, the hybrid model's index; not a workload's own tables). A device that needs
         more than the machine has is refused; ``SSDLAB_MEMORY_LIMIT`` overrides the figure."""
         return int(self.describe()["memory"]["estimate_bytes"])
+
+
+def advisory_line(advisory: dict[str, str]) -> str:
+    """One of :meth:`Device.describe`'s ``advisories`` (``field``, ``message``) as its line."""
+    return f"{advisory['field']}: {advisory['message']}"
 
 
 def presets() -> list[str]:
