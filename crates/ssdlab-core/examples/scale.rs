@@ -15,7 +15,7 @@ use std::time::Instant;
 #[path = "support/mod.rs"]
 mod support;
 
-use ssdlab_core::device::Precondition;
+use ssdlab_core::ftl::Precondition;
 use ssdlab_core::sim::Simulation;
 
 fn sim(timing: bool, requests: u64, sets: &[String], passes: f64) -> Simulation {

@@ -101,7 +101,7 @@ pub fn ttflash_experiment(
 /// plus blocks × bytes per block, plus the rest), `available_bytes` and `available_source` (null
 /// when the system does not say or `SSDLAB_MEMORY_LIMIT=off`), `fits`.
 pub fn memory_report(device: &DeviceConfig) -> Result<serde_json::Value> {
-    use crate::ftl::memory::bytes;
+    use crate::ftl::map::memory::bytes;
     let e = crate::sim::memory_estimate(device, &SimOptions::default());
     let avail = crate::sim::memory_budget()?;
     Ok(serde_json::json!({
@@ -285,7 +285,7 @@ pub fn defaults() -> serde_json::Value {
 
 /// States of the RL-assisted schedulers' Q-table under a device's `[gc.rl]` binning.
 pub fn rl_states(cfg: &DeviceConfig) -> usize {
-    crate::gc::RlFeatures::new(&cfg.gc.rl).states()
+    crate::ftl::gc::RlFeatures::new(&cfg.gc.rl).states()
 }
 
 /// The SLC-cache agents' (`cache.slc = "rl"`, `"external"`) table shape and levels, for outside
@@ -293,7 +293,7 @@ pub fn rl_states(cfg: &DeviceConfig) -> usize {
 /// the actions as (size, θ) level steps (0 = keep both), the size levels (fractions of the
 /// space the data leaves) and the θ levels (KiB, 4294967295: every write).
 pub fn slc_agent() -> serde_json::Value {
-    use crate::cache::slc::{ACTIONS, RL_STATES, SIZE_LEVELS, THETA_LEVELS_KIB};
+    use crate::ftl::hybrid::slc::{ACTIONS, RL_STATES, SIZE_LEVELS, THETA_LEVELS_KIB};
     serde_json::json!({
         "states": RL_STATES,
         "actions": ACTIONS,

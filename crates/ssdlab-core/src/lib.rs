@@ -10,15 +10,14 @@
 //!        page range, latency, statistics
 //!        │ read / write / trim (pages, ready), background(now), after_request
 //!        ▼
-//!   ┌── the device-model seam: device::DeviceModel ───────────────────────────┐
-//!   │ PlainDevice (device/)   RainDevice (rain/)   HybridDevice (cache/)      │
+//!   ┌── the FTL layer: ftl::FtlLayer ───────────────────────────────────────────┐
+//!   │ ftl::plain::PlainFtl   ftl::rain::RainFtl   ftl::hybrid::HybridFtl          │
+//!   │ shared parts: ftl::map (L2P/P2L, blocks, frontiers, placement, victim     │
+//!   │ index, GC unit steps), ftl::gc (schedulers), victim/ (victim policies)    │
 //!   └──────────────────────────────────────────────────────────────────────────┘
-//!        │ uses the shared parts
+//!        │ page reads, programs, GC copies and erases
 //!        ▼
-//!   gc: schedulers (when GC unit steps run) + GcContext      gc/     rl/ (Q-learning)
-//!   ftl: L2P/P2L, blocks, frontiers, placement, victim index ftl/
-//!   nand: plane / die / channel time lines                   nand/
-//!   victim: what each victim policy is (one file each)       victim/
+//!   flash: plane / die / channel time lines                  flash/
 //!   config: typed device configuration, policy names (data) config/
 //! ```
 //!
@@ -27,8 +26,8 @@
 //! `api` is the coarse facade for front ends. [`LAYERS`] lists the layers, top to bottom; a
 //! module uses only lower layers (checked by `tests/layering.rs`).
 //!
-//! Data flows one way. `nand` knows nothing of `ftl`; `ftl` nothing of `trace`, `gc` or `sim`;
-//! the engine nothing of which device model it runs.
+//! Data flows one way. `flash` knows nothing of `ftl`; `ftl::map` nothing of `trace`,
+//! `ftl::gc` or `sim`; the engine nothing of which FTL it runs.
 //!
 //! ## Determinism contract
 //! A simulation is a value ([`sim::Simulation`]); two can run side by side. All randomness comes
@@ -40,17 +39,13 @@
 pub const GIT_COMMIT: &str = env!("SSDLAB_GIT_COMMIT");
 
 pub mod api;
-pub mod cache;
 pub mod config;
 pub mod detect;
-pub mod device;
 pub mod error;
 pub mod experiments;
+pub mod flash;
 pub mod ftl;
-pub mod gc;
-pub mod nand;
 pub mod offline;
-pub mod rain;
 pub mod rl;
 pub mod rng;
 pub mod sim;
@@ -67,10 +62,11 @@ pub const LAYERS: &[&[&str]] = &[
     &["api"],
     &["experiments"],
     &["sim", "offline"],
-    &["rain", "cache"],
-    &["device"],
-    &["gc"],
-    &["ftl", "nand", "stats", "detect"],
+    &["ftl::rain", "ftl::hybrid"],
+    &["ftl::plain"],
+    &["ftl"],
+    &["ftl::gc"],
+    &["ftl::map", "flash", "stats", "detect"],
     &["rl", "trace", "victim"],
     &["config"],
     &["rng", "error"],

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use rand::Rng;
 use ssdlab_core::config::{DeviceConfig, Geometry};
-use ssdlab_core::device::Precondition;
+use ssdlab_core::ftl::Precondition;
 use ssdlab_core::rng::stream;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::stats::SimResult;

@@ -25,7 +25,7 @@ use ssdlab_core::config::{
     Allocation, DeviceConfig, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
     VictimPolicy,
 };
-use ssdlab_core::ftl::Ftl;
+use ssdlab_core::ftl::map::Ftl;
 use ssdlab_core::rng::{stream, SimRng};
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};

@@ -1,14 +1,14 @@
-//! The hybrid SLC/QLC device (`cache/`, Yoo & Shin, HotStorage 2020): exact timing on an idle
+//! The hybrid SLC/QLC device (`ftl/hybrid/`, Yoo & Shin, HotStorage 2020): exact timing on an idle
 //! device, and no data lost across migrations and mode changes (the FTL's invariants plus the
 //! device's block accounting, and every logical page's mapping, after seeded random runs).
 
 use std::ops::Range;
 
 use rand::Rng;
-use ssdlab_core::cache::{HybridDevice, Mode};
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::device::DeviceModel;
-use ssdlab_core::nand::OpDone;
+use ssdlab_core::flash::OpDone;
+use ssdlab_core::ftl::hybrid::{HybridFtl, Mode};
+use ssdlab_core::ftl::FtlLayer;
 use ssdlab_core::rng::stream;
 
 /// 1 plane, 64 blocks × 16 pages of 16 KiB (4 pages in SLC mode), 30 % spare, an SLC region of
@@ -38,7 +38,7 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
     let cfg = small(&[]);
     let xfer = (16384.0 / cfg.timing.channel_mb_per_s * 1000.0f64).round() as u64;
     let (slc, qlc) = (cfg.timing.slc, cfg.timing.qlc);
-    let mut d = HybridDevice::new(&cfg, 1, true, true).unwrap();
+    let mut d = HybridFtl::new(&cfg, 1, true, true).unwrap();
     // One hot page (a 1-page request ≤ θ) on an idle device: transfer + SLC program.
     let t = d.write(0..1, 0).unwrap();
     assert_eq!(t.done, xfer + us(slc.program_us));
@@ -92,7 +92,7 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
 /// `seen` gets each request's pages and, for a write, its completion. The device's own
 /// invariants are checked every 2,000 requests (`label` names the run in a failure).
 fn drive(
-    d: &mut HybridDevice,
+    d: &mut HybridFtl,
     seed: u64,
     label: &str,
     mut seen: impl FnMut(Range<u32>, Option<OpDone>),
@@ -150,7 +150,7 @@ fn no_data_lost_across_migrations_and_mode_changes() {
     .enumerate()
     {
         let cfg = small(&sets);
-        let mut d = HybridDevice::new(&cfg, k as u64, true, true).unwrap();
+        let mut d = HybridFtl::new(&cfg, k as u64, true, true).unwrap();
         let n = d.ftl().logical_pages();
         let mut shadow = vec![false; n as usize];
         drive(&mut d, k as u64, &format!("{sets:?}"), |pages, done| {
@@ -207,7 +207,7 @@ fn dwa_region_shrinks_as_the_drive_fills() {
     // No static part: the region is all dynamic.
     let cfg = small(&["cache.slc=dwa", "cache.slc_blocks=0"]);
     let n = cfg.geometry.logical_pages() as u32;
-    let mut d = HybridDevice::new(&cfg, 3, true, true).unwrap();
+    let mut d = HybridFtl::new(&cfg, 3, true, true).unwrap();
     let empty = d.report().slc_target;
     // 64 blocks less the reserve (trigger 5 + 2).
     assert_eq!(empty, 64 - 7);
@@ -271,7 +271,7 @@ fn copies_in_runs_match_the_checked_copies() {
     ] {
         let cfg = small(&sets);
         let mut runs = [true, false].map(|checked| {
-            let d = HybridDevice::new(&cfg, 3, true, checked).unwrap();
+            let d = HybridFtl::new(&cfg, 3, true, checked).unwrap();
             (d, Vec::new())
         });
         for (d, log) in &mut runs {

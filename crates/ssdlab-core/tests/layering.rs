@@ -25,15 +25,32 @@ fn src() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))
 }
 
-/// The top-level module a source file belongs to (`lib` for lib.rs).
+/// The module of [`LAYERS`] a source file belongs to: the longest layer name (`ftl::rain`,
+/// `ftl`, `sim`) its path under src/ starts with (`lib` for lib.rs). A folder's `mod.rs` is
+/// the folder's module.
 fn module_of(file: &Path) -> String {
     let rel = file.strip_prefix(src()).expect("under src");
-    let first = rel.components().next().expect("component");
-    first
-        .as_os_str()
-        .to_string_lossy()
-        .trim_end_matches(".rs")
-        .to_string()
+    let mut segs: Vec<String> = rel
+        .components()
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    if segs.last().is_some_and(|s| s == "mod") {
+        segs.pop();
+    }
+    longest_layer_name(&segs).unwrap_or_else(|| segs[0].clone())
+}
+
+/// The longest name of [`LAYERS`] that `segs` (a path's segments) starts with.
+fn longest_layer_name(segs: &[String]) -> Option<String> {
+    (1..=segs.len())
+        .rev()
+        .map(|n| segs[..n].join("::"))
+        .find(|name| layer_of(name).is_some())
 }
 
 /// The non-test code of `text`: up to its first `#[cfg(test)]`, comments (doc links
@@ -48,7 +65,8 @@ fn code_of(text: &str) -> String {
         .join("\n")
 }
 
-/// `crate::<name>` references of the non-test code of `text`.
+/// The modules of [`LAYERS`] that the `crate::` paths of the non-test code of `text` name:
+/// `crate::ftl::map::Ftl` names `ftl::map`, `crate::ftl::FtlLayer` names `ftl`.
 fn references(text: &str) -> BTreeSet<String> {
     let code = code_of(text);
     let mut out = BTreeSet::new();
@@ -58,12 +76,25 @@ fn references(text: &str) -> BTreeSet<String> {
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
             continue;
         }
-        let name: String = code[i + 7..]
-            .chars()
-            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
-            .collect();
-        if !name.is_empty() {
-            out.insert(name);
+        let mut segs = Vec::new();
+        let mut rest = &code[i + 7..];
+        loop {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            if name.is_empty() {
+                break;
+            }
+            rest = &rest[name.len()..];
+            segs.push(name);
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r,
+                None => break,
+            }
+        }
+        if let Some(first) = segs.first().cloned() {
+            out.insert(longest_layer_name(&segs).unwrap_or(first));
         }
     }
     out
@@ -124,9 +155,22 @@ fn imports_flow_down_the_layers_of_lib_rs() {
 #[test]
 fn the_layering_check_catches_an_upward_edge() {
     // The reader finds `crate::` paths in code and ignores other crates and test modules.
-    let r = references("use crate::sim::X; // see crate::rain\n/// [`crate::nand`]\nfn f() { crate::gc::g(); ssdlab_core::api::h(); }\n#[cfg(test)]\nuse crate::api;");
-    assert_eq!(r.into_iter().collect::<Vec<_>>(), vec!["gc", "sim"]);
-    assert!(layer_of("sim") < layer_of("gc"), "sim sits above gc");
+    let r = references("use crate::sim::X; // see crate::ftl::rain\n/// [`crate::flash`]\nfn f() { crate::ftl::gc::g(); crate::ftl::FtlLayer; ssdlab_core::api::h(); }\n#[cfg(test)]\nuse crate::api;");
+    assert_eq!(
+        r.into_iter().collect::<Vec<_>>(),
+        vec!["ftl", "ftl::gc", "sim"]
+    );
+    assert!(
+        layer_of("sim") < layer_of("ftl::gc"),
+        "sim sits above ftl::gc"
+    );
+    assert!(
+        layer_of("ftl") < layer_of("ftl::gc"),
+        "the FTL layer's trait sits above its GC"
+    );
+    let f = src().join("ftl/rain/device.rs");
+    assert_eq!(module_of(&f), "ftl::rain");
+    assert_eq!(module_of(&src().join("ftl/mod.rs")), "ftl");
 }
 
 #[test]

@@ -5,10 +5,11 @@
 //! mode, and impossible settings are refused. (Random hybrid runs with units: `tests/hybrid.rs`.)
 
 use rand::Rng;
-use ssdlab_core::cache::HybridDevice;
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::device::{DeviceModel, PlainDevice};
-use ssdlab_core::ftl::{Ftl, GcStep};
+use ssdlab_core::ftl::hybrid::HybridFtl;
+use ssdlab_core::ftl::map::{Ftl, GcStep};
+use ssdlab_core::ftl::plain::PlainFtl;
+use ssdlab_core::ftl::FtlLayer;
 use ssdlab_core::rng::stream;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
@@ -99,7 +100,7 @@ fn a_page_is_programmed_with_its_last_unit_and_read_once() {
         "ftl.mapping_unit_bytes=4096",
     ]);
     let t = cfg.op_times();
-    let mut d = PlainDevice::new(&cfg, 1, true, true, None).unwrap();
+    let mut d = PlainFtl::new(&cfg, 1, true, true, None).unwrap();
     assert_eq!(d.write(0..1, 0).unwrap().done, 0);
     let t0 = 1_000_000;
     assert_eq!(
@@ -199,7 +200,7 @@ fn hybrid_programs_an_slc_page_with_its_last_unit() {
     .unwrap();
     let xfer = (16384.0 / cfg.timing.channel_mb_per_s * 1000.0f64).round() as u64;
     let slc = cfg.timing.slc;
-    let mut d = HybridDevice::new(&cfg, 1, true, true).unwrap();
+    let mut d = HybridFtl::new(&cfg, 1, true, true).unwrap();
     assert_eq!(d.write(0..1, 0).unwrap().done, 0);
     let t0 = 1_000_000;
     assert_eq!(
@@ -264,7 +265,7 @@ fn impossible_mapping_units_are_refused_with_one_line() {
 /// program when it fills the page, nothing when neither; both is the whole-page copy.
 #[test]
 fn a_unit_copy_costs_the_read_and_program_it_needs() {
-    use ssdlab_core::nand::Resources;
+    use ssdlab_core::flash::Resources;
     for copyback in [false, true] {
         let cfg = tiny(&[&format!("timing.copyback={copyback}")]);
         let t = cfg.op_times();

@@ -4,7 +4,7 @@
 
 use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::config::{Registry, SchedulerKind};
-use ssdlab_core::gc::{lazyrtgc_quantum, partial::PartialGc, RlGc};
+use ssdlab_core::ftl::gc::{lazyrtgc_quantum, partial::PartialGc, RlGc};
 use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
 use ssdlab_core::stats::SimResult;
 use ssdlab_core::trace::{

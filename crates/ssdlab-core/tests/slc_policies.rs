@@ -2,10 +2,10 @@
 //! `ssdlab experiment slc`: each policy does what its file says on small devices, the agent is
 //! seeded and its Q-table moves between runs, and bad setups are one-line errors.
 
-use ssdlab_core::cache::HybridDevice;
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::device::Precondition;
 use ssdlab_core::experiments::slc::{compare, tune_ust, SlcSetup};
+use ssdlab_core::ftl::hybrid::HybridFtl;
+use ssdlab_core::ftl::Precondition;
 use ssdlab_core::rl::QTable;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{open_workload, Pattern, SyntheticSpec, WorkloadSpec};
@@ -141,9 +141,9 @@ fn rl_is_seeded_learns_and_starts_from_a_saved_table() {
     a.3.save(&p).unwrap();
     let set = format!("cache.rl.q_table=\"{}\"", p.display());
     let cfg = small(&["cache.slc=rl", &set]);
-    assert!(HybridDevice::new(&cfg, 1, true, false).unwrap().q_table() == Some(&a.3));
+    assert!(HybridFtl::new(&cfg, 1, true, false).unwrap().q_table() == Some(&a.3));
     let cfg = small(&["cache.slc=rl", "cache.rl.q_table=\"/nonexistent/q.json\""]);
-    let e = HybridDevice::new(&cfg, 1, true, false)
+    let e = HybridFtl::new(&cfg, 1, true, false)
         .err()
         .unwrap()
         .to_string();
@@ -274,11 +274,11 @@ fn experiment_slc_bad_setups_are_one_line_errors() {
 
 #[test]
 fn a_shrunk_region_comes_down_one_block_per_request_and_the_series_has_one_point_per_period() {
-    use ssdlab_core::cache::HybridDevice;
-    use ssdlab_core::device::DeviceModel;
+    use ssdlab_core::ftl::hybrid::HybridFtl;
+    use ssdlab_core::ftl::FtlLayer;
     let cfg = small(&["cache.slc=external"]);
-    let mut d = HybridDevice::new(&cfg, 1, true, true).unwrap();
-    let slc = |d: &HybridDevice| d.report().slc_blocks;
+    let mut d = HybridFtl::new(&cfg, 1, true, true).unwrap();
+    let slc = |d: &HybridFtl| d.report().slc_blocks;
     // Grow to the top level with θ = every write (actions 8 = size up and θ up), writing hot pages.
     let (mut t, mut lpn, mut acted) = (0u64, 0u32, 0usize);
     let n = cfg.geometry.logical_pages() as u32 / 2;

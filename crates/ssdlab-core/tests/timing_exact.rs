@@ -133,7 +133,7 @@ fn gc_blocks_requests_behind_it() {
 /// host work and after an idle gap; where it cannot batch (copy-back off) it makes those calls.
 #[test]
 fn gc_copies_in_a_row_equal_one_call_each() {
-    use ssdlab_core::nand::Resources;
+    use ssdlab_core::flash::Resources;
     for sets in [
         vec![],
         vec!["timing.multiplane=false".to_string()],
@@ -168,9 +168,9 @@ fn gc_copies_in_a_row_equal_one_call_each() {
 #[test]
 fn partial_gc_copies_up_to_k_equal_one_step_each() {
     use rand::Rng;
-    use ssdlab_core::ftl::{Ftl, GcStep};
-    use ssdlab_core::gc::GcContext;
-    use ssdlab_core::nand::Resources;
+    use ssdlab_core::flash::Resources;
+    use ssdlab_core::ftl::gc::GcContext;
+    use ssdlab_core::ftl::map::{Ftl, GcStep};
     use ssdlab_core::rng::stream;
     for sets in [
         vec![],
@@ -249,7 +249,7 @@ fn partial_gc_copies_up_to_k_equal_one_step_each() {
 /// several moments, with planes busy with host writes and GC runs, multi-plane on and off.
 #[test]
 fn a_groups_free_time_skips_its_planes_under_gc() {
-    use ssdlab_core::nand::Resources;
+    use ssdlab_core::flash::Resources;
     for sets in [vec![], vec!["timing.multiplane=false".to_string()]] {
         let cfg = DeviceConfig::from_preset("mqsim-small", &sets).unwrap();
         let mut res = Resources::new(&cfg);

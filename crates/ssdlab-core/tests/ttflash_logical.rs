@@ -6,7 +6,7 @@ use crate::support::devices::{mixed_on as mixed, ttflash_test_device};
 use crate::support::workloads::{preconditioned as opts, Mixed};
 use ssdlab_core::config::{DeviceConfig, RainLayout};
 use ssdlab_core::experiments::ttflash::{device_for, run_stack};
-use ssdlab_core::rain::LogicalRain;
+use ssdlab_core::ftl::rain::LogicalRain;
 use ssdlab_core::sim::Simulation;
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;

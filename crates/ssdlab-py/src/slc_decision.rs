@@ -8,8 +8,8 @@ use std::sync::MutexGuard;
 
 use pyo3::prelude::*;
 use ssdlab_core::api;
-use ssdlab_core::cache::SlcObservation;
 use ssdlab_core::experiments::slc::StandIn;
+use ssdlab_core::ftl::hybrid::SlcObservation;
 use ssdlab_core::sim::Simulation;
 use ssdlab_core::SsdError;
 

@@ -1,7 +1,7 @@
 //! What the speed examples share (`bench`, `scale`): the benchmark workload on a preset.
 
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::device::Precondition;
+use ssdlab_core::ftl::Precondition;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{open_workload, ArrivalSpec, Pattern, SyntheticSpec, WorkloadSpec};
 

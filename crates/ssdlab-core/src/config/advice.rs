@@ -33,7 +33,7 @@ impl DeviceConfig {
 /// A static SLC region that leaves some plane a region of at most `cache.free_trigger` blocks
 /// (and more than none): that plane's region is at its trigger whatever it holds (its free
 /// blocks are at most its size), so every host write on it migrates an SLC victim first
-/// (`cache::reclaim`), and with migration left to idle time none opens a new SLC block. A plane
+/// (`ftl::hybrid::reclaim`), and with migration left to idle time none opens a new SLC block. A plane
 /// whose share is 0 has no region and never migrates. The shares are the hybrid device's
 /// ([`plane_share`]). Noticed on `tiny` with `cache.slc_blocks=8` (2 a plane against the
 /// default trigger of 5, NOTES.md): every write migrated, and nothing said so.

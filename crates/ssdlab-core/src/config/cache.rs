@@ -2,7 +2,7 @@
 //! Technique for Enhancing SSD Write Performance", HotStorage 2020). Any block can be used in
 //! SLC mode (1 bit per cell: `pages_per_block / 4` pages, SLC timings) or in the device's native
 //! QLC mode; a block changes mode only when erased. Setting `cache.slc` selects the hybrid
-//! device model (`cache/`); without it the device is the plain model.
+//! device model (`ftl/hybrid/`); without it the device is the plain model.
 
 use serde::{Deserialize, Serialize};
 use strum::{EnumIter, EnumMessage, IntoStaticStr};
@@ -81,7 +81,7 @@ pub struct CacheConfig {
     #[serde(default)]
     pub idle_migration: bool,
     /// `dwa`: the fill level (mapped / logical pages) from which the SLC region is off. The
-    /// white paper's value is not available to us; 0.9 is an assumption (see `cache/slc/dwa.rs`).
+    /// white paper's value is not available to us; 0.9 is an assumption (see `ftl/hybrid/slc/dwa.rs`).
     #[serde(default = "default_dwa_off_fill")]
     pub dwa_off_fill: f64,
     /// `dwa`: the most blocks its dynamic part may have (0: all the free space). Its static
@@ -104,7 +104,7 @@ pub struct CacheConfig {
 }
 
 /// SLC region sizes the dynamic policies choose from, as fractions of the space the data leaves
-/// (`cache::slc::CacheState::free_for_slc`): a fraction rather than a block count so one table
+/// (`ftl::hybrid::slc::CacheState::free_for_slc`): a fraction rather than a block count so one table
 /// or Q-table fits every utilisation and device. The seed gives neither its sizes nor their unit
 /// (slide 7's table is a lost figure); ours are none, then 1/16 doubling to 1/2, then 3/4 (the
 /// PC-like stand-in's best static setting was the largest level tried when the top was 1/2).
@@ -149,7 +149,7 @@ pub fn default_ust_table() -> Vec<UstRow> {
     ]
 }
 
-/// `[cache.rl]`: the `rl` policy's Q-learning (see `cache/slc/rl.rs` for why each default).
+/// `[cache.rl]`: the `rl` policy's Q-learning (see `ftl/hybrid/slc/rl.rs` for why each default).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SlcRlConfig {
@@ -208,7 +208,7 @@ fn default_dwa_off_fill() -> f64 {
 
 /// Plane `plane`'s share of an SLC region of `blocks` spread over `planes`: evenly, the remainder
 /// one block each on the first planes. The hybrid device sizes each plane's region by it
-/// (`cache::HybridDevice`), and the configuration's advisories read the same shares.
+/// (`ftl::hybrid::HybridFtl`), and the configuration's advisories read the same shares.
 pub fn plane_share(blocks: u32, planes: u32, plane: u32) -> u32 {
     blocks / planes + u32::from(plane < blocks % planes)
 }

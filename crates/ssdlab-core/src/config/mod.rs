@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SsdError};
 
-/// The device models (`device::DeviceModel` implementations), chosen by the sections a
+/// The device models (`ftl::FtlLayer` implementations), chosen by the sections a
 /// configuration has.
 #[derive(
     Default,
@@ -53,13 +53,13 @@ use crate::error::{Result, SsdError};
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum DeviceModelKind {
-    /// The page-mapped SSD with per-plane GC (`device::PlainDevice`).
+    /// The page-mapped SSD with per-plane GC (`ftl::plain::PlainFtl`).
     #[default]
     Plain,
-    /// Tiny-Tail Flash (`rain::RainDevice`): RAIN parity and/or the GC-tolerant flush buffer,
+    /// Tiny-Tail Flash (`ftl::rain::RainFtl`): RAIN parity and/or the GC-tolerant flush buffer,
     /// on when `rain.rain` or `rain.gtf` is set.
     TinyTail,
-    /// A hybrid SLC/QLC device with an SLC cache (`cache::HybridDevice`), on when `cache.slc`
+    /// A hybrid SLC/QLC device with an SLC cache (`ftl::hybrid::HybridFtl`), on when `cache.slc`
     /// is set.
     Hybrid,
 }

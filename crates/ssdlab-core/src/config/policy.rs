@@ -92,7 +92,7 @@ pub struct FtlConfig {
     /// real FTLs and MQSim's sector-level mapping (the SLC-cache seed maps 4 KiB units on
     /// 16 KiB pages): the FTL maps, invalidates and GC-copies units; a page is programmed when
     /// its last unit is written (the units before wait in the write buffer, see
-    /// `device::PlainDevice`).
+    /// `ftl::plain::PlainFtl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping_unit_bytes: Option<u32>,
 }

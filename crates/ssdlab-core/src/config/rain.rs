@@ -54,14 +54,14 @@ pub enum RainLayout {
     /// Physical stripes in super-blocks (ssdlab's default, how RAIN SSDs keep parity without
     /// rewriting it): host pages fill a super-block stripe by stripe, one parity page per
     /// N − 1 data pages, and GC collects whole super-blocks, all N planes of a group together
-    /// (`rain/mod.rs`).
+    /// (`ftl/rain/mod.rs`).
     SuperBlock,
     /// Logical stripes, the seed's SSDsim (its `raid` option, allocation mode 5): stripe s holds
     /// logical pages s·(N − 1) … s·(N − 1) + N − 2, each pinned to one plane of group s mod G,
     /// and a parity page of its own on the remaining plane (rotating). A page never leaves its
     /// plane (GC copies stay on the plane), so every plane collects on its own — per-plane
     /// victims, per-plane GC — and parity stays valid; the price is a parity read-modify-write
-    /// on every write that does not cover its whole stripe (`rain/logical.rs`).
+    /// on every write that does not cover its whole stripe (`ftl/rain/logical.rs`).
     Logical,
 }
 

@@ -1,7 +1,7 @@
 //! The GC-scheduler family (`gc.scheduler`). A scheduler decides *when* GC unit steps (one page
 //! copy, one erase) run; the device model executes them. `blocking` collects whole victims on
-//! demand; the others run partial GC (`gc::partial`) after requests. Implementations: `gc/`,
-//! built by `gc::build_scheduler`.
+//! demand; the others run partial GC (`ftl::gc::partial`) after requests. Implementations: `ftl/gc/`,
+//! built by `ftl::gc::build_scheduler`.
 
 use serde::{Deserialize, Serialize};
 use strum::{EnumIter, EnumMessage, IntoStaticStr};

@@ -9,9 +9,9 @@ use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{HybridDevice, HybridReport};
 use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
+use crate::ftl::hybrid::{HybridFtl, HybridReport};
 use crate::sim::{build_model, SimOptions};
 
 /// What to run (JSON from the front end).
@@ -104,7 +104,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
     let req = (u64::from(setup.request_kib) * 1024).div_ceil(unit).max(1);
     let at_start = model
         .as_any()
-        .downcast_ref::<HybridDevice>()
+        .downcast_ref::<HybridFtl>()
         .map(|d| d.report());
     let slc_block_bytes = u64::from(g.pages_per_block / g.cell_mode.bits_per_cell()) * page;
     let cache_gb = at_start.map_or(0.0, |r| {
@@ -155,7 +155,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         waf: (c.host_pages_written + c.gc_pages_copied) as f64 / host as f64,
         hybrid: model
             .as_any()
-            .downcast_ref::<HybridDevice>()
+            .downcast_ref::<HybridFtl>()
             .map(|d| d.report()),
         points,
     })

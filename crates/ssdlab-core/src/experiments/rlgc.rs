@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::{DeviceConfig, Registry, SchedulerKind};
-use crate::device::Precondition;
 use crate::error::{Result, SsdError};
+use crate::ftl::Precondition;
 use crate::sim::{Replay, SimOptions, Simulation};
 use crate::stats::{Distributions, LatencyReport, RequestCounts};
 use crate::trace::{open_workload, ArrivalSpec, WorkloadSpec};

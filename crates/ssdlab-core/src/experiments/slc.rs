@@ -19,10 +19,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{DecisionPoint, HybridReport};
 use crate::config::{DeviceConfig, SlcPolicyKind, UstRow};
-use crate::device::Precondition;
 use crate::error::{Result, SsdError};
+use crate::ftl::hybrid::{DecisionPoint, HybridReport};
+use crate::ftl::Precondition;
 use crate::rl::QTable;
 use crate::sim::{Replay, SimOptions, Simulation};
 use crate::trace::{open_workload, ArrivalSpec, LbaMapMode, Pattern, SyntheticSpec, WorkloadSpec};
@@ -536,7 +536,7 @@ pub fn tune_ust(setup: &SlcSetup) -> Result<UstTuning> {
     // Every (utilisation, size, θ, stand-in) run at once on threads ([`super::parallel`]).
     let mut tasks = Vec::new();
     for &u in us {
-        for f in crate::cache::SIZE_LEVELS {
+        for f in crate::ftl::hybrid::SIZE_LEVELS {
             for theta in THETAS_KIB {
                 tasks.extend([StandIn::Pc, StandIn::YcsbA].map(|s| (u, f, theta, s)));
             }
@@ -567,7 +567,7 @@ pub fn tune_ust(setup: &SlcSetup) -> Result<UstTuning> {
         })
         .collect();
     // Per utilisation, the fastest candidate (the first of equals).
-    let per_u = crate::cache::SIZE_LEVELS.len() * THETAS_KIB.len();
+    let per_u = crate::ftl::hybrid::SIZE_LEVELS.len() * THETAS_KIB.len();
     let table = us
         .iter()
         .enumerate()

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::OfflineConfig;
 use crate::config::{DeviceConfig, Placement};
 use crate::error::{Result, SsdError};
-use crate::ftl::{Ftl, NEVER};
+use crate::ftl::map::{Ftl, NEVER};
 use crate::rng;
 
 /// What a placement run measured (trace writes only; the prefill excluded).

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::nand::ReadParts;
+use crate::flash::ReadParts;
 use crate::stats::coarse_bin;
 
 /// Sums of one latency bin.

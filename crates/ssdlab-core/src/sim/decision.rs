@@ -1,10 +1,10 @@
 //! Decision stepping for outside agents (the Gymnasium environment) through the `external`
-//! GC scheduler (see [`crate::gc::ExternalScheduler`] for the protocol).
+//! GC scheduler (see [`crate::ftl::gc::ExternalScheduler`] for the protocol).
 
 use super::Simulation;
-use crate::cache::{HybridDevice, SlcObservation};
 use crate::error::{Result, SsdError};
-use crate::gc::{ExternalScheduler, Observation};
+use crate::ftl::gc::{ExternalScheduler, Observation};
+use crate::ftl::hybrid::{HybridFtl, SlcObservation};
 
 impl Simulation {
     /// The external scheduler's pending decision, or an error when decision stepping cannot run.
@@ -51,10 +51,10 @@ impl Simulation {
         })
     }
 
-    fn hybrid_mut(&mut self) -> Result<&mut HybridDevice> {
+    fn hybrid_mut(&mut self) -> Result<&mut HybridFtl> {
         self.model
             .as_any_mut()
-            .downcast_mut::<HybridDevice>()
+            .downcast_mut::<HybridFtl>()
             .ok_or_else(|| {
                 SsdError::Invalid(
                     "SLC decision stepping needs a hybrid device with cache.slc = \"external\""

@@ -35,7 +35,7 @@ use serde::Serialize;
 use crate::detect::diskstats::{Discards, DiskStats};
 use crate::detect::iostat::Interval;
 use crate::error::{Result, SsdError};
-pub use crate::nand::GcSpan;
+pub use crate::flash::GcSpan;
 use crate::trace::OpKind;
 
 /// One interval of the host view: the `iostat -x` fields and the GC ground truth.

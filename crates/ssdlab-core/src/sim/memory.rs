@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::SimOptions;
-use crate::cache::HybridDevice;
 use crate::config::{DeviceConfig, DeviceModelKind};
 use crate::error::{Result, SsdError};
-use crate::ftl::memory::{bytes, ftl_estimate, MemoryEstimate};
-use crate::rain::RainDevice;
+use crate::ftl::hybrid::HybridFtl;
+use crate::ftl::map::memory::{bytes, ftl_estimate, MemoryEstimate};
+use crate::ftl::rain::RainFtl;
 
 /// The environment variable that overrides the memory available (`off`, or a size).
 pub const MEMORY_LIMIT_ENV: &str = "SSDLAB_MEMORY_LIMIT";
@@ -39,8 +39,8 @@ pub fn memory_estimate(cfg: &DeviceConfig, opts: &SimOptions) -> MemoryEstimate 
     let mut e = ftl_estimate(&physical, check);
     match cfg.model_kind() {
         DeviceModelKind::Plain => {}
-        DeviceModelKind::TinyTail => e.add(RainDevice::memory_estimate(cfg, check)),
-        DeviceModelKind::Hybrid => e.add(HybridDevice::memory_estimate(cfg)),
+        DeviceModelKind::TinyTail => e.add(RainFtl::memory_estimate(cfg, check)),
+        DeviceModelKind::Hybrid => e.add(HybridFtl::memory_estimate(cfg)),
     }
     e.other_bytes += ENGINE_BYTES;
     e

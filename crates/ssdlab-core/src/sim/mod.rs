@@ -1,6 +1,6 @@
 //! The replay loop: a request becomes a page range, the device model serves it (mapping,
 //! placement, GC, NAND timing are the model's), statistics record the completion. The engine
-//! knows only the [`DeviceModel`] seam and never asks which model it runs. A [`Simulation`] is a
+//! knows only the [`FtlLayer`] seam and never asks which model it runs. A [`Simulation`] is a
 //! value; it owns its device model, workload and statistics.
 
 mod breakdown;
@@ -11,8 +11,8 @@ mod options;
 mod replay;
 mod sampling;
 
-pub use crate::device::Precondition;
-pub use crate::rain::TtflashReport;
+pub use crate::ftl::rain::TtflashReport;
+pub use crate::ftl::Precondition;
 pub use breakdown::ReadBreakdown;
 pub use host::{GcLabel, IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
 pub use memory::{
@@ -24,13 +24,14 @@ pub use options::{Replay, SimOptions};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::cache::{HybridDevice, HybridReport};
 use crate::config::{DeviceConfig, DeviceModelKind, Placement};
-use crate::device::{DeviceModel, OracleHints, PlainDevice};
 use crate::error::Result;
-use crate::ftl::Ftl;
-use crate::gc::GcScheduler;
-use crate::rain::RainDevice;
+use crate::ftl::gc::GcScheduler;
+use crate::ftl::hybrid::{HybridFtl, HybridReport};
+use crate::ftl::map::Ftl;
+use crate::ftl::plain::{OracleHints, PlainFtl};
+use crate::ftl::rain::RainFtl;
+use crate::ftl::FtlLayer;
 use crate::stats::{
     EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries,
 };
@@ -51,7 +52,7 @@ enum Ahead {
 pub struct Simulation {
     cfg: DeviceConfig,
     opts: SimOptions,
-    model: Box<dyn DeviceModel>,
+    model: Box<dyn FtlLayer>,
     source: Box<dyn RequestSource>,
     /// The next request, already fetched (see `advance`), written in place by the source: a
     /// request returned by value through `dyn RequestSource` and moved on at once costs
@@ -118,12 +119,12 @@ pub(crate) fn build_model(
     cfg: &DeviceConfig,
     opts: &SimOptions,
     oracle: Option<OracleHints>,
-) -> Result<Box<dyn DeviceModel>> {
+) -> Result<Box<dyn FtlLayer>> {
     let (seed, timed, check) = (opts.seed, opts.timing, opts.check_every > 0);
     Ok(match cfg.model_kind() {
-        DeviceModelKind::Plain => Box::new(PlainDevice::new(cfg, seed, timed, check, oracle)?),
-        DeviceModelKind::TinyTail => Box::new(RainDevice::new(cfg, seed, timed, check)?),
-        DeviceModelKind::Hybrid => Box::new(HybridDevice::new(cfg, seed, timed, check)?),
+        DeviceModelKind::Plain => Box::new(PlainFtl::new(cfg, seed, timed, check, oracle)?),
+        DeviceModelKind::TinyTail => Box::new(RainFtl::new(cfg, seed, timed, check)?),
+        DeviceModelKind::Hybrid => Box::new(HybridFtl::new(cfg, seed, timed, check)?),
     })
 }
 
@@ -160,7 +161,7 @@ impl Simulation {
             ahead_at: 0,
             // The engine addresses mapping units (pages unless `ftl.mapping_unit_bytes`).
             page_size: u64::from(cfg.unit_bytes()),
-            page_shift: crate::ftl::pow2_shift(u64::from(cfg.unit_bytes())),
+            page_shift: crate::ftl::map::pow2_shift(u64::from(cfg.unit_bytes())),
             logical_pages: cfg.logical_units(),
             clock: Clock::default(),
             rec: Recorder::default(),
@@ -195,7 +196,7 @@ impl Simulation {
         self.model.ftl()
     }
     /// The device model serving this simulation.
-    pub fn model(&self) -> &dyn DeviceModel {
+    pub fn model(&self) -> &dyn FtlLayer {
         self.model.as_ref()
     }
     pub fn is_finished(&self) -> bool {
@@ -218,13 +219,13 @@ impl Simulation {
     pub fn hybrid_report(&self) -> Option<HybridReport> {
         self.model
             .as_any()
-            .downcast_ref::<HybridDevice>()
+            .downcast_ref::<HybridFtl>()
             .map(|d| d.report())
     }
 
     pub fn ttflash_report(&self) -> TtflashReport {
         let bf = self.blocked_fraction();
-        match self.model.as_any().downcast_ref::<RainDevice>() {
+        match self.model.as_any().downcast_ref::<RainFtl>() {
             Some(d) => d.report(bf),
             None => TtflashReport {
                 parity_pages_written: self.ftl().counters.parity_pages_written,
@@ -235,9 +236,9 @@ impl Simulation {
     }
 
     /// Test mode: rebuild every protected live page from its stripe and verify its checksum
-    /// (RAIN devices; `(0, 0)` otherwise). See [`RainDevice::audit`].
+    /// (RAIN devices; `(0, 0)` otherwise). See [`RainFtl::audit`].
     pub fn audit_parity(&mut self) -> Result<(u64, u64)> {
-        match self.model.as_any_mut().downcast_mut::<RainDevice>() {
+        match self.model.as_any_mut().downcast_mut::<RainFtl>() {
             Some(d) => d.audit(),
             None => Ok((0, 0)),
         }
@@ -256,18 +257,18 @@ impl Simulation {
     /// The learned Q-table of the GC scheduler (`rlgc`, `rlgc-aggressive`) or of the SLC-cache
     /// policy (`cache.slc = "rl"`), if the run has one.
     pub fn q_table(&self) -> Option<&crate::rl::QTable> {
-        if let Some(h) = self.model.as_any().downcast_ref::<HybridDevice>() {
+        if let Some(h) = self.model.as_any().downcast_ref::<HybridFtl>() {
             return h.q_table();
         }
         let s = self.model.scheduler()?;
         s.as_any()
-            .downcast_ref::<crate::gc::RlGc>()
+            .downcast_ref::<crate::ftl::gc::RlGc>()
             .map(|r| r.q_table())
     }
 
     /// Start the `rl` SLC-cache policy from `table` (pre-training; after preconditioning).
     pub fn set_slc_q_table(&mut self, table: crate::rl::QTable) -> Result<()> {
-        match self.model.as_any_mut().downcast_mut::<HybridDevice>() {
+        match self.model.as_any_mut().downcast_mut::<HybridFtl>() {
             Some(h) => h.set_q_table(table),
             None => Err(crate::SsdError::Invalid(
                 "a Q-table for the SLC cache needs a hybrid device (cache.slc = \"rl\")".into(),
@@ -276,10 +277,10 @@ impl Simulation {
     }
 
     /// The SLC-cache policy's decisions in the measured run (hybrid devices; empty otherwise).
-    pub fn slc_decisions(&self) -> &[crate::cache::DecisionPoint] {
+    pub fn slc_decisions(&self) -> &[crate::ftl::hybrid::DecisionPoint] {
         self.model
             .as_any()
-            .downcast_ref::<HybridDevice>()
+            .downcast_ref::<HybridFtl>()
             .map_or(&[], |h| h.decisions())
     }
 

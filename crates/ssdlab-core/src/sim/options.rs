@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::device::Precondition;
 use crate::error::{Result, SsdError};
+use crate::ftl::Precondition;
 
 /// How request arrival times are decided.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@ use std::cmp::Reverse;
 
 use super::{Replay, Simulation};
 use crate::error::{Result, SsdError};
-use crate::gc::RequestInfo;
-use crate::nand::OpDone;
+use crate::flash::OpDone;
+use crate::ftl::gc::RequestInfo;
 use crate::trace::{OpKind, Request};
 
 /// The latest open-loop arrival, ns after the first request (2^62 ns ≈ 146 years): with every

@@ -53,7 +53,7 @@ pub struct SimResult {
     pub latency_us: LatencyReport,
     /// Host page writes done by preconditioning (not in the counters above).
     pub precondition_pages: u64,
-    /// The hybrid SLC/QLC device's report (`cache::HybridReport`: host pages per mode,
+    /// The hybrid SLC/QLC device's report (`ftl::hybrid::HybridReport`: host pages per mode,
     /// migration and GC, the write-time breakdown); absent on other device models.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hybrid: Option<serde_json::Value>,

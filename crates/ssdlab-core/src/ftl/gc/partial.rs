@@ -10,7 +10,7 @@
 use super::context::GcContext;
 use crate::config::{DeviceConfig, OpTimes};
 use crate::error::Result;
-use crate::ftl::GcStep;
+use crate::ftl::map::GcStep;
 
 /// LazyRTGC's partial-task size: α = ⌊t_erase / (t_read + t_program)⌋ page copies (Zhang et al.
 /// TODAES 2015 §4), at least 1.
@@ -23,7 +23,7 @@ pub fn lazyrtgc_quantum(t: &OpTimes) -> u32 {
 #[derive(Debug, Clone)]
 pub struct PartialGc {
     intensive: Vec<bool>,
-    /// The FTL's [`free epoch`](crate::ftl::Ftl::free_epoch) at which every plane was last found
+    /// The FTL's [`free epoch`](crate::ftl::map::Ftl::free_epoch) at which every plane was last found
     /// out of intensive GC, nothing having run since: while it stands, no plane's count and so
     /// no plane's state can have changed, and the per-request update over every plane is
     /// skipped (bit-identical; issue 19).
@@ -103,7 +103,7 @@ impl PartialGc {
     }
 
     /// Every plane is out of intensive GC, decided on the free counts of `epoch`
-    /// ([`crate::ftl::Ftl::free_epoch`]), which still stand: what depends only on those counts
+    /// ([`crate::ftl::map::Ftl::free_epoch`]), which still stand: what depends only on those counts
     /// and these states is what it was when last worked out at `epoch`.
     pub fn settled_at(&self, epoch: u64) -> bool {
         self.settled == Some(epoch)
@@ -149,7 +149,7 @@ pub fn run_action(
 /// Run steps on `plane` while the estimated end of the next one stays within `until`. Returns
 /// the number of steps run.
 ///
-/// When a copy's duration is fixed ([`crate::nand::Resources::fixed_copy_ns`]: copy-back, one
+/// When a copy's duration is fixed ([`crate::flash::Resources::fixed_copy_ns`]: copy-back, one
 /// unit per page), a started victim's next copies are run and timed together (speed item 39):
 /// as many as steps one at a time would run before the estimate passes `until` — copy i (from
 /// 0) starts at `t + i · fixed` and runs if that plus the estimate `copy_ns` is within `until`.

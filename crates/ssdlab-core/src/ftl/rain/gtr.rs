@@ -3,12 +3,12 @@
 //! when that is sooner. With the rotating flush (`rain.rotating_flush`, an ssdlab extension) a
 //! read whose plane is busy with a host program is rebuilt the same way.
 
-use super::device::RainDevice;
+use super::device::RainFtl;
 use super::rebuild::Via;
 use crate::error::Result;
-use crate::nand::OpDone;
+use crate::flash::OpDone;
 
-impl RainDevice {
+impl RainFtl {
     /// A host read of one mapped page at `ppn`: from the buffer, rebuilt from its stripe (GTR)
     /// when its plane is busy with GC (or, with the rotating flush, a host program) and that is
     /// sooner, or from its plane.

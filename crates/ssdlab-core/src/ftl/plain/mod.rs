@@ -10,21 +10,25 @@
 //! for the program, behind whatever (GC included) holds the plane. A read of a unit still in the buffer costs
 //! no flash time; units of one request in one flash page share one page read.
 
+mod oracle;
+
+pub use oracle::OracleHints;
+
 use std::any::Any;
 use std::ops::Range;
 
 use rand::Rng;
 
-use super::{DeviceModel, OracleHints, Precondition, SchedulerCall};
+use super::{FtlLayer, Precondition, SchedulerCall};
 use crate::config::DeviceConfig;
 use crate::error::Result;
-use crate::ftl::{Ftl, NEVER};
-use crate::gc::{build_scheduler, GcContext, GcScheduler, RequestInfo};
-use crate::nand::{OpDone, Resources};
+use crate::flash::{OpDone, Resources};
+use crate::ftl::gc::{build_scheduler, GcContext, GcScheduler, RequestInfo};
+use crate::ftl::map::{Ftl, NEVER};
 use crate::rng::{self, SimRng};
 
 /// The plain device model (and the base the RAIN model builds on).
-pub struct PlainDevice {
+pub struct PlainFtl {
     pub(crate) ftl: Ftl,
     pub(crate) res: Resources,
     pub(crate) timed: bool,
@@ -36,7 +40,7 @@ pub struct PlainDevice {
     oracle: Option<OracleHints>,
 }
 
-impl PlainDevice {
+impl PlainFtl {
     /// `check`: verify that no page is programmed twice between erases (tests); `oracle`: the
     /// next-write times of the `oracle` placement.
     pub fn new(
@@ -51,7 +55,7 @@ impl PlainDevice {
             ftl.enable_program_checks();
         }
         let scheduler = build_scheduler(cfg.gc.scheduler, cfg, seed)?;
-        Ok(PlainDevice {
+        Ok(PlainFtl {
             ftl,
             res: Resources::new(cfg),
             timed,
@@ -132,7 +136,7 @@ impl PlainDevice {
     }
 }
 
-impl DeviceModel for PlainDevice {
+impl FtlLayer for PlainFtl {
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         let written = precondition(&mut self.ftl, p, seed)?;
         self.ftl.reset_counters();
@@ -201,7 +205,7 @@ impl DeviceModel for PlainDevice {
         self.res.gc_busy_ns
     }
 
-    fn resources_mut(&mut self) -> &mut crate::nand::Resources {
+    fn resources_mut(&mut self) -> &mut crate::flash::Resources {
         &mut self.res
     }
 

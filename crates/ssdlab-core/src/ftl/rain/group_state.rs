@@ -1,4 +1,4 @@
-//! The state of one group's stripe-group GC (`rain::group_gc` runs it; `rain::superblock`
+//! The state of one group's stripe-group GC (`ftl::rain::group_gc` runs it; `ftl::rain::superblock`
 //! holds one per group).
 
 use std::collections::VecDeque;

@@ -7,8 +7,8 @@
 use std::collections::VecDeque;
 
 use crate::error::{Result, SsdError};
-use crate::ftl::memory::{units_estimate, MemoryEstimate};
-use crate::ftl::Ftl;
+use crate::ftl::map::memory::{units_estimate, MemoryEstimate};
+use crate::ftl::map::Ftl;
 use crate::rng::SimRng;
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -300,7 +300,7 @@ impl Plane {
     }
 }
 
-impl super::HybridDevice {
+impl super::HybridFtl {
     /// Heap this model needs beyond its plain base, from `cfg` before anything is allocated:
     /// each block's mode and its place in its plane's free pool, and the victim index over
     /// (mode, block) units the FTL keeps for it; the SLC policy's tables (at most the `rl`

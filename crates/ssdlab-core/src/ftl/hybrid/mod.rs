@@ -1,6 +1,6 @@
 //! The hybrid SLC/QLC device with an SLC cache (Yoo & Shin, "Reinforcement Learning-Based SLC
 //! Cache Technique for Enhancing SSD Write Performance", HotStorage 2020; `[cache]`): the third
-//! device model, built on a [`PlainDevice`] (its FTL, time lines and random streams) the way the
+//! device model, built on a [`PlainFtl`] (its FTL, time lines and random streams) the way the
 //! RAIN model is. It allocates blocks itself through the FTL's narrow handle:
 //!
 //! - any erased block can be opened in SLC mode (`pages_per_block / bits per cell` pages, SLC
@@ -22,7 +22,7 @@
 //! on 16 KiB pages) "pages" below are mapping units: θ, the region's blocks and the reward
 //! count units, a flash page is programmed when its last unit is written (SLC and QLC alike)
 //! and a host unit that does not fill its page is acknowledged once placed, after the reclaim
-//! it waited for (the write buffer of `device::PlainDevice`).
+//! it waited for (the write buffer of `ftl::plain::PlainFtl`).
 
 mod model;
 mod reclaim;
@@ -35,10 +35,10 @@ pub use slc::{SlcObservation, RL_ACTIONS, RL_STATES, SIZE_LEVELS, THETA_LEVELS_K
 use serde::Serialize;
 
 use crate::config::{CellMode, DeviceConfig, OpTimes, SlcPolicyKind};
-use crate::device::PlainDevice;
 use crate::error::{Result, SsdError};
-use crate::ftl::UnitLayout;
-use crate::nand::OpDone;
+use crate::flash::OpDone;
+use crate::ftl::map::UnitLayout;
+use crate::ftl::plain::PlainFtl;
 use crate::rng::{self, SimRng};
 use region::{Layout, Plane, NONE};
 use slc::{CacheState, Decision, PeriodStats, SlcPolicy};
@@ -64,7 +64,7 @@ pub struct HybridReport {
     pub qlc_write_ns: u64,
     /// Plane time spent migrating (copies and SLC erases), ns.
     pub migration_busy_ns: u64,
-    /// Blocks in SLC mode now, and the SLC region's size (filled in by [`HybridDevice::report`]).
+    /// Blocks in SLC mode now, and the SLC region's size (filled in by [`HybridFtl::report`]).
     pub slc_blocks: u32,
     pub slc_target: u32,
 }
@@ -82,8 +82,8 @@ pub struct DecisionPoint {
 }
 
 /// The hybrid SLC/QLC device.
-pub struct HybridDevice {
-    base: PlainDevice,
+pub struct HybridFtl {
+    base: PlainFtl,
     lay: Layout,
     planes: Vec<Plane>,
     /// The mode of every block while in use.
@@ -119,9 +119,9 @@ pub struct HybridDevice {
     shrunk_this_request: bool,
 }
 
-impl HybridDevice {
+impl HybridFtl {
     pub fn new(cfg: &DeviceConfig, seed: u64, timed: bool, check: bool) -> Result<Self> {
-        let mut base = PlainDevice::new(cfg, seed, timed, check, None)?;
+        let mut base = PlainFtl::new(cfg, seed, timed, check, None)?;
         let g = &cfg.geometry;
         let c = &cfg.cache;
         let planes = g.planes();
@@ -143,7 +143,7 @@ impl HybridDevice {
         let theta = (u64::from(c.theta_kib) * 1024).div_ceil(unit);
         let period =
             u64::from(lay.slc_ppb) * u64::from(planes) * u64::from(c.decision_period_blocks);
-        let mut d = HybridDevice {
+        let mut d = HybridFtl {
             base,
             planes: (0..planes).map(|p| Plane::new(p * bpp, bpp)).collect(),
             modes: vec![Mode::Qlc; total as usize],

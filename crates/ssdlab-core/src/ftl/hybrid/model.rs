@@ -1,19 +1,19 @@
-//! The hybrid device as a [`DeviceModel`].
+//! The hybrid device as a [`FtlLayer`].
 
 use std::any::Any;
 use std::ops::Range;
 
 use rand::Rng;
 
-use super::{HybridDevice, HybridReport};
-use crate::device::{DeviceModel, Precondition, SchedulerCall};
+use super::{HybridFtl, HybridReport};
 use crate::error::{Result, SsdError};
-use crate::ftl::Ftl;
-use crate::gc::{GcScheduler, RequestInfo};
-use crate::nand::OpDone;
+use crate::flash::OpDone;
+use crate::ftl::gc::{GcScheduler, RequestInfo};
+use crate::ftl::map::Ftl;
+use crate::ftl::{FtlLayer, Precondition, SchedulerCall};
 use crate::rng;
 
-impl DeviceModel for HybridDevice {
+impl FtlLayer for HybridFtl {
     /// Sequential fill as large (cold) writes, then random single-page (hot) writes, timing off.
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         let n = p.pages(self.base.ftl.logical_pages());
@@ -113,7 +113,7 @@ impl DeviceModel for HybridDevice {
         self.base.res.gc_busy_ns
     }
 
-    fn resources_mut(&mut self) -> &mut crate::nand::Resources {
+    fn resources_mut(&mut self) -> &mut crate::flash::Resources {
         &mut self.base.res
     }
 

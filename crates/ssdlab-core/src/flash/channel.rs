@@ -32,7 +32,7 @@ pub struct CopyRun {
 }
 
 /// The current request: its arrival, and its number (1 for the first), as
-/// [`crate::nand::Resources::advance`] was told.
+/// [`crate::flash::Resources::advance`] was told.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Now {
     pub at: u64,

@@ -1,7 +1,7 @@
 //! The Tiny-Tail Flash device model (Yan et al., FAST 2017; `[rain]`): host writes into RAIN
 //! super-blocks with parity, the stripe-group GC and its scheduling (rotating or not),
 //! GC-tolerant reads (XOR rebuild), the GC-tolerant flush buffer, and RAIN-aware
-//! preconditioning. Built on a [`PlainDevice`]: its FTL, time lines and (for GTF without
+//! preconditioning. Built on a [`PlainFtl`]: its FTL, time lines and (for GTF without
 //! parity) its page programs and GC scheduler.
 
 use std::any::Any;
@@ -13,12 +13,13 @@ use rand::Rng;
 use super::superblock::Stripe;
 use super::{LogicalRain, Rain, RainStats, WriteBuffer};
 use crate::config::{DeviceConfig, OpenParity, RainConfig, RainLayout};
-use crate::device::{DeviceModel, PlainDevice, Precondition, SchedulerCall};
 use crate::error::Result;
-use crate::ftl::memory::{grown, units_estimate, MemoryEstimate};
-use crate::ftl::Ftl;
-use crate::gc::{GcScheduler, RequestInfo};
-use crate::nand::OpDone;
+use crate::flash::OpDone;
+use crate::ftl::gc::{GcScheduler, RequestInfo};
+use crate::ftl::map::memory::{grown, units_estimate, MemoryEstimate};
+use crate::ftl::map::Ftl;
+use crate::ftl::plain::PlainFtl;
+use crate::ftl::{FtlLayer, Precondition, SchedulerCall};
 use crate::rng;
 
 /// What the Tiny-Tail Flash layer did during the measured run.
@@ -39,8 +40,8 @@ pub struct TtflashReport {
 
 /// The Tiny-Tail Flash device: RAIN parity (`rain.rain`) and/or the GC-tolerant flush buffer
 /// (`rain.gtf`) over a plain device.
-pub struct RainDevice {
-    pub(super) base: PlainDevice,
+pub struct RainFtl {
+    pub(super) base: PlainFtl,
     pub(super) rcfg: RainConfig,
     pub(super) channels: u32,
     /// GC operations of one group in one call beyond which GC is a livelock (it copies a whole
@@ -68,7 +69,7 @@ pub struct RainDevice {
     pub(super) rotate_now: bool,
 }
 
-impl RainDevice {
+impl RainFtl {
     /// `check`: test mode (no double programs; page contents tracked as checksums so that every
     /// rebuild is verified).
     pub fn new(cfg: &DeviceConfig, seed: u64, timed: bool, check: bool) -> Result<Self> {
@@ -76,7 +77,7 @@ impl RainDevice {
         // Parity on top of the user's spare (`rain.parity_space`): more blocks, same user pages.
         let cfg = &cfg.rain_physical();
         let logical = cfg.rain.rain && cfg.rain.layout == RainLayout::Logical;
-        let mut base = PlainDevice::new(cfg, seed, timed, check, None)?;
+        let mut base = PlainFtl::new(cfg, seed, timed, check, None)?;
         let g = &cfg.geometry;
         let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
         let lrain = logical.then(|| LogicalRain::new(g.channels, per_channel, user, check));
@@ -104,7 +105,7 @@ impl RainDevice {
             };
             WriteBuffer::new(cap, cfg.rain.flush_at, unit, g.logical_pages() as usize)
         });
-        Ok(RainDevice {
+        Ok(RainFtl {
             base,
             rcfg: cfg.rain.clone(),
             channels: g.channels,
@@ -240,7 +241,7 @@ impl RainDevice {
     }
 }
 
-impl DeviceModel for RainDevice {
+impl FtlLayer for RainFtl {
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         if self.rain.is_none() && self.lrain.is_none() {
             // GTF alone: the plain device's preconditioning.
@@ -327,7 +328,7 @@ impl DeviceModel for RainDevice {
         self.base.gc_busy_ns()
     }
 
-    fn resources_mut(&mut self) -> &mut crate::nand::Resources {
+    fn resources_mut(&mut self) -> &mut crate::flash::Resources {
         &mut self.base.res
     }
 
@@ -351,7 +352,7 @@ impl DeviceModel for RainDevice {
     }
 }
 
-impl RainDevice {
+impl RainFtl {
     /// Preconditioning with parity (timing off): as `precondition::run`, through `program_page`.
     pub(super) fn precondition_pages(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         let mut prng = rng::stream(seed, "precondition");

@@ -1,9 +1,9 @@
 //! When and how the hybrid device reclaims space (`super`): migration of SLC data to QLC and
 //! QLC GC, run as unit steps on a plane's time line — on demand before a host write
-//! ([`HybridDevice::reclaim`]) or in idle time ([`HybridDevice::idle_migrate`]).
+//! ([`HybridFtl::reclaim`]) or in idle time ([`HybridFtl::idle_migrate`]).
 
 use super::region::{Mode, Step};
-use super::HybridDevice;
+use super::HybridFtl;
 use crate::error::{Result, SsdError};
 
 /// What reclaiming before a host write did: when its last step ended, and the plane time of
@@ -14,10 +14,10 @@ pub(super) struct Reclaimed {
     pub(super) gc_ns: u64,
 }
 
-impl HybridDevice {
+impl HybridFtl {
     /// Run one reclaim step of `mode` on `plane` from `t` (timed) and account it; the step's end.
     /// With `pending`, a whole-page copy is only counted there, to be timed with the ones
-    /// after it ([`HybridDevice::flush`]: the same times, ~100 instructions less per copy); the
+    /// after it ([`HybridFtl::flush`]: the same times, ~100 instructions less per copy); the
     /// copies pending are timed before any other step.
     pub(super) fn step(
         &mut self,
@@ -85,7 +85,7 @@ impl HybridDevice {
     }
 
     /// Time the `pending` whole-page copies of `mode`'s job on `plane` from `t`, as that many
-    /// steps would one after another ([`crate::nand::Resources::gc_copies_in`]); their end.
+    /// steps would one after another ([`crate::flash::Resources::gc_copies_in`]); their end.
     fn flush(&mut self, plane: u32, mode: Mode, t: u64, pending: &mut u32) -> u64 {
         if *pending == 0 {
             return t;

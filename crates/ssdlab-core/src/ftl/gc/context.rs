@@ -4,8 +4,8 @@
 //! FTL always, and on the NAND time lines when timing is on.
 
 use crate::error::{Result, SsdError};
-use crate::ftl::{Ftl, GcStep};
-use crate::nand::Resources;
+use crate::flash::Resources;
+use crate::ftl::map::{Ftl, GcStep};
 use crate::rng::SimRng;
 
 /// What the engine tells a scheduler about the request just served.
@@ -223,7 +223,7 @@ pub trait GcScheduler: Send {
         Ok(())
     }
     /// True when [`Self::after_page_write`] does nothing unless the plane needs GC
-    /// ([`crate::ftl::Ftl::needs_gc`]) and [`Self::after_request`] does nothing at all: a device
+    /// ([`crate::ftl::map::Ftl::needs_gc`]) and [`Self::after_request`] does nothing at all: a device
     /// model may then skip both calls otherwise (two calls through `dyn` a host page and one a
     /// request that would return at once; docs/speed.md item 56). False unless overridden.
     fn on_demand_only(&self) -> bool {

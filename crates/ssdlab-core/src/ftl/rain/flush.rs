@@ -9,11 +9,11 @@
 //! places a page as it allocates it).
 
 use super::buffer::Held;
-use super::device::RainDevice;
+use super::device::RainFtl;
 use crate::error::Result;
-use crate::nand::OpDone;
+use crate::flash::OpDone;
 
-impl RainDevice {
+impl RainFtl {
     /// A host write of one page through the GTF buffer (when on) or straight to flash. With the
     /// buffer the write completes when its page is in RAM; it waits only when the buffer is full
     /// (then for the earliest program in flight, flushing a unit now if none is).
@@ -89,7 +89,7 @@ impl RainDevice {
     /// stripe unit is flushed when its planes are idle (and not before the latest admission or
     /// the previous unit), so that the flush never queues programs in front of later reads.
     /// With the rotating flush a unit is only staged (mapped, its programs held) and its
-    /// programs are placed one per group at a time ([`RainDevice::place_rotating`]); at most
+    /// programs are placed one per group at a time ([`RainFtl::place_rotating`]); at most
     /// one stripe per group is staged ahead.
     pub(super) fn flush_until(&mut self, now: u64) -> Result<()> {
         if !self.held.is_empty() {
@@ -191,7 +191,7 @@ impl RainDevice {
     }
 
     /// A host program (page or parity) on `plane` from `ready`, remembered for the rotating
-    /// flush's reads ([`RainDevice::program_busy_at`]) and, if `chained`, as the end of its
+    /// flush's reads ([`RainFtl::program_busy_at`]) and, if `chained`, as the end of its
     /// group's chain (which rotating GC waits for; parallel programs above the high-water mark
     /// do not hold GC back).
     fn program_now(&mut self, plane: u32, ready: u64, chained: bool) -> OpDone {
@@ -216,7 +216,7 @@ impl RainDevice {
 
     /// Program the held pages whose plane's GC has ended by `now` (all of them if `force`: a
     /// full buffer with nothing in flight), each from the end of that GC — after the reads that
-    /// queued behind it. With the rotating flush (not forced): [`RainDevice::place_rotating`].
+    /// queued behind it. With the rotating flush (not forced): [`RainFtl::place_rotating`].
     pub(super) fn place_held(&mut self, now: u64, force: bool) {
         if !force && self.rcfg.rotating_flush && self.rain.is_some() {
             let chained = self.rotating_now();

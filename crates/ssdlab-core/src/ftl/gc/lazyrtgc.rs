@@ -16,7 +16,7 @@ use crate::error::Result;
 pub struct LazyRtgc {
     quantum: u32,
     trigger: u32,
-    /// The free epoch ([`crate::ftl::Ftl::free_epoch`]) at which the last look found no plane
+    /// The free epoch ([`crate::ftl::map::Ftl::free_epoch`]) at which the last look found no plane
     /// at the trigger and none with a job: while it stands no free count has changed, and a job
     /// starts only here (forced GC finishes the victims it starts), so the look would find the
     /// same (speed item 42).

@@ -65,7 +65,7 @@ pub(super) fn stripe_order(channels: u32, chips: u32, dies: u32, planes: u32) ->
 #[cfg(test)]
 mod tests {
     use crate::config::DeviceConfig;
-    use crate::ftl::Ftl;
+    use crate::ftl::map::Ftl;
 
     /// By shift or by division, a page's block and plane are the quotients.
     #[test]

@@ -3,11 +3,11 @@
 //! finds no room (optionally on all planes of the group at once, `pfg`), and the host page
 //! program that triggers them.
 
-use super::device::RainDevice;
+use super::device::RainFtl;
 use super::GcOp;
 use crate::error::{Result, SsdError};
-use crate::ftl::NEVER;
-use crate::nand::OpDone;
+use crate::flash::OpDone;
+use crate::ftl::map::NEVER;
 
 /// How far a group's GC runs now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub(super) enum GcRun {
     Forced(u64),
 }
 
-impl RainDevice {
+impl RainFtl {
     /// Run group `g`'s GC as `how` says. Under rotating GC the group's operations are chained
     /// (each starts after the previous one ends), so at most one plane of the group does GC at
     /// any instant.

@@ -76,7 +76,7 @@ mod schedule;
 mod superblock;
 
 pub use buffer::WriteBuffer;
-pub use device::{RainDevice, TtflashReport};
+pub use device::{RainFtl, TtflashReport};
 pub use group_gc::GcOp;
 pub use logical::LogicalRain;
 pub use rebuild::Via;

@@ -1,13 +1,13 @@
 //! Stripe-group GC of the RAIN layer: per group, rounds over the channels; at its turn a plane
 //! closes due GC stripes with their parity, erases the members of collected victims that are
 //! safe to erase, and copies its valid pages of the round's victim into an open GC super-block
-//! (see the module docs of [`crate::rain`] for the rules and why they keep parity correct).
+//! (see the module docs of [`crate::ftl::rain`] for the rules and why they keep parity correct).
 
 use super::group_state::{OpenGc, Phase};
 use super::superblock::{Rain, Sb, MAX_OPEN_GC_SB, NONE, STRIPE_ROUNDS};
 use crate::config::VictimPolicy;
 use crate::error::{Result, SsdError};
-use crate::ftl::Ftl;
+use crate::ftl::map::Ftl;
 
 /// One GC operation, as executed on the FTL (the caller gives it time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 //! Super-block allocation and host stripes of the RAIN layer: the super-block table, free
 //! super-blocks per group, the open host stripe and its parity. See the module docs of
-//! [`crate::rain`].
+//! [`crate::ftl::rain`].
 
 use std::collections::VecDeque;
 
 use crate::error::Result;
-use crate::ftl::{Ftl, UnitLayout};
+use crate::ftl::map::{Ftl, UnitLayout};
 use crate::rng::{self, SimRng};
 
 use super::group_state::GroupGc;
@@ -281,11 +281,11 @@ impl Rain {
                 // was fetched by the previous call), while this one is filled.
                 let k = self.free_stripes.len();
                 if k >= 2 {
-                    crate::ftl::prefetch(&self.stripes, self.free_stripes[k - 2] as usize);
+                    crate::ftl::map::prefetch(&self.stripes, self.free_stripes[k - 2] as usize);
                 }
                 if let Some(&next) = self.free_stripes.last() {
                     let m = &self.stripes[next as usize].members;
-                    crate::ftl::prefetch(m, 0);
+                    crate::ftl::map::prefetch(m, 0);
                 }
                 id
             }

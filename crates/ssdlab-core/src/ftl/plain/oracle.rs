@@ -2,7 +2,7 @@
 //! for every host page write, the index of the same page's next write is precomputed.
 
 use crate::error::Result;
-use crate::ftl::NEVER;
+use crate::ftl::map::NEVER;
 use crate::trace::{OpKind, RequestSource, VecSource};
 
 /// Next-write times of every host page write of the workload, in order.

@@ -27,11 +27,11 @@
 //!   through idle time. A plane with no room for a host page collects at once (forced), turn or
 //!   not: a write cannot wait forever (the seed has no forced GC; its planes run out of pages).
 
-use super::device::RainDevice;
+use super::device::RainFtl;
 use super::{page_checksum, RainStats};
 use crate::error::{Result, SsdError};
-use crate::ftl::{Ftl, GcStep};
-use crate::nand::OpDone;
+use crate::flash::OpDone;
+use crate::ftl::map::{Ftl, GcStep};
 
 const NONE: u32 = u32::MAX;
 
@@ -154,7 +154,7 @@ impl LogicalRain {
     }
 }
 
-impl RainDevice {
+impl RainFtl {
     fn lrain(&self) -> &LogicalRain {
         self.lrain.as_ref().expect("logical stripes")
     }

@@ -6,7 +6,7 @@
 use super::page_checksum;
 use super::superblock::{Rain, NONE};
 use crate::error::{Result, SsdError};
-use crate::ftl::Ftl;
+use crate::ftl::map::Ftl;
 
 /// How a page is rebuilt ([`Rain::rebuild_set`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

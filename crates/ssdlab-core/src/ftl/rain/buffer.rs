@@ -5,14 +5,14 @@
 //! — then for the earliest program in flight.
 //!
 //! The buffer only keeps the bookkeeping; *when* a unit is flushed is the simulation's choice
-//! (`sim::rain_io`): when the planes it goes to are idle, so that a flush never queues a burst
+//! (`ftl::rain::flush`): when the planes it goes to are idle, so that a flush never queues a burst
 //! of programs in front of later reads. A unit's pages keep their slots until the whole stripe,
 //! parity included, is programmed (until then a page is served from RAM, never rebuilt).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// A program the GTF flush holds in RAM until its plane's GC ends (`rain::flush`): the plane,
+/// A program the GTF flush holds in RAM until its plane's GC ends (`ftl::rain::flush`): the plane,
 /// the host page (`None`: a stripe's parity) and when it was flushed; with logical stripes, a
 /// parity program also waits for its read-modify-write's reads on the planes of `reads`
 /// (channel bits of its group) that were collecting, done when it is placed.
