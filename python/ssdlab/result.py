@@ -62,6 +62,9 @@ class Result:
     #: The hybrid SLC/QLC device's report (host pages per mode, migration, GC, write-time
     #: breakdown in ns); None on other device models.
     hybrid: dict[str, Any] | None = None
+    #: The RAIN FTL's report (stripes, parity pages, rebuilt reads, the GC-tolerant flush's
+    #: buffer); None on other FTLs.
+    rain: dict[str, Any] | None = None
     #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
     #: pending, reallocated); None otherwise.
     host_fs: dict[str, Any] | None = None
@@ -95,7 +98,7 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "host_fs"):
+        for k in ("hybrid", "rain", "host_fs"):
             if d[k] is None:
                 del d[k]
         d["series"] = {k: np.asarray(v).tolist() for k, v in self.series.items()}

@@ -6,28 +6,32 @@
 //!   workload (trace reader | generator)                      trace/
 //!        │ Request (arrival, op, offset, size)
 //!        ▼
-//!   sim: replay (open | closed loop | timing-free),          sim/
-//!        page range, latency, statistics
-//!        │ read / write / trim (pages, ready), background(now), after_request
-//!        ▼
-//!   ┌── the FTL layer: ftl::FtlLayer ───────────────────────────────────────────┐
-//!   │ ftl::plain::PlainFtl   ftl::rain::RainFtl   ftl::hybrid::HybridFtl          │
-//!   │ shared parts: ftl::map (L2P/P2L, blocks, frontiers, placement, victim     │
-//!   │ index, GC unit steps), ftl::gc (schedulers), victim/ (victim policies)    │
-//!   └──────────────────────────────────────────────────────────────────────────┘
-//!        │ page reads, programs, GC copies and erases
-//!        ▼
-//!   flash: plane / die / channel time lines                  flash/
-//!   config: typed device configuration, policy names (data) config/
+//!   sim: the replay loop — page ranges, latency, statistics  sim/
+//!        │ asks the host interface when each request arrives
+//!   ┌── device: the stack of layers, built from config ─────────────────────── device/ ──┐
+//!   │ host interface: replay mode (open | closed loop), queue depth            host/      │
+//!   │      │ read / write / trim (pages, ready), background(now), after_request           │
+//!   │      ▼                                                                              │
+//!   │ FTL layer (ftl::FtlLayer): plain | hybrid (SLC/QLC) | rain (parity)      ftl/       │
+//!   │   shared: ftl::map (L2P/P2L, blocks, frontiers, victim index, GC steps),            │
+//!   │           ftl::gc (GC schedulers), victim/ (victim policies)                        │
+//!   │      │ page reads, programs, GC copies and erases                                   │
+//!   │      ▼                                                                              │
+//!   │ flash layer: plane / die / channel time lines                            flash/     │
+//!   └─────────────────────────────────────────────────────────────────────────────────────┘
+//!   stats: latency histograms, counters, the result and each layer's section   stats/
+//!   config: typed device configuration, policy names (data)                    config/
 //! ```
 //!
 //! `experiments` runs each paper's comparison on top of `sim`; `offline` (offline cleaning) is
 //! beside `sim`; `detect` (the host's iostat view and the C4.5 GC detector) is beside `stats`;
-//! `api` is the coarse facade for front ends. [`LAYERS`] lists the layers, top to bottom; a
-//! module uses only lower layers (checked by `tests/layering.rs`).
+//! `api` is the coarse facade for front ends. [`LAYERS`] lists the modules' layers, top to
+//! bottom; a module uses only lower layers (checked by `tests/layering.rs`).
 //!
 //! Data flows one way. `flash` knows nothing of `ftl`; `ftl::map` nothing of `trace`,
-//! `ftl::gc` or `sim`; the engine nothing of which FTL it runs.
+//! `ftl::gc` or `sim`; the engine nothing of which layer implementations it runs: a layer
+//! reports upward through typed values (its section of the result, `stats::LayerReports`),
+//! never by a downcast.
 //!
 //! ## Determinism contract
 //! A simulation is a value ([`sim::Simulation`]); two can run side by side. All randomness comes
@@ -41,10 +45,12 @@ pub const GIT_COMMIT: &str = env!("SSDLAB_GIT_COMMIT");
 pub mod api;
 pub mod config;
 pub mod detect;
+pub mod device;
 pub mod error;
 pub mod experiments;
 pub mod flash;
 pub mod ftl;
+pub mod host;
 pub mod offline;
 pub mod rl;
 pub mod rng;
@@ -62,11 +68,12 @@ pub const LAYERS: &[&[&str]] = &[
     &["api"],
     &["experiments"],
     &["sim", "offline"],
+    &["device"],
     &["ftl::rain", "ftl::hybrid"],
     &["ftl::plain"],
     &["ftl"],
     &["ftl::gc"],
-    &["ftl::map", "flash", "stats", "detect"],
+    &["ftl::map", "flash", "stats", "detect", "host"],
     &["rl", "trace", "victim"],
     &["config"],
     &["rng", "error"],

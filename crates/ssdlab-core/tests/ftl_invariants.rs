@@ -228,7 +228,7 @@ fn run_case(c: &Case) -> Result<Outcome, String> {
     let mut sim = Simulation::new(cfg, opts, Box::new(VecSource::new(reqs)))
         .map_err(|e| format!("building: {e}"))?;
     let r = sim.run().map_err(|e| format!("running: {e}"))?;
-    sim.model()
+    sim.stack()
         .check_invariants()
         .map_err(|e| format!("at the end: {e}"))?;
     sim.audit_parity()

@@ -81,7 +81,7 @@ fn one_slc_write_one_qlc_write_and_one_migration_equal_their_datasheet_sums() {
     assert_eq!(r.gc_wait_ns, 0);
     d.check().unwrap();
     // The migrated pages now read in QLC mode.
-    let ppn = d.ftl().l2p_of(2).unwrap();
+    let ppn = d.map().l2p_of(2).unwrap();
     assert_eq!(d.mode_of_ppn(ppn), Mode::Qlc);
 }
 
@@ -97,7 +97,7 @@ fn drive(
     label: &str,
     mut seen: impl FnMut(Range<u32>, Option<OpDone>),
 ) {
-    let n = d.ftl().logical_pages();
+    let n = d.map().logical_pages();
     let mut rng = stream(seed, "hybrid-test");
     let mut t = 0u64;
     for i in 0..20_000u32 {
@@ -151,7 +151,7 @@ fn no_data_lost_across_migrations_and_mode_changes() {
     {
         let cfg = small(&sets);
         let mut d = HybridFtl::new(&cfg, k as u64, true, true).unwrap();
-        let n = d.ftl().logical_pages();
+        let n = d.map().logical_pages();
         let mut shadow = vec![false; n as usize];
         drive(&mut d, k as u64, &format!("{sets:?}"), |pages, done| {
             shadow[pages.start as usize..pages.end as usize].fill(done.is_some());
@@ -159,7 +159,7 @@ fn no_data_lost_across_migrations_and_mode_changes() {
         d.check().unwrap();
         for lpn in 0..n {
             assert_eq!(
-                d.ftl().l2p_of(lpn).is_some(),
+                d.map().l2p_of(lpn).is_some(),
                 shadow[lpn as usize],
                 "{sets:?}: lpn {lpn}"
             );
@@ -283,11 +283,11 @@ fn copies_in_runs_match_the_checked_copies() {
         assert_eq!(la, lb, "{sets:?}: completions");
         assert_eq!(a.report(), b.report(), "{sets:?}");
         assert!(b.report().migrated_pages > 0 && b.report().qlc_gc_pages > 0);
-        let n = a.ftl().logical_pages();
+        let n = a.map().logical_pages();
         for lpn in 0..n {
             assert_eq!(
-                a.ftl().l2p_of(lpn),
-                b.ftl().l2p_of(lpn),
+                a.map().l2p_of(lpn),
+                b.map().l2p_of(lpn),
                 "{sets:?}: lpn {lpn}"
             );
         }

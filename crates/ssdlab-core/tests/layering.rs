@@ -372,3 +372,31 @@ fn the_circle_check_reads_groups_and_paths_and_finds_a_circle() {
     edges.get_mut(&c).unwrap().insert(a.clone());
     assert_eq!(find_circle(&edges), Some(vec![a.clone(), b, c, a]));
 }
+
+/// The downcasts of the non-test code of `text`: a layer reports upward through typed values
+/// (`ftl::FtlLayer::report`, its capabilities), never by being asked which type it is.
+fn downcasts(text: &str) -> Vec<&'static str> {
+    let code = code_of(text);
+    ["as_any", "downcast", "std::any::Any", "dyn Any"]
+        .into_iter()
+        .filter(|w| code.contains(w))
+        .collect()
+}
+
+#[test]
+fn no_layer_is_reached_by_a_downcast() {
+    let mut files = Vec::new();
+    sources(&src(), &mut files);
+    let found: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let d = downcasts(&std::fs::read_to_string(f).expect("read"));
+            (!d.is_empty()).then(|| format!("{} ({})", f.display(), d.join(", ")))
+        })
+        .collect();
+    assert!(found.is_empty(), "downcasts in the core: {found:?}");
+    assert_eq!(
+        downcasts("fn f(m: &dyn M) { m.as_any().downcast_ref::<P>(); }\n#[cfg(test)]\nx.as_any()"),
+        vec!["as_any", "downcast"]
+    );
+}

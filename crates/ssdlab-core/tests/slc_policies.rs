@@ -82,7 +82,7 @@ fn ust_sizes_the_region_from_its_table_row() {
         // Overwrites inside the footprint keep the mapped pages where the fill left them.
         let mapped = (n as f64 * fill).round() as u64;
         let want = (free_for_slc(&cfg, mapped) as f64 * frac).floor() as u32;
-        let h = s.hybrid_report().unwrap();
+        let h = s.layer_reports().hybrid.unwrap();
         assert_eq!(h.slc_target, want, "fill {fill}");
         assert!(h.slc_host_pages > 0);
         let d = s.slc_decisions();
@@ -168,7 +168,7 @@ fn external_agent_steps_at_decision_points_and_its_actions_apply() {
     s.apply_slc_action(2).unwrap();
     let mapped = (cfg.geometry.logical_pages() as f64 * 0.5).round() as u64;
     let want = (free_for_slc(&cfg, mapped) as f64 * 0.25).floor() as u32;
-    assert_eq!(s.hybrid_report().unwrap().slc_target, want);
+    assert_eq!(s.layer_reports().hybrid.unwrap().slc_target, want);
     let o2 = s.advance_to_slc_decision().unwrap().unwrap();
     assert_eq!(o2.state.size_level, 3);
     let e = s.apply_slc_action(9).unwrap_err().to_string();
@@ -356,7 +356,7 @@ fn dwa_under_pool_pressure_migrates_overwritten_slc_blocks_instead_of_collecting
         4,
     );
     let r = s.run().unwrap();
-    let h = s.hybrid_report().unwrap();
+    let h = s.layer_reports().hybrid.unwrap();
     assert!(h.slc_host_pages > 0 && h.migrated_pages > 0, "{h:?}");
     assert!(r.waf < 2.5, "WAF {}", r.waf);
 }

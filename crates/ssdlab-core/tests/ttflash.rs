@@ -22,7 +22,7 @@ fn mixed(cfg: &DeviceConfig, n: u64, gap_ns: u64) -> Box<dyn RequestSource> {
 fn parity_rebuilds_are_always_correct_and_rgc_holds() {
     let cfg = device();
     let run = run_stack(&cfg, "ttflash", opts(true), mixed(&cfg, 60_000, 15_000)).unwrap();
-    let r = run.report.rain;
+    let r = run.report.layer.rain;
     eprintln!("ttflash: {r:?} erases {}", run.erases);
     assert!(r.superblocks_erased > 0, "stripe-group GC must run");
     assert!(r.rebuilt_reads > 0, "GTR must be exercised");
@@ -49,7 +49,7 @@ fn full_parity_audit_after_gc() {
             Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
         sim.run().unwrap();
         let (verified, open) = sim.audit_parity().unwrap();
-        let r = sim.ttflash_report().rain;
+        let r = sim.ttflash_report().layer.rain;
         eprintln!("{stack} audit: {verified} verified, {open} in the open host stripe; {r:?}");
         assert!(r.superblocks_erased > 0 && r.gc_stripes > 0);
         // Only the open host stripe (< N − 1 pages) is unprotected.
@@ -62,7 +62,7 @@ fn full_parity_audit_after_gc() {
 fn without_rgc_rebuilds_meet_a_collecting_group() {
     let cfg = device();
     let run = run_stack(&cfg, "pb+gtr", opts(true), mixed(&cfg, 60_000, 15_000)).unwrap();
-    let r = run.report.rain;
+    let r = run.report.layer.rain;
     eprintln!("pb+gtr: {r:?}");
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
     assert!(r.rebuild_not_sooner + r.rebuild_while_group_collecting > 0);
@@ -76,12 +76,12 @@ fn rotating_flush_rebuilds_reads_behind_programs() {
     let src = || poisson70(&cfg, 30_000, 200_000);
     let rf = run_stack(&cfg, "ttflash+rf", opts(true), src()).unwrap();
     let tt = run_stack(&cfg, "ttflash", opts(true), src()).unwrap();
-    let r = rf.report.rain;
+    let r = rf.report.layer.rain;
     eprintln!("ttflash+rf: {r:?}");
     assert!(r.superblocks_erased > 0 && r.rebuilt_program_blocked > 0);
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
     assert_eq!(r.rebuild_while_group_collecting, 0);
-    assert_eq!(tt.report.rain.rebuilt_program_blocked, 0);
+    assert_eq!(tt.report.layer.rain.rebuilt_program_blocked, 0);
     assert!(read_us(&rf, "p99") < read_us(&tt, "p99"));
 }
 
@@ -97,7 +97,7 @@ fn rotating_flush_does_not_hold_forced_gc_back() {
     let src = || bursts(&cfg, 13, 20_000, (200, 200_000, 40_000_000), 4);
     let rf = run_stack(&cfg, "ttflash+rf+pfg", opts(false), src()).unwrap();
     let pfg = run_stack(&cfg, "ttflash+pfg", opts(false), src()).unwrap();
-    let (a, b) = (rf.report.rain, pfg.report.rain);
+    let (a, b) = (rf.report.layer.rain, pfg.report.layer.rain);
     eprintln!(
         "rf+pfg: forced {} p99.9 {}; pfg: forced {} p99.9 {}",
         a.forced_gc,
@@ -132,7 +132,7 @@ fn gtf_without_rain_absorbs_writes() {
     );
     assert!(pb.erases > 0 && gtf.erases > 0, "GC must run");
     assert!(write_p99(&gtf) * 10.0 < write_p99(&pb));
-    assert_eq!(gtf.report.parity_pages_written, 0);
+    assert_eq!(gtf.report.layer.parity_pages_written, 0);
     // Every written page reached flash except what the 2 MiB buffer (512 pages) still holds.
     let (a, b) = (pb.result.host_pages_written, gtf.result.host_pages_written);
     assert!(
@@ -159,7 +159,7 @@ fn small_device_gc_progresses() {
     let cfg = small();
     for stack in ["ttflash", "pb+gtr"] {
         let run = run_stack(&cfg, stack, opts(true), mixed(&cfg, 20_000, 15_000)).unwrap();
-        let r = run.report.rain;
+        let r = run.report.layer.rain;
         eprintln!("small {stack}: {r:?}");
         assert!(r.superblocks_erased > 0 && r.gc_stripes > 0);
         assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
@@ -231,7 +231,7 @@ fn ttflash_tail_near_nogc_and_blocked_ios_cut() {
     assert!(tt.blocked_fraction < base.blocked_fraction / 100.0);
     // GC really ran under ttFlash, with parity: a host stripe costs exactly one parity page per
     // N − 1 data pages (the seed's 1/7); GC stripes cost more (short ones; docs/ttflash.md).
-    let r = tt.report.rain;
+    let r = tt.report.layer.rain;
     assert!(r.superblocks_erased > 0 && r.rebuilt_reads > 0);
     assert_eq!(r.host_parity_writes, r.host_stripes);
     let host_pages = tt.result.host_pages_written;
@@ -310,14 +310,14 @@ fn rotating_gc_catches_up_in_idle_time() {
     let src = || bursts(&cfg, 11, 2_000, (20, 1_000_000, 1_000_000_000), 64);
     let nogc = run_stack(&cfg, "nogc", opts(false), src()).unwrap();
     let tt = run_stack(&cfg, "ttflash", opts(false), src()).unwrap();
-    let r = tt.report.rain;
+    let r = tt.report.layer.rain;
     eprintln!(
         "bursts: read p99.9 nogc {} ttflash {}; {r:?}; p99.9 tails: nogc {} ttflash {}; buffer {:?}",
         read_us(&nogc, "p99_9"),
         read_us(&tt, "p99_9"),
         nogc.read_breakdown["p99_9"],
         tt.read_breakdown["p99_9"],
-        (tt.report.buffer_full_waits, tt.report.buffer_read_hits),
+        (tt.report.layer.buffer_full_waits, tt.report.layer.buffer_read_hits),
     );
     assert!(r.superblocks_erased > 20, "GC must be active");
     assert_eq!(r.forced_gc, 0);
@@ -338,7 +338,7 @@ fn parallel_forced_gc_never_rebuilds_with_two_collecting() {
     let src = || bursts(&cfg, 13, 4_000, (200, 200_000, 20_000_000), 16);
     let run = run_stack(&cfg, "ttflash+pfg", opts(true), src()).unwrap();
     let rotating = run_stack(&cfg, "ttflash", opts(true), src()).unwrap();
-    let r = run.report.rain;
+    let r = run.report.layer.rain;
     eprintln!(
         "pfg: read p99.9 {} (rotating forced GC {}); {r:?}",
         read_us(&run, "p99_9"),
@@ -420,11 +420,11 @@ fn six_stacks_table() {
             l["p99_99"],
             run.blocked_fraction,
             run.erases,
-            run.report.parity_pages_written,
-            run.report.mean_gc_stripe_members
+            run.report.layer.parity_pages_written,
+            run.report.layer.mean_gc_stripe_members
         );
         if std::env::var("RAIN_STATS").is_ok() {
-            println!("{:?}", run.report.rain);
+            println!("{:?}", run.report.layer.rain);
         }
     }
 }
@@ -456,7 +456,7 @@ fn rain_honours_every_victim_policy() {
         let mut sim =
             Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000)).unwrap();
         let res = sim.run().unwrap();
-        let r = sim.ttflash_report().rain;
+        let r = sim.ttflash_report().layer.rain;
         eprintln!("{name} ({open_parity}): WAF {:.4}, {r:?}", res.waf);
         assert_eq!(r.rebuilds_verified, r.rebuilt_reads, "{name}");
         let (verified, unprotected) = sim.audit_parity().unwrap();
@@ -543,8 +543,11 @@ fn read_breakdown_adds_up_and_names_the_cause() {
                 // A GC-blocked read waits only when a rebuild is not sooner (rare).
                 assert!(part(&r, "all", "wait_gc") < 0.01 * mean);
                 assert!(part(&r, "p99", "wait_gc") < 0.05 * read_us(&r, "p99"));
-                assert_eq!(all["rebuilt"].as_u64(), Some(r.report.rain.rebuilt_reads));
-                assert!(r.report.rain.rebuilt_reads > 0);
+                assert_eq!(
+                    all["rebuilt"].as_u64(),
+                    Some(r.report.layer.rain.rebuilt_reads)
+                );
+                assert!(r.report.layer.rain.rebuilt_reads > 0);
             }
         }
     }

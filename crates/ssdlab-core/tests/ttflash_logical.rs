@@ -59,7 +59,7 @@ fn rebuilds_and_the_parity_audit_hold_under_per_plane_gc() {
         let mut sim =
             Simulation::new(cfg.clone(), opts(true), mixed(&cfg, 30_000, 15_000, 50)).unwrap();
         let res = sim.run().unwrap();
-        let r = sim.ttflash_report().rain;
+        let r = sim.ttflash_report().layer.rain;
         let (verified, open) = sim.audit_parity().unwrap();
         eprintln!(
             "{stack}: erases {} audit {verified}/{open}; {r:?}",
@@ -86,7 +86,7 @@ fn rotating_gc_keeps_one_collecting_plane_per_group() {
         mixed(&cfg, 60_000, 200_000, 70),
     )
     .unwrap();
-    let r = run.report.rain;
+    let r = run.report.layer.rain;
     eprintln!("ttflash (logical): {r:?} erases {}", run.erases);
     assert!(run.erases > 0 && r.rebuilt_reads > 0);
     assert_eq!(r.forced_gc, 0, "the rotation keeps up at this rate");
@@ -94,7 +94,7 @@ fn rotating_gc_keeps_one_collecting_plane_per_group() {
     assert_eq!(r.rebuilds_verified, r.rebuilt_reads);
     // Without rotation, planes of a group do collect at the same time.
     let pb = run_stack(&cfg, "pb+gtr", opts(true), mixed(&cfg, 60_000, 200_000, 70)).unwrap();
-    assert!(pb.report.rain.rebuild_while_group_collecting > 0);
+    assert!(pb.report.layer.rain.rebuild_while_group_collecting > 0);
 }
 
 fn read_p999(r: &ssdlab_core::experiments::ttflash::StackRun) -> f64 {
@@ -133,7 +133,7 @@ fn gtr_is_a_step_down_with_per_plane_gc() {
         "GTR must cut the p99.9 by 10 % or more: {step:.2}"
     );
     assert!(step < step_sb, "and more than under super-block GC");
-    assert!(gtr.report.rain.rebuilt_reads > 0);
+    assert!(gtr.report.layer.rain.rebuilt_reads > 0);
 }
 
 /// Trims and writes interleaved: a trimmed page leaves its stripe's parity (which is
@@ -174,7 +174,7 @@ fn trims_keep_parity_valid() {
     let mut sim = Simulation::new(cfg.clone(), opts(true), Box::new(src)).unwrap();
     sim.run().unwrap();
     let (verified, open) = sim.audit_parity().unwrap();
-    let r = sim.ttflash_report().rain;
+    let r = sim.ttflash_report().layer.rain;
     assert!(sim.ftl().counters.trimmed_pages > 0);
     assert_eq!(open, 0);
     assert!(verified > 0 && verified < pages, "{verified}");

@@ -52,7 +52,7 @@ fn parity_costs_under_a_quarter_more_erases_at_the_presets_spare() {
         r.erases as f64 / plain.erases as f64 - 1.0
     };
     let fill = |r: &ssdlab_core::experiments::ttflash::StackRun| {
-        let s = r.report.rain;
+        let s = r.report.layer.rain;
         s.gc_stripe_members as f64 / s.gc_stripes as f64
     };
     eprintln!(
@@ -61,7 +61,7 @@ fn parity_costs_under_a_quarter_more_erases_at_the_presets_spare() {
         ram.erases,
         100.0 * extra(&ram),
         fill(&ram),
-        ram.report.rain.open_gc_stripes_max,
+        ram.report.layer.rain.open_gc_stripes_max,
         victim.erases,
         100.0 * extra(&victim),
         fill(&victim)
@@ -73,12 +73,12 @@ fn parity_costs_under_a_quarter_more_erases_at_the_presets_spare() {
         extra(&ram)
     );
     assert!(fill(&ram) >= 6.9, "GC stripes filled: {}", fill(&ram));
-    assert_eq!(ram.report.rain.rebuilds_via_origin, 0);
+    assert_eq!(ram.report.layer.rain.rebuilds_via_origin, 0);
     // The RAM it costs: a running parity per open GC stripe. Each open stripe has a parity
     // slot reserved in a GC super-block that is open (two per group) or sealed and waiting for
     // its stripes' parity turns (within a round), so a group's open stripes stay within a few
     // blocks' worth of slots: bounded here by 3 × 64 pages per group, 8 groups (measured 701).
-    let open = ram.report.rain.open_gc_stripes_max;
+    let open = ram.report.layer.rain.open_gc_stripes_max;
     assert!(open > 0 && open < 8 * 3 * 64, "{open}");
     // The lever: the victims' design pays far more, so the bound can fail.
     assert!(extra(&victim) >= 0.4 && fill(&victim) < 6.5);

@@ -10,9 +10,10 @@ use std::collections::BinaryHeap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::DeviceConfig;
+use crate::device::{Build, Device};
 use crate::error::{Result, SsdError};
-use crate::ftl::hybrid::{HybridFtl, HybridReport};
-use crate::sim::{build_model, SimOptions};
+use crate::sim::SimOptions;
+use crate::stats::HybridReport;
 
 /// What to run (JSON from the front end).
 #[derive(Debug, Clone, Deserialize)]
@@ -95,17 +96,19 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         ..SimOptions::default()
     };
     crate::sim::check_memory(&cfg, &opts)?;
-    let mut model = build_model(&cfg, &opts, None)?;
+    let build = Build {
+        seed: opts.seed,
+        timed: opts.timing,
+        check: false,
+    };
+    let mut model = Device::new(&cfg, build, None)?;
     let g = &cfg.geometry;
     // Requests in mapping units (pages unless `ftl.mapping_unit_bytes`).
     let unit = u64::from(cfg.unit_bytes());
     let page = u64::from(g.page_size);
     let n = cfg.logical_units();
     let req = (u64::from(setup.request_kib) * 1024).div_ceil(unit).max(1);
-    let at_start = model
-        .as_any()
-        .downcast_ref::<HybridFtl>()
-        .map(|d| d.report());
+    let at_start = model.report().hybrid;
     let slc_block_bytes = u64::from(g.pages_per_block / g.cell_mode.bits_per_cell()) * page;
     let cache_gb = at_start.map_or(0.0, |r| {
         (u64::from(r.slc_target) * slc_block_bytes) as f64 / 1e9
@@ -139,7 +142,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
             (last_t, last_lpn) = (latest, lpn);
         }
     }
-    let c = model.ftl().counters;
+    let c = model.map().counters;
     let host = c.host_pages_written.max(1);
     Ok(FillResult {
         device: cfg.name.clone(),
@@ -153,10 +156,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         queue_depth: setup.queue_depth,
         mean_mb_s: (n * unit) as f64 / latest.max(1) as f64 * 1e3,
         waf: (c.host_pages_written + c.gc_pages_copied) as f64 / host as f64,
-        hybrid: model
-            .as_any()
-            .downcast_ref::<HybridFtl>()
-            .map(|d| d.report()),
+        hybrid: model.report().hybrid,
         points,
     })
 }

@@ -341,7 +341,7 @@ impl SlcSetup {
             sim.set_slc_q_table(t.clone())?;
         }
         let r = sim.run()?;
-        let h = sim.hybrid_report().unwrap_or_default();
+        let h = r.layers.hybrid.unwrap_or_default();
         let pages = (h.slc_host_pages + h.qlc_host_pages).max(1) as f64;
         let us = |ns: u64| ns as f64 / pages / 1e3;
         let w = r.latency_us.write;

@@ -11,8 +11,8 @@
 
 use crate::config::{DeviceConfig, Placement, RainConfig, RainLayout};
 use crate::error::{Result, SsdError};
-use crate::sim::{SimOptions, Simulation, TtflashReport};
-use crate::stats::{Distributions, SimResult};
+use crate::sim::{SimOptions, Simulation};
+use crate::stats::{Distributions, SimResult, TtflashReport};
 use crate::trace::RequestSource;
 
 /// The stacks of the seed's experiment, in its order, then `ttflash+rf` (the rotating flush,
@@ -184,10 +184,12 @@ pub fn compare(
         let mut v =
             serde_json::to_value(&run.result).map_err(|e| SsdError::Invalid(e.to_string()))?;
         if let Some(o) = v.as_object_mut() {
+            // The RAIN FTL's section is this experiment's `ttflash` (with `blocked_fraction`).
+            o.remove("rain");
             o.insert("blocked_fraction".into(), run.blocked_fraction.into());
             o.insert(
                 "parity_pages_written".into(),
-                run.report.parity_pages_written.into(),
+                run.report.layer.parity_pages_written.into(),
             );
             o.insert(
                 "ttflash".into(),

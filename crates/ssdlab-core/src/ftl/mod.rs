@@ -22,15 +22,16 @@ pub mod map;
 pub mod plain;
 pub mod rain;
 
-use std::any::Any;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::flash::OpDone;
+use crate::error::{Result, SsdError};
+use crate::flash::{OpDone, Resources};
 use crate::ftl::gc::{GcContext, GcScheduler, RequestInfo};
 use crate::ftl::map::Ftl;
+use crate::rl::QTable;
+use crate::stats::{DecisionPoint, LayerReports, SlcObservation};
 
 /// Fill the device before measuring: every logical page of the first `fill_fraction` of the
 /// logical space written once in order, then `random_passes × those pages` uniformly random
@@ -78,8 +79,13 @@ impl Default for Precondition {
 /// Runs a GC scheduler's decision with the model's own execution context.
 pub type SchedulerCall<'f> = &'f mut dyn FnMut(&mut dyn GcScheduler, &mut GcContext) -> Result<()>;
 
-/// One device model: page service and background work. Times are simulated ns. In a timing-free
-/// run (`timed = false` at construction) the model touches no time line and every `ready` is 0.
+/// One FTL layer implementation: page service and background work. Times are simulated ns. In
+/// a timing-free run (`timed = false` at construction) the layer touches no time line and every
+/// `ready` is 0.
+///
+/// Beyond page service, a layer reports upward only through typed values: its section of the
+/// result ([`FtlLayer::report`]) and the capabilities below, whose defaults say "not this
+/// layer" — never by being asked which type it is.
 pub trait FtlLayer: Send {
     /// Fill the device (timing off) and reset its counters; returns the host pages written.
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64>;
@@ -93,12 +99,12 @@ pub trait FtlLayer: Send {
     /// for GC. Unmapped pages cost nothing.
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone>;
 
-    /// Write logical pages `pages` from `ready` (GC runs as the model's policies say).
+    /// Write logical pages `pages` from `ready` (GC runs as the layer's policies say).
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone>;
 
     /// Write one host request whose pages are several runs (an LBA map split it: see
     /// [`crate::trace::Request::fragment_follows`]), all from `ready`: done when the last page
-    /// is. A model whose policies look at the request (its size, say) sees it whole; the default
+    /// is. A layer whose policies look at the request (its size, say) sees it whole; the default
     /// writes the runs in turn, as `write` would the pages of one run.
     fn write_runs(&mut self, runs: &[Range<u32>], ready: u64) -> Result<OpDone> {
         let mut out = OpDone::at(ready);
@@ -112,35 +118,93 @@ pub trait FtlLayer: Send {
     fn trim(&mut self, pages: Range<u32>) -> Result<()>;
 
     /// A whole request has been served (timed runs): the GC scheduler's decision point.
-    fn after_request(&mut self, info: &RequestInfo) -> Result<()>;
+    fn after_request(&mut self, _info: &RequestInfo) -> Result<()> {
+        Ok(())
+    }
 
-    /// The FTL state (counters, maps, erase counts, invariants).
-    fn ftl(&self) -> &Ftl;
+    /// The mapping state (counters, maps, erase counts, invariants).
+    fn map(&self) -> &Ftl;
 
-    /// The model's invariants (the FTL's, and the model's own block accounting).
+    /// The flash time lines, to read and, for the engine's host view and read breakdown, to
+    /// switch their records on.
+    fn flash(&self) -> &Resources;
+    fn flash_mut(&mut self) -> &mut Resources;
+
+    /// The layer's invariants (the mapping state's, and the layer's own block accounting).
     fn check_invariants(&self) -> std::result::Result<(), String> {
-        self.ftl().check_invariants()
+        self.map().check_invariants()
     }
 
     /// Free blocks of the device (what the host could still be given, GC reserves included).
-    fn free_blocks(&self) -> u64;
+    fn free_blocks(&self) -> u64 {
+        self.map().total_free_blocks()
+    }
 
-    /// Busy time of the NAND time lines spent on GC so far (ns).
-    fn gc_busy_ns(&self) -> u64;
+    /// Busy time of the flash time lines spent on GC so far (ns).
+    fn gc_busy_ns(&self) -> u64 {
+        self.flash().gc_busy_ns
+    }
 
-    /// The NAND time lines (the host view records GC steps through them).
-    fn resources_mut(&mut self) -> &mut crate::flash::Resources;
+    /// This layer's section of the result (none by default).
+    fn report(&self, _out: &mut LayerReports) {}
 
-    /// The GC scheduler, if the model runs one.
-    fn scheduler(&self) -> Option<&dyn GcScheduler>;
+    /// The GC scheduler, if the layer runs one.
+    fn scheduler(&self) -> Option<&dyn GcScheduler> {
+        None
+    }
 
     /// Replace the GC scheduler (schedulers built outside the registry, e.g. with a Q-table).
-    fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()>;
+    fn set_scheduler(&mut self, _s: Box<dyn GcScheduler>) -> Result<()> {
+        Err(no_scheduler())
+    }
 
-    /// Call `f` with the scheduler and the model's GC execution context (decision stepping).
-    fn with_scheduler(&mut self, f: SchedulerCall) -> Result<()>;
+    /// Call `f` with the scheduler and the layer's GC execution context (decision stepping).
+    fn with_scheduler(&mut self, _f: SchedulerCall) -> Result<()> {
+        Err(no_scheduler())
+    }
 
-    /// The model as `Any`, for callers that need its own reports (e.g. RAIN counters).
-    fn as_any(&self) -> &dyn Any;
-    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The learned Q-table of the run, if it has one: the GC scheduler's (`rlgc`,
+    /// `rlgc-aggressive`) or the SLC-cache policy's (`cache.slc = "rl"`).
+    fn q_table(&self) -> Option<&QTable> {
+        self.scheduler()?.q_table()
+    }
+
+    /// Start the `rl` SLC-cache policy from `table` (pre-training; after preconditioning).
+    fn set_slc_q_table(&mut self, _table: QTable) -> Result<()> {
+        Err(SsdError::Invalid(
+            "a Q-table for the SLC cache needs a hybrid device (cache.slc = \"rl\")".into(),
+        ))
+    }
+
+    /// The SLC-cache policy's decisions in the measured run (empty without one).
+    fn slc_decisions(&self) -> &[DecisionPoint] {
+        &[]
+    }
+
+    /// The decision the `external` SLC-cache policy owes an outside agent, if one is due;
+    /// an error on a layer without that policy.
+    fn slc_pending(&mut self) -> Result<Option<SlcObservation>> {
+        Err(no_external_slc())
+    }
+
+    /// Apply the agent's action (0–8) to the pending SLC decision.
+    fn slc_act(&mut self, _action: usize) -> Result<()> {
+        Err(no_external_slc())
+    }
+
+    /// Test mode: rebuild every protected live page from its parity and verify it; (pages
+    /// verified, live pages not yet protected). `(0, 0)` on a layer without parity.
+    fn audit_parity(&mut self) -> Result<(u64, u64)> {
+        Ok((0, 0))
+    }
+}
+
+fn no_scheduler() -> SsdError {
+    SsdError::Invalid("this FTL (ftl.kind) runs no GC scheduler".into())
+}
+
+fn no_external_slc() -> SsdError {
+    SsdError::Invalid(
+        "SLC decision stepping needs a hybrid device with cache.slc = \"external\"".into(),
+    )
 }

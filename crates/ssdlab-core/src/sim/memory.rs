@@ -15,11 +15,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::SimOptions;
-use crate::config::{DeviceConfig, DeviceModelKind};
+use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
-use crate::ftl::hybrid::HybridFtl;
-use crate::ftl::map::memory::{bytes, ftl_estimate, MemoryEstimate};
-use crate::ftl::rain::RainFtl;
+use crate::ftl::map::memory::{bytes, MemoryEstimate};
 
 /// The environment variable that overrides the memory available (`off`, or a size).
 pub const MEMORY_LIMIT_ENV: &str = "SSDLAB_MEMORY_LIMIT";
@@ -33,15 +31,7 @@ const ENGINE_BYTES: u64 = 512 << 10;
 /// engine's. Not included: what a workload holds itself (the `dense` LBA map's table of the
 /// trace's distinct pages, the `oracle` placement's materialised workload).
 pub fn memory_estimate(cfg: &DeviceConfig, opts: &SimOptions) -> MemoryEstimate {
-    let check = opts.check_every > 0;
-    // A RAIN model with parity on top runs on more blocks than the configuration says.
-    let physical = cfg.rain_physical();
-    let mut e = ftl_estimate(&physical, check);
-    match cfg.model_kind() {
-        DeviceModelKind::Plain => {}
-        DeviceModelKind::TinyTail => e.add(RainFtl::memory_estimate(cfg, check)),
-        DeviceModelKind::Hybrid => e.add(HybridFtl::memory_estimate(cfg)),
-    }
+    let mut e = crate::device::memory_estimate(cfg, opts.check_every > 0);
     e.other_bytes += ENGINE_BYTES;
     e
 }

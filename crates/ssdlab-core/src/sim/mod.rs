@@ -1,39 +1,36 @@
-//! The replay loop: a request becomes a page range, the device model serves it (mapping,
-//! placement, GC, NAND timing are the model's), statistics record the completion. The engine
-//! knows only the [`FtlLayer`] seam and never asks which model it runs. A [`Simulation`] is a
-//! value; it owns its device model, workload and statistics.
+//! The replay loop: the host interface (`crate::host`) decides when a request arrives, the
+//! request becomes a page range, the device (`crate::device`: its layers, built from the
+//! configuration) serves it, statistics record the completion. The engine knows only
+//! [`Device`] and never asks which layer implementations it runs. A [`Simulation`] is a value;
+//! it owns its device, workload and statistics.
 
 mod breakdown;
 mod decision;
-mod host;
+mod iostat;
 mod memory;
 mod options;
 mod replay;
 mod sampling;
 
-pub use crate::ftl::rain::TtflashReport;
 pub use crate::ftl::Precondition;
 pub use breakdown::ReadBreakdown;
-pub use host::{GcLabel, IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
+pub use iostat::{GcLabel, IostatRow, DEVICE_NAME, GC_LABEL_THRESHOLD};
 pub use memory::{
     available_memory, check_memory, check_memory_within, memory_budget, memory_estimate,
     parse_size, Available, MEMORY_LIMIT_ENV,
 };
 pub use options::{Replay, SimOptions};
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use crate::config::{DeviceConfig, DeviceModelKind, Placement};
+use crate::config::{DeviceConfig, Placement};
+use crate::device::{Build, Device};
 use crate::error::Result;
 use crate::ftl::gc::GcScheduler;
-use crate::ftl::hybrid::{HybridFtl, HybridReport};
 use crate::ftl::map::Ftl;
-use crate::ftl::plain::{OracleHints, PlainFtl};
-use crate::ftl::rain::RainFtl;
-use crate::ftl::FtlLayer;
+use crate::ftl::plain::OracleHints;
+use crate::host::HostInterface;
 use crate::stats::{
-    EraseStats, LatencyRecorder, RequestCounts, SampleCursor, SimResult, TimeSeries,
+    DecisionPoint, EraseStats, LatencyRecorder, LayerReports, RainReport, RequestCounts,
+    SampleCursor, SimResult, TimeSeries, TtflashReport,
 };
 use crate::trace::{Request, RequestSource};
 
@@ -48,11 +45,11 @@ enum Ahead {
     Failed(crate::SsdError),
 }
 
-/// One simulation: a device model, a workload and statistics.
+/// One simulation: a device, a workload and statistics.
 pub struct Simulation {
     cfg: DeviceConfig,
     opts: SimOptions,
-    model: Box<dyn FtlLayer>,
+    device: Device,
     source: Box<dyn RequestSource>,
     /// The next request, already fetched (see `advance`), written in place by the source: a
     /// request returned by value through `dyn RequestSource` and moved on at once costs
@@ -69,14 +66,14 @@ pub struct Simulation {
     /// MQSim-matched run).
     page_shift: u32,
     logical_pages: u64,
-    clock: Clock,
+    host: HostInterface,
     rec: Recorder,
     precondition_pages: u64,
     finished: bool,
     /// The host's diskstats view (`SimOptions::iostat_interval_us`), and a scratch list of the
     /// GC steps the device recorded since the last look.
-    host: Option<host::HostView>,
-    gc_steps: Vec<host::GcSpan>,
+    iostat: Option<iostat::HostView>,
+    gc_steps: Vec<iostat::GcSpan>,
     /// Each block's erase count when the measured phase started (after preconditioning), so
     /// that `erase_per_block` counts what `erases` counts.
     erase_base: Vec<u32>,
@@ -84,21 +81,6 @@ pub struct Simulation {
     /// ahead, when an LBA map split them (see [`Request::fragment_follows`]).
     split_runs: Vec<(u64, u64)>,
     next_split_runs: Vec<(u64, u64)>,
-}
-
-/// Arrival and completion times of the replay.
-#[derive(Debug, Default)]
-struct Clock {
-    /// Completion times of outstanding requests (closed loop).
-    inflight: BinaryHeap<Reverse<u64>>,
-    /// The closed loop's current request arrived at `inflight`'s earliest completion, which
-    /// stays in the heap until the request's own completion replaces it: one sift down instead
-    /// of a pop and a push (the same times come out, in the same order).
-    top_taken: bool,
-    /// Trace time of the first request (open loop).
-    origin_ns: Option<u64>,
-    last_arrival: u64,
-    last_completion: u64,
 }
 
 /// What the run recorded: latencies, counts and the sampled time series.
@@ -111,21 +93,6 @@ struct Recorder {
     cursor: SampleCursor,
     next_sample: u64,
     breakdown: Option<Box<ReadBreakdown>>,
-}
-
-/// The device-model registry: the model a configuration asks for. Callers check first that it
-/// fits in memory ([`check_memory`]).
-pub(crate) fn build_model(
-    cfg: &DeviceConfig,
-    opts: &SimOptions,
-    oracle: Option<OracleHints>,
-) -> Result<Box<dyn FtlLayer>> {
-    let (seed, timed, check) = (opts.seed, opts.timing, opts.check_every > 0);
-    Ok(match cfg.model_kind() {
-        DeviceModelKind::Plain => Box::new(PlainFtl::new(cfg, seed, timed, check, oracle)?),
-        DeviceModelKind::TinyTail => Box::new(RainFtl::new(cfg, seed, timed, check)?),
-        DeviceModelKind::Hybrid => Box::new(HybridFtl::new(cfg, seed, timed, check)?),
-    })
 }
 
 impl Simulation {
@@ -144,9 +111,14 @@ impl Simulation {
         } else {
             (source, None)
         };
-        let model = build_model(&cfg, &opts, oracle)?;
+        let build = Build {
+            seed: opts.seed,
+            timed: opts.timing,
+            check: opts.check_every > 0,
+        };
+        let device = Device::new(&cfg, build, oracle)?;
         let mut sim = Simulation {
-            model,
+            device,
             source,
             ahead: Ahead::Empty,
             ahead_req: Request {
@@ -163,11 +135,11 @@ impl Simulation {
             page_size: u64::from(cfg.unit_bytes()),
             page_shift: crate::ftl::map::pow2_shift(u64::from(cfg.unit_bytes())),
             logical_pages: cfg.logical_units(),
-            clock: Clock::default(),
+            host: HostInterface::new(opts.replay),
             rec: Recorder::default(),
             precondition_pages: 0,
             finished: false,
-            host: None,
+            iostat: None,
             gc_steps: Vec::new(),
             erase_base: Vec::new(),
             split_runs: Vec::new(),
@@ -176,12 +148,12 @@ impl Simulation {
             opts,
         };
         if let Some(p) = sim.opts.precondition {
-            sim.precondition_pages = sim.model.precondition(&p, sim.opts.seed)?;
-            sim.erase_base = sim.model.ftl().erase_counts().to_vec();
+            sim.precondition_pages = sim.device.precondition(&p, sim.opts.seed)?;
+            sim.erase_base = sim.device.map().erase_counts().to_vec();
         }
         if let Some(us) = sim.opts.iostat_interval_us {
-            sim.host = Some(host::HostView::new(us)?);
-            sim.model.resources_mut().record_gc_steps(true);
+            sim.iostat = Some(iostat::HostView::new(us)?);
+            sim.device.flash_mut().record_gc_steps(true);
         }
         Ok(sim)
     }
@@ -193,11 +165,11 @@ impl Simulation {
         &self.opts
     }
     pub fn ftl(&self) -> &Ftl {
-        self.model.ftl()
+        self.device.map()
     }
-    /// The device model serving this simulation.
-    pub fn model(&self) -> &dyn FtlLayer {
-        self.model.as_ref()
+    /// The device (its layers) serving this simulation.
+    pub fn stack(&self) -> &Device {
+        &self.device
     }
     pub fn is_finished(&self) -> bool {
         self.finished
@@ -206,7 +178,8 @@ impl Simulation {
         self.rec.counts.total
     }
 
-    fn blocked_fraction(&self) -> f64 {
+    /// Requests that waited for GC, over all requests.
+    pub fn blocked_fraction(&self) -> f64 {
         if self.rec.counts.total == 0 {
             0.0
         } else {
@@ -214,74 +187,53 @@ impl Simulation {
         }
     }
 
-    /// What the Tiny-Tail Flash layer did (zeros on other devices).
-    /// What the hybrid SLC/QLC device did (None on other models).
-    pub fn hybrid_report(&self) -> Option<HybridReport> {
-        self.model
-            .as_any()
-            .downcast_ref::<HybridFtl>()
-            .map(|d| d.report())
+    /// What each of the device's layers reports (the result's sections).
+    pub fn layer_reports(&self) -> LayerReports {
+        self.device.report()
     }
 
+    /// The Tiny-Tail Flash comparison's view of the run: the RAIN FTL's report (on another
+    /// FTL, zeros but its parity count) and the fraction of requests blocked by GC.
     pub fn ttflash_report(&self) -> TtflashReport {
-        let bf = self.blocked_fraction();
-        match self.model.as_any().downcast_ref::<RainFtl>() {
-            Some(d) => d.report(bf),
-            None => TtflashReport {
+        TtflashReport {
+            layer: self.device.report().rain.unwrap_or(RainReport {
                 parity_pages_written: self.ftl().counters.parity_pages_written,
-                blocked_fraction: bf,
-                ..TtflashReport::default()
-            },
+                ..RainReport::default()
+            }),
+            blocked_fraction: self.blocked_fraction(),
         }
     }
 
     /// Test mode: rebuild every protected live page from its stripe and verify its checksum
-    /// (RAIN devices; `(0, 0)` otherwise). See [`RainFtl::audit`].
+    /// (devices with RAIN parity; `(0, 0)` otherwise). See `ftl::rain::RainFtl::audit`.
     pub fn audit_parity(&mut self) -> Result<(u64, u64)> {
-        match self.model.as_any_mut().downcast_mut::<RainFtl>() {
-            Some(d) => d.audit(),
-            None => Ok((0, 0)),
-        }
+        self.device.ftl_mut().audit_parity()
     }
 
     /// Replace the GC scheduler (for schedulers built outside the registry, e.g. with options).
     pub fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
-        self.model.set_scheduler(s)
+        self.device.ftl_mut().set_scheduler(s)
     }
 
-    /// The scheduler's name (`none` for a model without one).
+    /// The scheduler's name (`none` for an FTL without one).
     pub fn scheduler_name(&self) -> &'static str {
-        self.model.scheduler().map_or("none", |s| s.name())
+        self.device.ftl().scheduler().map_or("none", |s| s.name())
     }
 
     /// The learned Q-table of the GC scheduler (`rlgc`, `rlgc-aggressive`) or of the SLC-cache
     /// policy (`cache.slc = "rl"`), if the run has one.
     pub fn q_table(&self) -> Option<&crate::rl::QTable> {
-        if let Some(h) = self.model.as_any().downcast_ref::<HybridFtl>() {
-            return h.q_table();
-        }
-        let s = self.model.scheduler()?;
-        s.as_any()
-            .downcast_ref::<crate::ftl::gc::RlGc>()
-            .map(|r| r.q_table())
+        self.device.ftl().q_table()
     }
 
     /// Start the `rl` SLC-cache policy from `table` (pre-training; after preconditioning).
     pub fn set_slc_q_table(&mut self, table: crate::rl::QTable) -> Result<()> {
-        match self.model.as_any_mut().downcast_mut::<HybridFtl>() {
-            Some(h) => h.set_q_table(table),
-            None => Err(crate::SsdError::Invalid(
-                "a Q-table for the SLC cache needs a hybrid device (cache.slc = \"rl\")".into(),
-            )),
-        }
+        self.device.ftl_mut().set_slc_q_table(table)
     }
 
     /// The SLC-cache policy's decisions in the measured run (hybrid devices; empty otherwise).
-    pub fn slc_decisions(&self) -> &[crate::ftl::hybrid::DecisionPoint] {
-        self.model
-            .as_any()
-            .downcast_ref::<HybridFtl>()
-            .map_or(&[], |h| h.decisions())
+    pub fn slc_decisions(&self) -> &[DecisionPoint] {
+        self.device.ftl().slc_decisions()
     }
 
     /// Save the scheduler's Q-table as JSON (see `rl::QTable`); an error if it has none.
@@ -327,14 +279,14 @@ impl Simulation {
                     }
                     self.fetch_ahead();
                     if matches!(self.ahead, Ahead::Ready) {
-                        self.model.ftl().prefetch_lpn(self.ahead_first as u32);
+                        self.device.map().prefetch_lpn(self.ahead_first as u32);
                     }
                     self.serve(req, first, pages, at)?;
                     served += 1;
                     if self.opts.check_every > 0
                         && self.rec.counts.total % self.opts.check_every == 0
                     {
-                        self.model.check_invariants().map_err(|m| {
+                        self.device.check_invariants().map_err(|m| {
                             crate::SsdError::Invalid(format!(
                                 "FTL invariant broken after request {}: {m}",
                                 self.rec.counts.total
@@ -385,9 +337,9 @@ impl Simulation {
         if !self.finished {
             self.finished = true;
             self.sample_now(true);
-            if let Some(h) = &mut self.host {
-                self.model.resources_mut().take_gc_log(&mut self.gc_steps);
-                h.finish(self.clock.last_completion, &mut self.gc_steps)?;
+            if let Some(h) = &mut self.iostat {
+                self.device.flash_mut().take_gc_log(&mut self.gc_steps);
+                h.finish(self.host.last_completion(), &mut self.gc_steps)?;
             }
         }
         Ok(())
@@ -408,12 +360,12 @@ impl Simulation {
     /// The host view's intervals so far (`SimOptions::iostat_interval_us`; empty when off):
     /// an interval appears once no request can still complete inside it.
     pub fn iostat_rows(&self) -> &[IostatRow] {
-        self.host.as_ref().map_or(&[], |h| h.rows())
+        self.iostat.as_ref().map_or(&[], |h| h.rows())
     }
 
     /// The results so far.
     pub fn result(&self) -> SimResult {
-        let ftl = self.model.ftl();
+        let ftl = self.device.map();
         let c = ftl.counters;
         let (min, mean, max) = ftl.erase_stats(&self.erase_base);
         let host = c.host_pages_written;
@@ -437,14 +389,12 @@ impl Simulation {
             unmapped_reads: c.unmapped_reads,
             requests: self.rec.counts,
             blocked_requests: self.rec.blocked,
-            sim_time_s: self.clock.last_completion.max(self.clock.last_arrival) as f64 / 1e9,
-            arrival_span_s: self.clock.last_arrival as f64 / 1e9,
-            gc_busy_s: self.model.gc_busy_ns() as f64 / 1e9,
+            sim_time_s: self.host.last_completion().max(self.host.last_arrival()) as f64 / 1e9,
+            arrival_span_s: self.host.last_arrival() as f64 / 1e9,
+            gc_busy_s: self.device.gc_busy_ns() as f64 / 1e9,
             latency_us: self.rec.latency.report(),
             precondition_pages: self.precondition_pages,
-            hybrid: self
-                .hybrid_report()
-                .and_then(|r| serde_json::to_value(r).ok()),
+            layers: self.device.report(),
             host_fs: self
                 .source
                 .host_fs()
@@ -479,7 +429,7 @@ impl Simulation {
     /// transfer, rebuild).
     pub fn explain_reads(&mut self) {
         if self.opts.timing {
-            self.model.resources_mut().explain_reads();
+            self.device.flash_mut().explain_reads();
             self.rec.breakdown = Some(Box::default());
         }
     }

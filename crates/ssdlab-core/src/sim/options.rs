@@ -4,24 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SsdError};
 use crate::ftl::Precondition;
-
-/// How request arrival times are decided.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Replay {
-    /// Requests arrive at their trace timestamps (rebased to the first), multiplied by
-    /// `time_scale` (0.5 replays twice as fast).
-    OpenLoop {
-        #[serde(default = "one")]
-        time_scale: f64,
-    },
-    /// `queue_depth` requests are outstanding at all times; each completion admits the next.
-    ClosedLoop { queue_depth: u32 },
-}
-
-fn one() -> f64 {
-    1.0
-}
+pub use crate::host::Replay;
 
 /// Options of one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,38 +1,12 @@
 //! Serving one request: arrival time by replay mode, the page range through the device model,
 //! the GC decision point after it, latency and counters.
 
-use std::cmp::Reverse;
-
 use super::{Replay, Simulation};
 use crate::error::{Result, SsdError};
 use crate::flash::OpDone;
 use crate::ftl::gc::RequestInfo;
+use crate::host::MAX_ARRIVAL_NS;
 use crate::trace::{OpKind, Request};
-
-/// The latest open-loop arrival, ns after the first request (2^62 ns ≈ 146 years): with every
-/// operation time bounded by validation (`config::MAX_OP_US`), the u64 clock cannot overflow.
-pub(crate) const MAX_ARRIVAL_NS: u64 = 1 << 62;
-
-/// The trace time of `req` rebased to the first request and scaled (open loop).
-#[inline]
-fn open_loop_at(c: &mut super::Clock, arrival_ns: u64, time_scale: f64) -> u64 {
-    let origin = *c.origin_ns.get_or_insert(arrival_ns);
-    let rel = arrival_ns.saturating_sub(origin);
-    if time_scale == 1.0 {
-        rel
-    } else {
-        scaled(rel, time_scale)
-    }
-}
-
-/// `rel` × `time_scale`, out of line: in line, the compiler computed it (~25 instructions)
-/// for every request and kept `rel` when the scale is 1, the common case (docs/speed.md
-/// item 56).
-#[cold]
-#[inline(never)]
-fn scaled(rel: u64, time_scale: f64) -> u64 {
-    (rel as f64 * time_scale) as u64
-}
 
 impl Simulation {
     /// The page range [first, first + pages) of a request, checked against the logical space.
@@ -103,7 +77,7 @@ impl Simulation {
         if !self.options().timing {
             return Ok(0);
         }
-        let t = open_loop_at(&mut self.clock, arrival_ns, time_scale);
+        let t = self.host.open_loop_at(arrival_ns);
         if t <= MAX_ARRIVAL_NS {
             return Ok(t);
         }
@@ -111,28 +85,6 @@ impl Simulation {
         Err(SsdError::Invalid(format!(
             "{at}request arrives {t} ns after the first one (time_scale {time_scale}), beyond the {MAX_ARRIVAL_NS} ns (146 years) the simulated clock allows; check the trace's timestamps"
         )))
-    }
-
-    /// Arrival time of the next request under the replay mode (`open_at`: its open-loop time,
-    /// from [`Self::check_arrival`]).
-    fn arrival_of(&mut self, open_at: u64) -> u64 {
-        let c = &mut self.clock;
-        match self.opts.replay {
-            Replay::OpenLoop { .. } => open_at.max(c.last_arrival),
-            Replay::ClosedLoop { queue_depth } => {
-                if c.inflight.len() >= queue_depth as usize {
-                    let Reverse(t) = c
-                        .inflight
-                        .peek()
-                        .copied()
-                        .unwrap_or(Reverse(c.last_arrival));
-                    c.top_taken = !c.inflight.is_empty();
-                    t.max(c.last_arrival)
-                } else {
-                    c.last_arrival
-                }
-            }
-        }
     }
 
     /// The request's pages through the device model, `ready` after arrival (0 untimed).
@@ -143,10 +95,10 @@ impl Simulation {
         }
         let range = first as u32..(first + pages) as u32;
         match req.op {
-            OpKind::Read => self.model.read(range, ready),
-            OpKind::Write => self.model.write(range, ready),
+            OpKind::Read => self.device.read(range, ready),
+            OpKind::Write => self.device.write(range, ready),
             OpKind::Trim => {
-                self.model.trim(range)?;
+                self.device.trim(range)?;
                 Ok(OpDone::at(ready))
             }
         }
@@ -164,14 +116,14 @@ impl Simulation {
             OpKind::Read => {
                 let mut out = OpDone::at(ready);
                 for r in runs {
-                    out.join(self.model.read(r, ready)?);
+                    out.join(self.device.read(r, ready)?);
                 }
                 Ok(out)
             }
-            OpKind::Write => self.model.write_runs(&runs, ready),
+            OpKind::Write => self.device.write_runs(&runs, ready),
             OpKind::Trim => {
                 for r in runs {
-                    self.model.trim(r)?;
+                    self.device.trim(r)?;
                 }
                 Ok(OpDone::at(ready))
             }
@@ -195,16 +147,16 @@ impl Simulation {
             self.sample_untimed();
             return Ok(());
         }
-        let arrival = self.arrival_of(open_at);
-        self.model.background(self.clock.last_arrival, arrival)?;
-        if let Some(h) = &mut self.host {
-            self.model.resources_mut().take_gc_log(&mut self.gc_steps);
+        let arrival = self.host.arrival(open_at);
+        self.device.background(self.host.last_arrival(), arrival)?;
+        if let Some(h) = &mut self.iostat {
+            self.device.flash_mut().take_gc_log(&mut self.gc_steps);
             h.advance_to(arrival, &mut self.gc_steps)?;
         }
         let ready = arrival + self.cfg.timing.controller_overhead_ns;
         let explain = self.rec.breakdown.is_some() && req.op == OpKind::Read;
         if explain {
-            self.model.resources_mut().begin_read(ready);
+            self.device.flash_mut().begin_read(ready);
         }
         let d = self.serve_pages(&req, first, pages, ready)?;
         let completion = d.done;
@@ -212,7 +164,7 @@ impl Simulation {
         if explain {
             self.explain_read(completion - arrival, ready - arrival);
         }
-        if let Some(h) = &mut self.host {
+        if let Some(h) = &mut self.iostat {
             h.add(req.op, req.size_bytes, arrival, completion);
         }
         self.count(req.op);
@@ -223,7 +175,7 @@ impl Simulation {
             is_write: req.op == OpKind::Write,
             is_read: req.op == OpKind::Read,
             interval_ns: if self.rec.counts.total > 1 {
-                arrival - self.clock.last_arrival
+                arrival - self.host.last_arrival()
             } else {
                 0
             },
@@ -231,20 +183,8 @@ impl Simulation {
             completion_ns: completion,
             pages: self.request_pages(&req, pages) as u32,
         };
-        self.model.after_request(&info)?;
-        if let Replay::ClosedLoop { .. } = self.opts.replay {
-            let c = &mut self.clock;
-            if std::mem::take(&mut c.top_taken) {
-                // This request arrived at the earliest completion: its own replaces it.
-                if let Some(mut top) = c.inflight.peek_mut() {
-                    *top = Reverse(completion);
-                }
-            } else {
-                c.inflight.push(Reverse(completion));
-            }
-        }
-        self.clock.last_arrival = arrival;
-        self.clock.last_completion = self.clock.last_completion.max(completion);
+        self.device.after_request(&info)?;
+        self.host.completed(arrival, completion);
         self.sample_timed(arrival);
         Ok(())
     }
@@ -252,7 +192,7 @@ impl Simulation {
     /// A read request's latency into the breakdown, split as its critical page's parts.
     #[cold]
     fn explain_read(&mut self, latency: u64, controller: u64) {
-        let parts = self.model.resources_mut().read_parts().unwrap_or_default();
+        let parts = self.device.flash_mut().read_parts().unwrap_or_default();
         debug_assert_eq!(controller + parts.total(), latency);
         if let Some(b) = &mut self.rec.breakdown {
             b.add(latency, controller, parts);

@@ -12,7 +12,7 @@ impl Simulation {
     }
 
     pub(crate) fn sample_untimed(&mut self) {
-        let host = self.model.ftl().counters.host_pages_written;
+        let host = self.device.map().counters.host_pages_written;
         if host >= self.rec.next_sample {
             let every = match self.options().sample_every_pages {
                 0 => (self.logical_pages / 20).max(1),
@@ -25,7 +25,7 @@ impl Simulation {
 
     /// Append one sample (the final one is forced, unless it would repeat the last).
     pub(crate) fn sample_now(&mut self, last: bool) {
-        let c = self.model.ftl().counters;
+        let c = self.device.map().counters;
         if last
             && self.rec.series.host_pages.last() == Some(&c.host_pages_written)
             && self.rec.series.requests.last().is_some()
@@ -33,11 +33,11 @@ impl Simulation {
             return;
         }
         let t = if self.options().timing {
-            self.clock.last_arrival as f64 / 1e9
+            self.host.last_arrival() as f64 / 1e9
         } else {
             0.0
         };
-        let free = self.model.free_blocks();
+        let free = self.device.free_blocks();
         let total = self.rec.counts.total;
         let r = &mut self.rec;
         let s = &mut r.series;

@@ -1,12 +1,17 @@
-//! Statistics: HDR latency histograms, counters and the result of a run, and sampled time series.
+//! Statistics: HDR latency histograms, counters and the result of a run (with the typed sections
+//! the device's layers report), and sampled time series.
 
+mod hybrid;
 mod latency;
+mod rain;
 mod result;
 mod series;
 
+pub use hybrid::{DecisionPoint, HybridReport, RlState, SlcObservation, RL_BINS};
 pub use latency::{
     coarse_bin, Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary,
     COARSE_BINS_PER_DECADE,
 };
-pub use result::{EraseStats, RequestCounts, SimResult};
+pub use rain::{RainReport, RainStats, TtflashReport};
+pub use result::{EraseStats, LayerReports, RequestCounts, SimResult};
 pub use series::{SampleCursor, TimeSeries};

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{LatencyReport, TimeSeries};
+use super::{HybridReport, LatencyReport, RainReport, TimeSeries};
 
 /// Requests by type (measured phase only).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -53,14 +53,27 @@ pub struct SimResult {
     pub latency_us: LatencyReport,
     /// Host page writes done by preconditioning (not in the counters above).
     pub precondition_pages: u64,
-    /// The hybrid SLC/QLC device's report (`ftl::hybrid::HybridReport`: host pages per mode,
-    /// migration and GC, the write-time breakdown); absent on other device models.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hybrid: Option<serde_json::Value>,
+    /// What the device's layers report, each its own section (absent for a layer that did not
+    /// run): see [`LayerReports`].
+    #[serde(flatten)]
+    pub layers: LayerReports,
     /// The host file system's counters (`trace::FsStats`: bytes deleted, trimmed, still
     /// pending …) of a file-system workload; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_fs: Option<serde_json::Value>,
     #[serde(skip)]
     pub series: TimeSeries,
+}
+
+/// The sections the device's layers add to the result, one per layer implementation that has
+/// something to say (each filled by its layer through `ftl::FtlLayer::report`; absent from the
+/// JSON when `None`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LayerReports {
+    /// The hybrid SLC/QLC FTL: host pages per mode, migration and GC, the write-time breakdown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<HybridReport>,
+    /// The RAIN FTL: its counters (stripes, parity, rebuilt reads …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rain: Option<RainReport>,
 }

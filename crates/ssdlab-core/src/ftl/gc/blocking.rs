@@ -13,12 +13,6 @@ impl GcScheduler for BlockingGc {
     fn name(&self) -> &'static str {
         "blocking"
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
     fn on_demand_only(&self) -> bool {
         true
     }

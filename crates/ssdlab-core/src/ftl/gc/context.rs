@@ -3,9 +3,11 @@
 //! the scheduler decides which unit steps to run and the [`GcContext`] executes them — on the
 //! FTL always, and on the NAND time lines when timing is on.
 
+use super::observation::Observation;
 use crate::error::{Result, SsdError};
 use crate::flash::Resources;
 use crate::ftl::map::{Ftl, GcStep};
+use crate::rl::QTable;
 use crate::rng::SimRng;
 
 /// What the engine tells a scheduler about the request just served.
@@ -229,8 +231,21 @@ pub trait GcScheduler: Send {
     fn on_demand_only(&self) -> bool {
         false
     }
-    /// The scheduler as `Any`, for callers that need its own type (the Q-table of `rlgc`, the
-    /// decision stepping of `external`).
-    fn as_any(&self) -> &dyn std::any::Any;
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+    /// The learned Q-table (`rlgc`, `rlgc-aggressive`), if the scheduler has one.
+    fn q_table(&self) -> Option<&QTable> {
+        None
+    }
+    /// Does it take its decisions from an outside agent (`external`: decision stepping)?
+    fn is_external(&self) -> bool {
+        false
+    }
+    /// The decision an outside agent owes now, if any (`external`).
+    fn pending_decision(&self) -> Option<Observation> {
+        None
+    }
+    /// Run the agent's action, `copies` partial-GC page copies, for the pending decision
+    /// (`external`; nothing for a scheduler that decides itself).
+    fn apply_decision(&mut self, _copies: u32, _gc: &mut GcContext) -> Result<()> {
+        Ok(())
+    }
 }

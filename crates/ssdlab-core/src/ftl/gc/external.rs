@@ -13,35 +13,11 @@
 //! timing on (the timing-free mode has no response times). Calling `advance_to_decision` again
 //! without `apply_decision` returns the same observation.
 
-use serde::Serialize;
-
 use super::algorithm1::Algorithm1;
 use super::context::{GcContext, GcScheduler, RequestInfo};
+use super::observation::Observation;
 use crate::config::DeviceConfig;
 use crate::error::Result;
-
-/// What the agent sees at a decision point.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Observation {
-    /// Interval before the previous request and before this one (µs).
-    pub prev_interval_us: f64,
-    pub interval_us: f64,
-    /// Copies asked for at the previous decision.
-    pub prev_action: u32,
-    /// Fewest free blocks over the planes.
-    pub free_blocks: u32,
-    /// This request's response time (µs) and the seed's reward for it.
-    pub response_us: f64,
-    pub reward: f64,
-    /// The seed's state index (Table 3 binning of `gc.rl`).
-    pub state: u32,
-    pub is_write: bool,
-    /// Some plane's victim has no valid page left (the next non-zero action erases it).
-    pub victim_ready: bool,
-    /// Completion time of this request (µs of simulated time).
-    pub time_us: f64,
-    pub decisions: u64,
-}
 
 /// The scheduler whose decisions come from outside.
 pub struct ExternalScheduler {
@@ -74,11 +50,14 @@ impl ExternalScheduler {
 }
 
 impl GcScheduler for ExternalScheduler {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
+    fn is_external(&self) -> bool {
+        true
     }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
+    fn pending_decision(&self) -> Option<Observation> {
+        self.pending()
+    }
+    fn apply_decision(&mut self, copies: u32, gc: &mut GcContext) -> Result<()> {
+        self.apply(copies, gc)
     }
     fn name(&self) -> &'static str {
         "external"

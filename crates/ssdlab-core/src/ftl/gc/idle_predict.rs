@@ -89,12 +89,6 @@ impl IdlePredict {
 }
 
 impl GcScheduler for IdlePredict {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
     fn name(&self) -> &'static str {
         if self.smoothing {
             "idle-es"

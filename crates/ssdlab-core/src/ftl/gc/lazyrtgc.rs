@@ -38,12 +38,6 @@ impl LazyRtgc {
 }
 
 impl GcScheduler for LazyRtgc {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
     fn name(&self) -> &'static str {
         "lazyrtgc"
     }

@@ -9,15 +9,17 @@ mod context;
 mod external;
 pub mod idle_predict;
 pub mod lazyrtgc;
+mod observation;
 pub mod partial;
 pub mod rl_state;
 pub mod rlgc;
 
 pub use blocking::BlockingGc;
 pub use context::{GcContext, GcScheduler, RequestInfo};
-pub use external::{ExternalScheduler, Observation};
+pub use external::ExternalScheduler;
 pub use idle_predict::IdlePredict;
 pub use lazyrtgc::LazyRtgc;
+pub use observation::Observation;
 pub use partial::lazyrtgc_quantum;
 pub use rl_state::RlFeatures;
 pub use rlgc::RlGc;

@@ -114,11 +114,8 @@ pub(crate) fn check_table(table: Option<QTable>, states: usize, actions: &[u32])
 }
 
 impl GcScheduler for RlGc {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
+    fn q_table(&self) -> Option<&QTable> {
+        Some(&self.learner.table)
     }
     fn name(&self) -> &'static str {
         if self.aggressive {

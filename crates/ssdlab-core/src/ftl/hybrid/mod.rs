@@ -29,10 +29,9 @@ mod reclaim;
 mod region;
 pub mod slc;
 
+pub use crate::stats::{DecisionPoint, HybridReport, SlcObservation};
 pub use region::Mode;
-pub use slc::{SlcObservation, RL_ACTIONS, RL_STATES, SIZE_LEVELS, THETA_LEVELS_KIB};
-
-use serde::Serialize;
+pub use slc::{RL_ACTIONS, RL_STATES, SIZE_LEVELS, THETA_LEVELS_KIB};
 
 use crate::config::{CellMode, DeviceConfig, OpTimes, SlcPolicyKind};
 use crate::error::{Result, SsdError};
@@ -42,44 +41,6 @@ use crate::ftl::plain::PlainFtl;
 use crate::rng::{self, SimRng};
 use region::{Layout, Plane, NONE};
 use slc::{CacheState, Decision, PeriodStats, SlcPolicy};
-
-/// What the hybrid device did during the measured run: where host pages went and where write
-/// time went (the seed's Figure 16 breakdown), in total nanoseconds over host page writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct HybridReport {
-    pub slc_host_pages: u64,
-    pub qlc_host_pages: u64,
-    pub migrated_pages: u64,
-    pub qlc_gc_pages: u64,
-    pub slc_erases: u64,
-    pub qlc_erases: u64,
-    /// Host page writes' latency (ready to programmed), split into parts that add up: the
-    /// plane time of the migration steps a write waited for, …
-    pub migration_wait_ns: u64,
-    /// … of the QLC GC steps it waited for, …
-    pub gc_wait_ns: u64,
-    /// … and the rest (queueing, transfer, program) of writes programmed in SLC, ns …
-    pub slc_write_ns: u64,
-    /// … and in QLC, ns.
-    pub qlc_write_ns: u64,
-    /// Plane time spent migrating (copies and SLC erases), ns.
-    pub migration_busy_ns: u64,
-    /// Blocks in SLC mode now, and the SLC region's size (filled in by [`HybridFtl::report`]).
-    pub slc_blocks: u32,
-    pub slc_target: u32,
-}
-
-/// The SLC region's size and θ from one decision on (the seed's Figure 15 series).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct DecisionPoint {
-    /// Host pages written in the measured run when the decision was taken.
-    pub host_pages: u64,
-    /// Space utilisation then (mapped / logical pages).
-    pub utilisation: f64,
-    /// The region's size, blocks, and θ, KiB (`u64::MAX` pages shown as 0: every write).
-    pub slc_blocks: u32,
-    pub theta_kib: u64,
-}
 
 /// The hybrid SLC/QLC device.
 pub struct HybridFtl {

@@ -1,17 +1,18 @@
 //! The hybrid device as a [`FtlLayer`].
 
-use std::any::Any;
 use std::ops::Range;
 
 use rand::Rng;
 
-use super::{HybridFtl, HybridReport};
+use super::HybridFtl;
 use crate::error::{Result, SsdError};
 use crate::flash::OpDone;
 use crate::ftl::gc::{GcScheduler, RequestInfo};
 use crate::ftl::map::Ftl;
 use crate::ftl::{FtlLayer, Precondition, SchedulerCall};
+use crate::rl::QTable;
 use crate::rng;
+use crate::stats::{DecisionPoint, HybridReport, LayerReports, SlcObservation};
 
 impl FtlLayer for HybridFtl {
     /// Sequential fill as large (cold) writes, then random single-page (hot) writes, timing off.
@@ -97,8 +98,16 @@ impl FtlLayer for HybridFtl {
         Ok(())
     }
 
-    fn ftl(&self) -> &Ftl {
+    fn map(&self) -> &Ftl {
         &self.base.ftl
+    }
+
+    fn flash(&self) -> &crate::flash::Resources {
+        &self.base.res
+    }
+
+    fn flash_mut(&mut self) -> &mut crate::flash::Resources {
+        &mut self.base.res
     }
 
     fn check_invariants(&self) -> std::result::Result<(), String> {
@@ -107,18 +116,6 @@ impl FtlLayer for HybridFtl {
 
     fn free_blocks(&self) -> u64 {
         self.planes.iter().map(|p| p.free.len() as u64).sum()
-    }
-
-    fn gc_busy_ns(&self) -> u64 {
-        self.base.res.gc_busy_ns
-    }
-
-    fn resources_mut(&mut self) -> &mut crate::flash::Resources {
-        &mut self.base.res
-    }
-
-    fn scheduler(&self) -> Option<&dyn GcScheduler> {
-        None
     }
 
     fn set_scheduler(&mut self, _s: Box<dyn GcScheduler>) -> Result<()> {
@@ -134,10 +131,32 @@ impl FtlLayer for HybridFtl {
         ))
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn report(&self, out: &mut LayerReports) {
+        out.hybrid = Some(self.report());
     }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+
+    fn q_table(&self) -> Option<&QTable> {
+        HybridFtl::q_table(self)
+    }
+
+    fn set_slc_q_table(&mut self, table: QTable) -> Result<()> {
+        self.set_q_table(table)
+    }
+
+    fn slc_decisions(&self) -> &[DecisionPoint] {
+        self.decisions()
+    }
+
+    fn slc_pending(&mut self) -> Result<Option<SlcObservation>> {
+        if !self.is_external() {
+            return Err(SsdError::Invalid(
+                "SLC decision stepping needs cache.slc = \"external\"".into(),
+            ));
+        }
+        Ok(HybridFtl::slc_pending(self))
+    }
+
+    fn slc_act(&mut self, action: usize) -> Result<()> {
+        HybridFtl::slc_act(self, action)
     }
 }

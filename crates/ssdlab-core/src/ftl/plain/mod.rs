@@ -14,7 +14,6 @@ mod oracle;
 
 pub use oracle::OracleHints;
 
-use std::any::Any;
 use std::ops::Range;
 
 use rand::Rng;
@@ -193,19 +192,15 @@ impl FtlLayer for PlainFtl {
         scheduler.after_request(info, &mut ctx)
     }
 
-    fn ftl(&self) -> &Ftl {
+    fn map(&self) -> &Ftl {
         &self.ftl
     }
 
-    fn free_blocks(&self) -> u64 {
-        self.ftl.total_free_blocks()
+    fn flash(&self) -> &Resources {
+        &self.res
     }
 
-    fn gc_busy_ns(&self) -> u64 {
-        self.res.gc_busy_ns
-    }
-
-    fn resources_mut(&mut self) -> &mut crate::flash::Resources {
+    fn flash_mut(&mut self) -> &mut Resources {
         &mut self.res
     }
 
@@ -222,13 +217,6 @@ impl FtlLayer for PlainFtl {
     fn with_scheduler(&mut self, f: SchedulerCall) -> Result<()> {
         let (scheduler, mut ctx) = self.parts(self.timed);
         f(scheduler, &mut ctx)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }
 

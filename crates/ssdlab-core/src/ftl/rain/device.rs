@@ -4,14 +4,13 @@
 //! preconditioning. Built on a [`PlainFtl`]: its FTL, time lines and (for GTF without
 //! parity) its page programs and GC scheduler.
 
-use std::any::Any;
 use std::mem::size_of;
 use std::ops::Range;
 
 use rand::Rng;
 
 use super::superblock::Stripe;
-use super::{LogicalRain, Rain, RainStats, WriteBuffer};
+use super::{LogicalRain, Rain, WriteBuffer};
 use crate::config::{DeviceConfig, OpenParity, RainConfig, RainLayout};
 use crate::error::Result;
 use crate::flash::OpDone;
@@ -21,22 +20,7 @@ use crate::ftl::map::Ftl;
 use crate::ftl::plain::PlainFtl;
 use crate::ftl::{FtlLayer, Precondition, SchedulerCall};
 use crate::rng;
-
-/// What the Tiny-Tail Flash layer did during the measured run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
-pub struct TtflashReport {
-    pub rain: RainStats,
-    pub parity_pages_written: u64,
-    pub buffer_read_hits: u64,
-    pub buffer_full_waits: u64,
-    /// Mean data members of the GC stripes closed (N − 1 when none is short).
-    pub mean_gc_stripe_members: f64,
-    /// Requests that waited for GC, over all requests.
-    pub blocked_fraction: f64,
-    /// The deepest reserve of free super-blocks any group keeps from the host at the end:
-    /// 2, plus one per drain of that group up to 4 (0 without super-block RAIN).
-    pub superblock_reserve_max: u64,
-}
+use crate::stats::{LayerReports, RainReport, RainStats};
 
 /// The Tiny-Tail Flash device: RAIN parity (`rain.rain`) and/or the GC-tolerant flush buffer
 /// (`rain.gtf`) over a plain device.
@@ -185,9 +169,9 @@ impl RainFtl {
         e
     }
 
-    /// What the layer did; `blocked_fraction` comes from the engine.
-    pub fn report(&self, blocked_fraction: f64) -> TtflashReport {
-        TtflashReport {
+    /// What the layer did.
+    pub fn report(&self) -> RainReport {
+        RainReport {
             rain: self.rain_stats(),
             parity_pages_written: self.base.ftl.counters.parity_pages_written,
             buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
@@ -199,7 +183,6 @@ impl RainFtl {
                     r.stats.gc_stripe_members as f64 / r.stats.gc_stripes as f64
                 }
             }),
-            blocked_fraction,
             superblock_reserve_max: self.rain.as_ref().map_or(0, |r| {
                 (0..r.groups())
                     .map(|g| r.gc_reserve(g) as u64)
@@ -310,8 +293,16 @@ impl FtlLayer for RainFtl {
         self.base.after_request(info)
     }
 
-    fn ftl(&self) -> &Ftl {
+    fn map(&self) -> &Ftl {
         &self.base.ftl
+    }
+
+    fn flash(&self) -> &crate::flash::Resources {
+        &self.base.res
+    }
+
+    fn flash_mut(&mut self) -> &mut crate::flash::Resources {
+        &mut self.base.res
     }
 
     fn free_blocks(&self) -> u64 {
@@ -322,14 +313,6 @@ impl FtlLayer for RainFtl {
                 .sum(),
             None => self.base.free_blocks(),
         }
-    }
-
-    fn gc_busy_ns(&self) -> u64 {
-        self.base.gc_busy_ns()
-    }
-
-    fn resources_mut(&mut self) -> &mut crate::flash::Resources {
-        &mut self.base.res
     }
 
     fn scheduler(&self) -> Option<&dyn GcScheduler> {
@@ -344,11 +327,12 @@ impl FtlLayer for RainFtl {
         self.base.with_scheduler(f)
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn report(&self, out: &mut LayerReports) {
+        out.rain = Some(self.report());
     }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
+
+    fn audit_parity(&mut self) -> Result<(u64, u64)> {
+        self.audit()
     }
 }
 

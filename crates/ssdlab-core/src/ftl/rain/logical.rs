@@ -28,10 +28,11 @@
 //!   not: a write cannot wait forever (the seed has no forced GC; its planes run out of pages).
 
 use super::device::RainFtl;
-use super::{page_checksum, RainStats};
+use super::page_checksum;
 use crate::error::{Result, SsdError};
 use crate::flash::OpDone;
 use crate::ftl::map::{Ftl, GcStep};
+use crate::stats::RainStats;
 
 const NONE: u32 = u32::MAX;
 

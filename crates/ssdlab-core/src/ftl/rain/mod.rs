@@ -76,11 +76,11 @@ mod schedule;
 mod superblock;
 
 pub use buffer::WriteBuffer;
-pub use device::{RainFtl, TtflashReport};
+pub use device::RainFtl;
 pub use group_gc::GcOp;
 pub use logical::LogicalRain;
 pub use rebuild::Via;
-pub use superblock::{HostWrite, Rain, RainStats};
+pub use superblock::{HostWrite, Rain};
 
 /// The checksum a host write of `lpn` at `version` leaves in its page (SplitMix64 finalizer).
 pub fn page_checksum(lpn: u32, version: u32) -> u64 {

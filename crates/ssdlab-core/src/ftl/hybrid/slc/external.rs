@@ -4,24 +4,10 @@
 //! (`Simulation::advance_to_slc_decision`, in the engine above this layer) and the agent's action — one of the
 //! same nine level changes `rl` takes ([`super::rl::ACTIONS`]) — applies from there on.
 
-use super::rl::{apply_action, RlState};
+use super::rl::{apply_action, observe_state};
 use super::{CacheState, Decision, SlcPolicy};
 use crate::config::SlcRlConfig;
-
-/// What the agent sees at a decision point.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SlcObservation {
-    /// The binned state `rl` would see (utilisation, SLC hits, size level, θ level).
-    pub state: RlState,
-    pub utilisation: f64,
-    pub slc_hit_ratio: f64,
-    /// The reward of the period that just ended ([`CacheState::reward`]).
-    pub reward: f64,
-    pub slc_blocks: u32,
-    pub slc_target: u32,
-    pub theta_pages: u64,
-    pub period_host_pages: u64,
-}
+use crate::stats::SlcObservation;
 
 pub struct ExternalSlc {
     size: usize,
@@ -45,7 +31,7 @@ impl ExternalSlc {
         let s = self.pending.as_ref()?;
         let p = &s.period;
         Some(SlcObservation {
-            state: RlState::observe(s, self.size, self.theta),
+            state: observe_state(s, self.size, self.theta),
             utilisation: s.utilisation(),
             slc_hit_ratio: p.slc_hits as f64 / p.host_pages.max(1) as f64,
             reward: s.reward(),

@@ -14,7 +14,7 @@ mod none;
 mod rl;
 mod ust;
 
-pub use external::{ExternalSlc, SlcObservation};
+pub use external::ExternalSlc;
 pub use rl::{RlState, ACTIONS, RL_ACTIONS, RL_BINS, RL_STATES};
 
 use crate::config::{CacheConfig, SlcPolicyKind};

@@ -31,8 +31,9 @@ use crate::error::Result;
 use crate::rl::{QLearner, QTable};
 use crate::rng;
 
-/// Bins per state feature, states and actions (the seed's 1,296 states).
-pub const RL_BINS: usize = 6;
+pub use crate::stats::{RlState, RL_BINS};
+
+/// States and actions (the seed's 1,296 states: [`RL_BINS`] bins of four features).
 pub const RL_STATES: usize = RL_BINS * RL_BINS * RL_BINS * RL_BINS;
 pub const RL_ACTIONS: usize = 9;
 
@@ -45,29 +46,16 @@ fn bin(v: f64, edges: &[f64]) -> usize {
     edges.iter().take_while(|e| v >= **e).count()
 }
 
-/// The four features, binned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RlState {
-    pub utilisation: usize,
-    pub slc_hits: usize,
-    pub size_level: usize,
-    pub theta_level: usize,
-}
-
-impl RlState {
-    pub fn observe(s: &CacheState, size_level: usize, theta_level: usize) -> Self {
-        let p = &s.period;
-        let hits = p.slc_hits as f64 / p.host_pages.max(1) as f64;
-        RlState {
-            utilisation: bin(s.utilisation(), &UTIL_EDGES),
-            slc_hits: bin(hits, &HIT_EDGES),
-            size_level,
-            theta_level,
-        }
-    }
-    pub fn index(&self) -> usize {
-        ((self.utilisation * RL_BINS + self.slc_hits) * RL_BINS + self.size_level) * RL_BINS
-            + self.theta_level
+/// The binned state `rl` sees now: utilisation and the period's SLC hits, with the current
+/// size and θ levels.
+pub fn observe_state(s: &CacheState, size_level: usize, theta_level: usize) -> RlState {
+    let p = &s.period;
+    let hits = p.slc_hits as f64 / p.host_pages.max(1) as f64;
+    RlState {
+        utilisation: bin(s.utilisation(), &UTIL_EDGES),
+        slc_hits: bin(hits, &HIT_EDGES),
+        size_level,
+        theta_level,
     }
 }
 
@@ -150,7 +138,7 @@ impl SlcPolicy for RlSlc {
                 foreground_migration: true,
             };
         }
-        let state = RlState::observe(s, self.size, self.theta).index();
+        let state = observe_state(s, self.size, self.theta).index();
         if let Some((ps, pa)) = self.prev {
             if s.period.host_pages > 0 {
                 self.learner.update_max(ps, pa, s.reward(), state);
