@@ -208,8 +208,8 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 /// list and default from here (never a second copy).
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
-        Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
-        VictimPolicy,
+        Allocation, CacheMode, DeviceModelKind, EvictionKind, FlushPolicy, Placement, Registry,
+        SchedulerKind, SlcPolicyKind, VictimPolicy,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -221,6 +221,9 @@ pub fn registries() -> Vec<crate::config::Family> {
         Allocation::family(),
         DeviceModelKind::family(),
         SlcPolicyKind::family(),
+        CacheMode::family(),
+        EvictionKind::family(),
+        FlushPolicy::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),

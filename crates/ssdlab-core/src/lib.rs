@@ -43,6 +43,7 @@
 pub const GIT_COMMIT: &str = env!("SSDLAB_GIT_COMMIT");
 
 pub mod api;
+pub mod cache;
 pub mod config;
 pub mod detect;
 pub mod device;
@@ -69,6 +70,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["experiments"],
     &["sim", "offline"],
     &["device"],
+    &["cache"],
     &["ftl::rain", "ftl::hybrid"],
     &["ftl::plain"],
     &["ftl"],

@@ -177,7 +177,7 @@ fn fileserver_mix_and_fileset_follow_fileserver_f() {
         match r.op {
             OpKind::Write => (wb, wn) = (wb + r.size_bytes, wn + 1),
             OpKind::Read => (rb, rn) = (rb + r.size_bytes, rn + 1),
-            OpKind::Trim => unreachable!("trim none"),
+            OpKind::Trim | OpKind::Flush => unreachable!("trim none, flush none"),
         }
     }
     let bytes = wb as f64 / rb as f64;
@@ -203,7 +203,7 @@ fn shadow(v: &[Request]) -> BTreeSet<u64> {
             OpKind::Trim => blocks.for_each(|b| {
                 valid.remove(&b);
             }),
-            OpKind::Read => {}
+            OpKind::Read | OpKind::Flush => {}
         }
     }
     valid

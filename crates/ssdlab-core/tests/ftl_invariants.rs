@@ -185,6 +185,8 @@ fn random_requests(seed: u64, n: u64, logical_pages: u64, page: u64) -> Vec<Requ
                 offset_bytes: first * page,
                 size_bytes: pages * page,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         })
         .collect()
@@ -448,6 +450,8 @@ fn trim_invalidates_and_reduces_gc_work() {
         offset_bytes: 0,
         size_bytes: logical * page,
         fragment_follows: false,
+        fua: false,
+        preflush: false,
     }];
     reqs.push(Request {
         arrival_ns: 0,
@@ -455,6 +459,8 @@ fn trim_invalidates_and_reduces_gc_work() {
         offset_bytes: 0,
         size_bytes: logical / 2 * page,
         fragment_follows: false,
+        fua: false,
+        preflush: false,
     });
     let with_trim = reqs.clone();
     let run = |reqs: Vec<Request>| {
@@ -468,6 +474,8 @@ fn trim_invalidates_and_reduces_gc_work() {
                 offset_bytes: l * page,
                 size_bytes: page,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             });
         }
         let opts = SimOptions {

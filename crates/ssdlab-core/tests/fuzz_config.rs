@@ -384,6 +384,8 @@ fn simulate(rng: &mut SimRng, cfg: DeviceConfig) -> Result<bool, String> {
                 offset_bytes: rng.gen_range(0..=logical - pages) * unit,
                 size_bytes: pages * unit,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         })
         .collect();

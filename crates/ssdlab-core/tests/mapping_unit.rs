@@ -60,6 +60,8 @@ fn units_map_like_pages_of_the_unit_size() {
                 offset_bytes: first * 4096,
                 size_bytes: len * 4096,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         })
         .collect();

@@ -6,7 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
-    Allocation, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind, VictimPolicy,
+    Allocation, CacheMode, DeviceModelKind, EvictionKind, FlushPolicy, Placement, Registry,
+    SchedulerKind, SlcPolicyKind, VictimPolicy,
 };
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
@@ -69,6 +70,9 @@ fn every_family_lists_the_names_serde_reads() {
     check::<Allocation>(None);
     check::<DeviceModelKind>(None);
     check::<SlcPolicyKind>(None);
+    check::<CacheMode>(None);
+    check::<EvictionKind>(None);
+    check::<FlushPolicy>(None);
     check::<TraceFormat>(None);
     check::<Pattern>(None);
     check::<ArrivalSpec>(Some("kind"));
@@ -87,7 +91,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 18);
+    assert_eq!(all.len(), 21);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

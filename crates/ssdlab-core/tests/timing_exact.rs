@@ -31,6 +31,8 @@ fn req(t_us: u64, op: OpKind, page: u64, pages: u64) -> Request {
         offset_bytes: page * PAGE,
         size_bytes: pages * PAGE,
         fragment_follows: false,
+        fua: false,
+        preflush: false,
     }
 }
 

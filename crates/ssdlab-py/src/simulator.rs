@@ -76,6 +76,9 @@ impl Simulator {
         d.set_item("gc_pages", s.gc_pages.into_pyarray(py))?;
         d.set_item("erases", s.erases.into_pyarray(py))?;
         d.set_item("requests", s.requests.into_pyarray(py))?;
+        if !s.dirty_pages.is_empty() {
+            d.set_item("dirty_pages", s.dirty_pages.into_pyarray(py))?;
+        }
         Ok(d)
     }
 

@@ -12,6 +12,7 @@ mod registry;
 mod scheduler;
 mod timing;
 mod victim;
+mod write_cache;
 
 pub use advice::Advisory;
 pub use cache::{
@@ -30,6 +31,7 @@ pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
 pub use victim::VictimPolicy;
+pub use write_cache::{CacheMode, EvictionKind, FlushPolicy, WriteCacheConfig, MAX_CACHE_MIB};
 
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +92,9 @@ pub struct DeviceConfig {
     /// The hybrid SLC/QLC device (off unless `cache.slc` is given).
     #[serde(default, skip_serializing_if = "CacheConfig::is_default")]
     pub cache: CacheConfig,
+    /// The DRAM write cache between the host interface and the FTL (off by default).
+    #[serde(default, skip_serializing_if = "WriteCacheConfig::is_default")]
+    pub write_cache: WriteCacheConfig,
 }
 
 impl DeviceConfig {
@@ -183,6 +188,7 @@ impl DeviceConfig {
         self.gc.rl.check().map_err(err)?;
         self.gc.partial.check().map_err(err)?;
         self.rain.check(g.channels).map_err(err)?;
+        self.write_cache.check().map_err(err)?;
         self.check_model().map_err(err)?;
         self.check_mapping_unit().map_err(err)?;
         Ok(())
@@ -230,6 +236,22 @@ impl DeviceConfig {
                     ),
                 ));
             }
+        }
+        if self.write_cache.on() && self.rain.gtf {
+            return Err((
+                "write_cache.mode".into(),
+                "rain.gtf is Tiny-Tail's own buffer in front of the RAIN device; use one of the \
+                 two"
+                .into(),
+            ));
+        }
+        if self.write_cache.on() && self.ftl.placement == Placement::Oracle {
+            return Err((
+                "ftl.placement".into(),
+                "the write cache coalesces and reorders writes, so the oracle's next-write times \
+                 do not apply; use another placement"
+                    .into(),
+            ));
         }
         if self.rain.gtf && self.ftl.placement == Placement::Oracle {
             return Err((

@@ -1,8 +1,9 @@
 //! The SSD as a stack of layers, built from its configuration: the host interface (`host`,
 //! owned by the engine) submits requests to the device, whose page service goes down through
-//! the FTL layer (`ftl::FtlLayer`: `plain`, `hybrid` or `rain`) to the flash layer (`flash`,
-//! the time lines each FTL implementation owns). Data flows down; each layer reports upward
-//! through typed values ([`Device::report`]: one section of the result per layer).
+//! the write cache (`cache`, when `write_cache.mode` is not `off`) and the FTL layer
+//! (`ftl::FtlLayer`: `plain`, `hybrid` or `rain`) to the flash layer (`flash`, the time lines
+//! each FTL implementation owns). Data flows down; each layer reports upward through typed
+//! values ([`Device::report`]: one section of the result per layer).
 //!
 //! This module is the registry of layer implementations: the one place that knows which types
 //! a configuration's choices name ([`Device::new`]) and what each costs in memory
@@ -10,6 +11,7 @@
 
 use std::ops::Range;
 
+use crate::cache::{CacheEvent, WriteCache};
 use crate::config::{DeviceConfig, DeviceModelKind};
 use crate::error::Result;
 use crate::flash::{OpDone, Resources};
@@ -20,7 +22,7 @@ use crate::ftl::map::Ftl;
 use crate::ftl::plain::{OracleHints, PlainFtl};
 use crate::ftl::rain::RainFtl;
 use crate::ftl::{FtlLayer, Precondition};
-use crate::stats::LayerReports;
+use crate::stats::{LayerReports, PowerCut};
 
 /// How a device is built for a run: the simulation seed (every random stream of its layers
 /// derives from it), whether time is modelled, and test mode (`check`: the layers keep what
@@ -30,10 +32,14 @@ pub struct Build {
     pub seed: u64,
     pub timed: bool,
     pub check: bool,
+    /// When the power is cut, ns (`SimOptions::power_cut_us`), if it is.
+    pub power_cut: Option<u64>,
 }
 
 /// One simulated SSD: its layers below the host interface.
 pub struct Device {
+    /// The write cache, if on (`None`: requests go straight to the FTL, one branch a request).
+    cache: Option<Box<WriteCache>>,
     ftl: Box<dyn FtlLayer>,
 }
 
@@ -47,7 +53,17 @@ impl Device {
             DeviceModelKind::TinyTail => Box::new(RainFtl::new(cfg, seed, timed, check)?),
             DeviceModelKind::Hybrid => Box::new(HybridFtl::new(cfg, seed, timed, check)?),
         };
-        Ok(Device { ftl })
+        let cache = cfg.write_cache.on().then(|| {
+            let u = cfg.unit_bytes();
+            Box::new(WriteCache::new(
+                &cfg.write_cache,
+                u,
+                timed,
+                check,
+                b.power_cut,
+            ))
+        });
+        Ok(Device { cache, ftl })
     }
 
     /// The FTL layer, for what is particular to it (its scheduler, Q-tables, decision points).
@@ -72,34 +88,87 @@ impl Device {
     }
 
     /// Fill the device (timing off) and reset its counters; returns the host pages written.
+    /// (Straight to the FTL: the cache starts empty and its counters at zero.)
     pub fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
-        self.ftl.precondition(p, seed)
+        let n = self.ftl.precondition(p, seed)?;
+        if let Some(c) = &mut self.cache {
+            c.reset_counters();
+        }
+        Ok(n)
     }
 
     /// Background work that can run by `now` (see [`FtlLayer::background`]).
     #[inline]
     pub fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
+        if let Some(c) = &mut self.cache {
+            c.background(self.ftl.as_mut(), prev_arrival, now)?;
+        }
         self.ftl.background(prev_arrival, now)
     }
 
     #[inline]
     pub fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        self.ftl.read(pages, ready)
+        match &mut self.cache {
+            None => self.ftl.read(pages, ready),
+            Some(c) => c.read(self.ftl.as_mut(), pages, ready),
+        }
     }
 
     #[inline]
     pub fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        self.ftl.write(pages, ready)
+        match &mut self.cache {
+            None => self.ftl.write(pages, ready),
+            Some(c) => c.write(self.ftl.as_mut(), &[pages], ready, false),
+        }
     }
 
-    /// One host write of several page runs (see [`FtlLayer::write_runs`]).
-    pub fn write_runs(&mut self, runs: &[Range<u32>], ready: u64) -> Result<OpDone> {
-        self.ftl.write_runs(runs, ready)
+    /// One host write of several page runs (see [`FtlLayer::write_runs`]); `fua`: force unit
+    /// access (a volatile write cache writes it through).
+    pub fn write_runs(&mut self, runs: &[Range<u32>], ready: u64, fua: bool) -> Result<OpDone> {
+        match &mut self.cache {
+            None => self.ftl.write_runs(runs, ready),
+            Some(c) => c.write(self.ftl.as_mut(), runs, ready, fua),
+        }
     }
 
     #[inline]
-    pub fn trim(&mut self, pages: Range<u32>) -> Result<()> {
-        self.ftl.trim(pages)
+    pub fn trim(&mut self, pages: Range<u32>, at: u64) -> Result<()> {
+        match &mut self.cache {
+            None => self.ftl.trim(pages),
+            Some(c) => c.trim(self.ftl.as_mut(), pages, at),
+        }
+    }
+
+    /// A flush command at `ready` (a volatile write-back cache writes its dirty pages; done
+    /// when they are on flash).
+    pub fn flush(&mut self, ready: u64) -> Result<OpDone> {
+        match &mut self.cache {
+            None => Ok(OpDone::at(ready)),
+            Some(c) => c.flush_command(self.ftl.as_mut(), ready),
+        }
+    }
+
+    /// The power cut (at `Build::power_cut`; the engine has run the background work up to
+    /// it): what the write cache loses or its capacitor saves (`None` without a cache).
+    pub fn power_cut(&mut self) -> Option<PowerCut> {
+        self.cache.as_mut().map(|c| c.power_cut())
+    }
+
+    /// The run is over at `end` (its last completion).
+    pub fn finish(&mut self, end: u64) {
+        if let Some(c) = &mut self.cache {
+            c.finish(end);
+        }
+    }
+
+    /// Pages the write cache holds that flash does not (`None` without a cache).
+    pub fn dirty_pages(&self) -> Option<u64> {
+        self.cache.as_ref().map(|c| c.dirty_pages())
+    }
+
+    /// Test mode's record of the write cache's acknowledgements and flushes.
+    pub fn cache_events(&self) -> &[CacheEvent] {
+        self.cache.as_ref().map_or(&[], |c| c.events())
     }
 
     /// A whole request has been served (timed runs).
@@ -110,7 +179,14 @@ impl Device {
 
     /// Every layer's invariants.
     pub fn check_invariants(&self) -> std::result::Result<(), String> {
-        self.ftl.check_invariants()
+        self.ftl.check_invariants()?;
+        match &self.cache {
+            Some(c) => {
+                let map = self.ftl.map();
+                c.check_invariants(&|lpn| map.l2p_of(lpn).is_some())
+            }
+            None => Ok(()),
+        }
     }
 
     /// Free blocks of the device.
@@ -128,6 +204,10 @@ impl Device {
     pub fn report(&self) -> LayerReports {
         let mut out = LayerReports::default();
         self.ftl.report(&mut out);
+        if let Some(c) = &self.cache {
+            let k = self.ftl.map().counters;
+            out.write_cache = Some(c.report(k.host_pages_written + k.gc_pages_copied));
+        }
         out
     }
 }
@@ -141,6 +221,9 @@ pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
         DeviceModelKind::Plain => {}
         DeviceModelKind::TinyTail => e.add(RainFtl::memory_estimate(cfg, check)),
         DeviceModelKind::Hybrid => e.add(HybridFtl::memory_estimate(cfg)),
+    }
+    if cfg.write_cache.on() {
+        e.other_bytes += WriteCache::memory_bytes(&cfg.write_cache, cfg.unit_bytes());
     }
     e
 }

@@ -100,6 +100,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         seed: opts.seed,
         timed: opts.timing,
         check: false,
+        power_cut: None,
     };
     let mut model = Device::new(&cfg, build, None)?;
     let g = &cfg.geometry;

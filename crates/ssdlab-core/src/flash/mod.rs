@@ -250,6 +250,11 @@ impl Resources {
         }
     }
 
+    /// The device's channels.
+    pub fn channels(&self) -> u32 {
+        self.channels.len() as u32
+    }
+
     pub fn times(&self) -> OpTimes {
         self.times
     }

@@ -76,6 +76,16 @@ impl Default for Precondition {
     }
 }
 
+/// How the cache above flushes ([`FtlLayer::flush`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlushHow {
+    /// The GC-aware flush (`write_cache.flush = "gc-aware"`): programs for collecting planes
+    /// may wait in DRAM.
+    pub gc_aware: bool,
+    /// The cache is below its high-water mark (RAIN's rotating flush rotates only then).
+    pub below_high_water: bool,
+}
+
 /// Runs a GC scheduler's decision with the model's own execution context.
 pub type SchedulerCall<'f> = &'f mut dyn FnMut(&mut dyn GcScheduler, &mut GcContext) -> Result<()>;
 
@@ -190,6 +200,68 @@ pub trait FtlLayer: Send {
     /// Apply the agent's action (0–8) to the pending SLC decision.
     fn slc_act(&mut self, _action: usize) -> Result<()> {
         Err(no_external_slc())
+    }
+
+    // For a write cache above (`cache`): how the layer takes the cache's flushes. The defaults
+    // program a flushed page as any host write; RAIN's GC-tolerant flush overrides them.
+
+    /// Pages the cache flushes together, given the pages it would flush next (`pending`, in its
+    /// order): by default one per channel (the allocator spreads consecutive writes over them).
+    fn flush_unit(&self, _pending: &mut dyn Iterator<Item = u32>) -> usize {
+        self.flash().channels() as usize
+    }
+
+    /// When the planes of the flush unit that starts with page `next` are free at `now` (a
+    /// GC-aware flush starts no earlier): by default the plane the next host write goes to.
+    /// `None`: the layer must collect first (the flush then starts at `now`).
+    fn flush_free_at(&mut self, _next: u32, _now: u64) -> Option<u64> {
+        let plane = self.map().peek_host_plane(_next);
+        Some(self.flash().plane_free_at(plane))
+    }
+
+    /// Program the flush unit `pages` from `t` for the cache (`sizes`: each page's host request
+    /// size, in pages): when its last program (a stripe's parity included) completes. With
+    /// `how.gc_aware`, the layer may hold a program for a plane that is collecting in DRAM
+    /// instead: its page is pushed on `held` and its completion reported by
+    /// [`FtlLayer::place_held`].
+    fn flush(
+        &mut self,
+        pages: &[u32],
+        _sizes: &[u32],
+        t: u64,
+        _how: FlushHow,
+        _held: &mut Vec<u32>,
+    ) -> Result<OpDone> {
+        let mut out = OpDone::at(t);
+        for &lpn in pages {
+            out.join(self.write(lpn..lpn + 1, t)?);
+        }
+        Ok(out)
+    }
+
+    /// Program the held pages whose plane's GC has ended by `now` (all of them if `force`: the
+    /// cache is full and has nothing else in flight), each page's completion pushed on `done`.
+    fn place_held(
+        &mut self,
+        _now: u64,
+        _how: FlushHow,
+        _force: bool,
+        _done: &mut Vec<(u32, OpDone)>,
+    ) {
+    }
+
+    /// Programs held now (they keep their pages' cache slots).
+    fn held_programs(&self) -> usize {
+        0
+    }
+
+    /// Does the flush rotate now (RAIN's rotating flush), and has the layer then staged all it
+    /// can ahead?
+    fn flush_rotates(&self, _how: FlushHow) -> bool {
+        false
+    }
+    fn flush_stage_full(&self) -> bool {
+        false
     }
 
     /// Test mode: rebuild every protected live page from its parity and verify it; (pages

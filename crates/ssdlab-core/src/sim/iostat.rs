@@ -163,7 +163,7 @@ fn kind(op: OpKind) -> u8 {
     match op {
         OpKind::Read => 0,
         OpKind::Write => 1,
-        OpKind::Trim => 2,
+        OpKind::Trim | OpKind::Flush => 2,
     }
 }
 
@@ -208,6 +208,9 @@ impl HostView {
     /// A request arriving at `arrival` and completing at `completion`. Call
     /// [`HostView::advance_to`] with its arrival first.
     pub(crate) fn add(&mut self, op: OpKind, bytes: u64, arrival: u64, completion: u64) {
+        if op == OpKind::Flush {
+            return;
+        }
         self.pending.push(Reverse((
             completion,
             kind(op),
@@ -345,6 +348,7 @@ mod tests {
                     let x = d.discards.as_mut().unwrap();
                     (x.ios, x.sectors) = (x.ios + 1, x.sectors + s);
                 }
+                OpKind::Flush => {}
             }
         }
         // Busy time: the union of [a, min(c, b)), merged after sorting by arrival.

@@ -70,6 +70,8 @@ pub struct Simulation {
     rec: Recorder,
     precondition_pages: u64,
     finished: bool,
+    /// When the power is cut (`SimOptions::power_cut_us`; `u64::MAX`: never).
+    power_cut_ns: u64,
     /// The host's diskstats view (`SimOptions::iostat_interval_us`), and a scratch list of the
     /// GC steps the device recorded since the last look.
     iostat: Option<iostat::HostView>,
@@ -115,6 +117,7 @@ impl Simulation {
             seed: opts.seed,
             timed: opts.timing,
             check: opts.check_every > 0,
+            power_cut: opts.power_cut_us.map(|us| (us * 1e3).round() as u64),
         };
         let device = Device::new(&cfg, build, oracle)?;
         let mut sim = Simulation {
@@ -127,6 +130,8 @@ impl Simulation {
                 offset_bytes: 0,
                 size_bytes: 0,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             },
             ahead_first: 0,
             ahead_pages: 0,
@@ -139,6 +144,9 @@ impl Simulation {
             rec: Recorder::default(),
             precondition_pages: 0,
             finished: false,
+            power_cut_ns: opts
+                .power_cut_us
+                .map_or(u64::MAX, |us| (us * 1e3).round() as u64),
             iostat: None,
             gc_steps: Vec::new(),
             erase_base: Vec::new(),
@@ -333,9 +341,17 @@ impl Simulation {
         Ok(self.result())
     }
 
-    fn finish(&mut self) -> Result<()> {
+    pub(crate) fn finish(&mut self) -> Result<()> {
         if !self.finished {
             self.finished = true;
+            if self.power_cut_ns != u64::MAX {
+                // The device works on up to the cut; what the write cache holds then is at risk.
+                let at = self.power_cut_ns.max(self.host.last_arrival());
+                self.device.background(self.host.last_arrival(), at)?;
+                self.device.power_cut();
+            } else {
+                self.device.finish(self.host.last_completion());
+            }
             self.sample_now(true);
             if let Some(h) = &mut self.iostat {
                 self.device.flash_mut().take_gc_log(&mut self.gc_steps);

@@ -36,6 +36,11 @@ pub struct SimOptions {
     /// whole number of 10 ms). `None`: off.
     #[serde(default)]
     pub iostat_interval_us: Option<f64>,
+    /// Cut the power this many simulated µs after the first request (timed runs): requests
+    /// arriving later are not served, and the result's `write_cache.power_cut` says what a
+    /// volatile write cache lost (`None`: no cut).
+    #[serde(default)]
+    pub power_cut_us: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -63,6 +68,7 @@ impl Default for SimOptions {
             max_requests: None,
             check_every: 0,
             iostat_interval_us: None,
+            power_cut_us: None,
         }
     }
 }
@@ -101,6 +107,20 @@ impl SimOptions {
                 "iostat_interval_us",
                 "the host view needs simulated time; it cannot be kept with timing off".into(),
             );
+        }
+        if let Some(t) = self.power_cut_us {
+            if !self.timing {
+                return bad(
+                    "power_cut_us",
+                    "a power cut happens at a simulated time; it needs timing on".into(),
+                );
+            }
+            if !(t.is_finite() && t >= 0.0 && t <= crate::host::MAX_ARRIVAL_NS as f64 / 1e3) {
+                return bad(
+                    "power_cut_us",
+                    format!("expected a time in µs from 0 to 4.6e15, got {t}"),
+                );
+            }
         }
         if !(self.sample_interval_us.is_finite() && self.sample_interval_us > 0.0) {
             return bad(

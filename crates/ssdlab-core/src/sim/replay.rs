@@ -90,29 +90,41 @@ impl Simulation {
     /// The request's pages through the device model, `ready` after arrival (0 untimed).
     #[inline]
     fn serve_pages(&mut self, req: &Request, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
-        if req.fragment_follows {
-            return self.serve_runs(req.op, first, pages, ready);
+        if req.fragment_follows || req.fua || req.preflush {
+            return self.serve_runs(req, first, pages, ready);
         }
         let range = first as u32..(first + pages) as u32;
         match req.op {
             OpKind::Read => self.device.read(range, ready),
             OpKind::Write => self.device.write(range, ready),
             OpKind::Trim => {
-                self.device.trim(range)?;
+                self.device.trim(range, ready)?;
                 Ok(OpDone::at(ready))
             }
+            OpKind::Flush => self.device.flush(ready),
         }
     }
 
-    /// A request an LBA map split (its first run, the others in `split_runs`): all its runs
-    /// from `ready`, as one request (a split write is one write to the model).
+    /// A request an LBA map split (its first run, the others in `split_runs`), or one with a
+    /// preflush or FUA: all its runs from `ready`, as one request (a split write is one write
+    /// to the device); a preflush first flushes the device's write cache.
     #[inline(never)]
-    fn serve_runs(&mut self, op: OpKind, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
+    fn serve_runs(&mut self, req: &Request, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
+        let ready = if req.preflush {
+            self.device.flush(ready)?.done
+        } else {
+            ready
+        };
         let range = |(first, pages): (u64, u64)| first as u32..(first + pages) as u32;
+        let split = if req.fragment_follows {
+            &self.split_runs[..]
+        } else {
+            &[]
+        };
         let runs: Vec<_> = std::iter::once(range((first, pages)))
-            .chain(self.split_runs.iter().copied().map(range))
+            .chain(split.iter().copied().map(range))
             .collect();
-        match op {
+        match req.op {
             OpKind::Read => {
                 let mut out = OpDone::at(ready);
                 for r in runs {
@@ -120,13 +132,14 @@ impl Simulation {
                 }
                 Ok(out)
             }
-            OpKind::Write => self.device.write_runs(&runs, ready),
+            OpKind::Write => self.device.write_runs(&runs, ready, req.fua),
             OpKind::Trim => {
                 for r in runs {
-                    self.device.trim(r)?;
+                    self.device.trim(r, ready)?;
                 }
                 Ok(OpDone::at(ready))
             }
+            OpKind::Flush => self.device.flush(ready),
         }
     }
 
@@ -148,6 +161,9 @@ impl Simulation {
             return Ok(());
         }
         let arrival = self.host.arrival(open_at);
+        if arrival > self.power_cut_ns {
+            return self.finish();
+        }
         self.device.background(self.host.last_arrival(), arrival)?;
         if let Some(h) = &mut self.iostat {
             self.device.flash_mut().take_gc_log(&mut self.gc_steps);
@@ -216,6 +232,7 @@ impl Simulation {
             OpKind::Read => c.read += 1,
             OpKind::Write => c.write += 1,
             OpKind::Trim => c.trim += 1,
+            OpKind::Flush => c.flush += 1,
         }
         c.total += 1;
     }

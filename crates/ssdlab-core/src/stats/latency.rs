@@ -44,6 +44,7 @@ pub struct LatencyRecorder {
     read: Track,
     write: Track,
     trim: Track,
+    flush: Track,
 }
 
 /// The percentiles every result reports, in microseconds.
@@ -67,6 +68,16 @@ pub struct LatencyReport {
     pub read: LatencySummary,
     pub write: LatencySummary,
     pub all: LatencySummary,
+    /// Flush commands (present when the workload has them).
+    #[serde(skip_serializing_if = "LatencySummary::is_empty")]
+    pub flush: LatencySummary,
+}
+
+impl LatencySummary {
+    /// No request of this type.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 impl Default for LatencyRecorder {
@@ -75,6 +86,7 @@ impl Default for LatencyRecorder {
             read: Track::new(),
             write: Track::new(),
             trim: Track::new(),
+            flush: Track::new(),
         }
     }
 }
@@ -87,6 +99,7 @@ impl LatencyRecorder {
             OpKind::Read => &mut self.read,
             OpKind::Write => &mut self.write,
             OpKind::Trim => &mut self.trim,
+            OpKind::Flush => &mut self.flush,
         };
         h.record(v);
     }
@@ -95,7 +108,7 @@ impl LatencyRecorder {
     /// recording every request into one more histogram).
     fn all(&self) -> Track {
         let mut all = Track::new();
-        for t in [&self.read, &self.write, &self.trim] {
+        for t in [&self.read, &self.write, &self.trim, &self.flush] {
             // With auto-resize, adding a histogram of the same precision cannot fail.
             let _ = all.hist.add(&t.hist);
             all.sum += t.sum;
@@ -109,6 +122,7 @@ impl LatencyRecorder {
             read: summarize(&self.read),
             write: summarize(&self.write),
             all: summarize(&self.all()),
+            flush: summarize(&self.flush),
         }
     }
 
@@ -119,6 +133,7 @@ impl LatencyRecorder {
             Some(OpKind::Read) => &self.read,
             Some(OpKind::Write) => &self.write,
             Some(OpKind::Trim) => &self.trim,
+            Some(OpKind::Flush) => &self.flush,
             None => {
                 all = self.all();
                 &all

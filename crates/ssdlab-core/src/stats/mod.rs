@@ -6,6 +6,7 @@ mod latency;
 mod rain;
 mod result;
 mod series;
+mod write_cache;
 
 pub use hybrid::{DecisionPoint, HybridReport, RlState, SlcObservation, RL_BINS};
 pub use latency::{
@@ -15,3 +16,4 @@ pub use latency::{
 pub use rain::{RainReport, RainStats, TtflashReport};
 pub use result::{EraseStats, LayerReports, RequestCounts, SimResult};
 pub use series::{SampleCursor, TimeSeries};
+pub use write_cache::{PowerCut, WriteCacheReport};

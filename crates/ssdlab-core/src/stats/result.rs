@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{HybridReport, LatencyReport, RainReport, TimeSeries};
+use super::{HybridReport, LatencyReport, RainReport, TimeSeries, WriteCacheReport};
 
 /// Requests by type (measured phase only).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -10,7 +10,14 @@ pub struct RequestCounts {
     pub read: u64,
     pub write: u64,
     pub trim: u64,
+    /// Flush commands (present when the workload has them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub flush: u64,
     pub total: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Erase counts per block in the measured phase (after preconditioning), as `erases` counts
@@ -70,6 +77,9 @@ pub struct SimResult {
 /// JSON when `None`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LayerReports {
+    /// The write cache: hit ratios, flushes, dirty pages, flash writes per host write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_cache: Option<WriteCacheReport>,
     /// The hybrid SLC/QLC FTL: host pages per mode, migration and GC, the write-time breakdown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hybrid: Option<HybridReport>,

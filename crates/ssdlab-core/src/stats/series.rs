@@ -20,6 +20,10 @@ pub struct TimeSeries {
     pub erases: Vec<u64>,
     /// Requests completed during the interval.
     pub requests: Vec<u64>,
+    /// Pages the write cache holds that flash does not have (dirty or being flushed): at risk
+    /// in a power cut with a volatile cache. Empty without a write cache.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dirty_pages: Vec<u64>,
 }
 
 impl TimeSeries {

@@ -1,8 +1,10 @@
 //! blkparse default text output (blktrace, `blkparse(1)`, section "Default output"):
 //! `maj,min cpu seq time_s pid action rwbs sector + nblocks [process]`. One action is taken
 //! (default `D`, dispatched to the device; or `Q` queued, `C` completed); other event lines
-//! are skipped and counted. rwbs containing `D` → trim, else `W` → write, else `R` → read; a
-//! data-less event (`N`, flush only) is skipped. Lines whose first field is not `maj,min`
+//! are skipped and counted. rwbs containing `D` → trim, else `W` → write, else `R` → read, else
+//! `F` → a flush command (no data); an `F` before the operation's letter marks a preflush and
+//! one after it FUA (the kernel's `blk_fill_rwbs`); a data-less event without `F` (`N`) is
+//! skipped. Lines whose first field is not `maj,min`
 //! (the per-CPU and total summary blocks) are not events and are ignored; an event line with a
 //! malformed field is an error. The device number compared with the `device` filter is the
 //! minor number.
@@ -88,9 +90,22 @@ impl LineFormat for Blkparse {
             OpKind::Write
         } else if rwbs.contains('R') {
             OpKind::Read
+        } else if rwbs.contains('F') {
+            // A flush without data (`FN`, `F`): a cache flush command.
+            return Ok(Outcome::request(
+                arrival_ns,
+                OpKind::Flush,
+                0,
+                0,
+                Some(minor),
+            ));
         } else {
             return Ok(Outcome::Skip(SkipReason::NoData));
         };
+        // The kernel's `blk_fill_rwbs`: an `F` before the operation's letter is a preflush, one
+        // after it force unit access.
+        let at = rwbs.find(['D', 'W', 'R']).unwrap_or(0);
+        let (preflush, fua) = (rwbs[..at].contains('F'), rwbs[at..].contains('F'));
         f.require(10, "maj,min cpu seq time pid action rwbs sector + nblocks")?;
         let offset_bytes = f.scaled(7, "sector", 512)?;
         let plus = f.str(8, "'+'")?;
@@ -98,13 +113,11 @@ impl LineFormat for Blkparse {
             return Err(expected(8, "'+'", "\"+\"", plus));
         }
         let size_bytes = f.scaled(9, "nblocks", 512)?;
-        Ok(Outcome::request(
-            arrival_ns,
-            op,
-            offset_bytes,
-            size_bytes,
-            Some(minor),
-        ))
+        let mut out = Outcome::request(arrival_ns, op, offset_bytes, size_bytes, Some(minor));
+        if let Outcome::Request(r, _) = &mut out {
+            (r.preflush, r.fua) = (preflush, fua && op == OpKind::Write);
+        }
+        Ok(out)
     }
 }
 
@@ -143,7 +156,7 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
         let (d, skipped) = collect(BlkAction::Dispatch);
         assert_eq!(
             d.iter().map(|r| r.op).collect::<Vec<_>>(),
-            [OpKind::Write, OpKind::Read, OpKind::Trim]
+            [OpKind::Write, OpKind::Read, OpKind::Trim, OpKind::Flush]
         );
         assert_eq!(
             d[0],
@@ -153,12 +166,43 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
                 offset_bytes: 223_490 * 512,
                 size_bytes: 4096,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         );
         assert_eq!(d[2].size_bytes, 2048 * 512);
-        assert_eq!(skipped, 5);
+        assert_eq!(
+            (d[3].offset_bytes, d[3].size_bytes),
+            (0, 0),
+            "a flush has no data"
+        );
+        assert_eq!(skipped, 4);
         assert_eq!(collect(BlkAction::Queue).0.len(), 1);
         assert_eq!(collect(BlkAction::Complete).0[0].arrival_ns, 433_541);
+    }
+
+    #[test]
+    fn an_f_before_the_operation_is_a_preflush_and_after_it_fua() {
+        let text = "  8,0 0 1 0.1 9 D FWS 8 + 8 [j]\n  8,0 0 2 0.2 9 D WFS 16 + 8 [j]\n  8,0 0 3 0.3 9 D FWFS 24 + 8 [j]\n  8,0 0 4 0.4 9 D RF 32 + 8 [j]\n";
+        let p = fixture("f.txt", text.as_bytes(), false);
+        let b = Blkparse {
+            action: BlkAction::Dispatch,
+        };
+        let mut s = TextSource::open(&p, b, None).unwrap();
+        let mut got = Vec::new();
+        while let Some(r) = s.next_request().unwrap() {
+            got.push((r.op, r.preflush, r.fua));
+        }
+        assert_eq!(
+            got,
+            [
+                (OpKind::Write, true, false),
+                (OpKind::Write, false, true),
+                (OpKind::Write, true, true),
+                (OpKind::Read, false, false),
+            ],
+            "FUA is a write's"
+        );
     }
 
     #[test]

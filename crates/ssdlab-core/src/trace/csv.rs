@@ -1,6 +1,8 @@
 //! ssdlab's own plain CSV: `time_us,op,offset_bytes,size_bytes`, op one of `R`/`W`/`T` or
-//! `read`/`write`/`trim` (any case), time in microseconds (decimal allowed, kept to the
-//! nanosecond). An optional header line (first field starting with a letter) is accepted.
+//! `read`/`write`/`trim`, `F`/`flush` (a cache flush command; its offset and size are not
+//! used) or `WF`/`write-fua` (a write with force unit access), any case; time in microseconds
+//! (decimal allowed, kept to the nanosecond). An optional header line (first field starting
+//! with a letter) is accepted.
 
 use super::fields::{expected, looks_like_header, Fields};
 use super::input::{LineFormat, Outcome};
@@ -10,15 +12,21 @@ use super::request::OpKind;
 #[derive(Debug, Default)]
 pub(crate) struct PlainCsv;
 
-/// `R`/`W`/`T`/`read`/`write`/`trim`, any case.
-pub(crate) fn plain_op(s: &str) -> Option<OpKind> {
+/// `R`/`W`/`T`/`F`/`WF`, `read`/`write`/`trim`/`flush`/`write-fua`, any case: the operation and
+/// whether it is a FUA write.
+pub(crate) fn plain_op(s: &str) -> Option<(OpKind, bool)> {
     match s.to_ascii_lowercase().as_str() {
-        "r" | "read" => Some(OpKind::Read),
-        "w" | "write" => Some(OpKind::Write),
-        "t" | "trim" => Some(OpKind::Trim),
+        "r" | "read" => Some((OpKind::Read, false)),
+        "w" | "write" => Some((OpKind::Write, false)),
+        "t" | "trim" => Some((OpKind::Trim, false)),
+        "f" | "flush" => Some((OpKind::Flush, false)),
+        "wf" | "write-fua" => Some((OpKind::Write, true)),
         _ => None,
     }
 }
+
+/// What the op field may be.
+const OPS: &str = "one of R, W, T, F, WF, read, write, trim, flush, write-fua";
 
 impl LineFormat for PlainCsv {
     fn name(&self) -> &'static str {
@@ -33,17 +41,17 @@ impl LineFormat for PlainCsv {
         f.require_exactly(4, "time_us,op,offset_bytes,size_bytes")?;
         let arrival_ns = f.decimal(0, "time_us", 3)?;
         let o = f.str(1, "op")?;
-        let op =
-            plain_op(o).ok_or_else(|| expected(1, "op", "one of R, W, T, read, write, trim", o))?;
+        let (op, fua) = plain_op(o).ok_or_else(|| expected(1, "op", OPS, o))?;
         let offset_bytes = f.u64(2, "offset_bytes")?;
         let size_bytes = f.u64(3, "size_bytes")?;
-        Ok(Outcome::request(
-            arrival_ns,
-            op,
-            offset_bytes,
-            size_bytes,
-            None,
-        ))
+        if op == OpKind::Flush {
+            return Ok(Outcome::request(arrival_ns, op, 0, 0, None));
+        }
+        let mut out = Outcome::request(arrival_ns, op, offset_bytes, size_bytes, None);
+        if let Outcome::Request(r, _) = &mut out {
+            r.fua = fua;
+        }
+        Ok(out)
     }
 }
 
@@ -71,6 +79,8 @@ mod tests {
                 offset_bytes: 4096,
                 size_bytes: 8192,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         );
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Trim);
@@ -88,7 +98,7 @@ mod tests {
                 ),
                 (
                     "1,X,0,8",
-                    "field 2 (op): expected one of R, W, T, read, write, trim, got \"X\"",
+                    "field 2 (op): expected one of R, W, T, F, WF, read, write, trim, flush, write-fua, got \"X\"",
                 ),
                 ("1,W,0", "too few fields"),
                 ("1,W,0,4096,7", "too many fields: expected 4"),

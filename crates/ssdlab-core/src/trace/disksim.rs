@@ -94,6 +94,8 @@ mod tests {
                 offset_bytes: 55_596 * 512,
                 size_bytes: 3072,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         );
         assert_line_errors(
@@ -133,6 +135,8 @@ mod tests {
                 offset_bytes: 55_584 * 512,
                 size_bytes: 16_384,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         );
         let p = fixture("fin1bad", b"0\t0\t0\t0\tErase\t303552\t32\t1\n", false);

@@ -67,6 +67,8 @@ mod tests {
                 offset_bytes: 904_265_560 * 512,
                 size_bytes: 4096,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         );
         assert_eq!(s.location(), Some((p.display().to_string(), 3)));

@@ -28,6 +28,8 @@ pub struct TraceInfo {
     pub reads: u64,
     pub writes: u64,
     pub trims: u64,
+    /// Flush commands (blktrace's data-less `F` events).
+    pub flushes: u64,
     /// writes / requests (0 for an empty trace).
     pub write_fraction: f64,
     pub first_arrival_ns: u64,
@@ -71,6 +73,7 @@ pub fn trace_info(spec: &TraceSpec, page_size: u64) -> Result<TraceInfo> {
         reads: 0,
         writes: 0,
         trims: 0,
+        flushes: 0,
         write_fraction: 0.0,
         first_arrival_ns: 0,
         last_arrival_ns: 0,
@@ -114,6 +117,7 @@ pub fn trace_info(spec: &TraceSpec, page_size: u64) -> Result<TraceInfo> {
                 i.trims += 1;
                 i.bytes_trimmed = i.bytes_trimmed.saturating_add(r.size_bytes);
             }
+            OpKind::Flush => i.flushes += 1,
         }
         all.insert(pages);
     }

@@ -150,6 +150,8 @@ impl Outcome {
                 offset_bytes,
                 size_bytes,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             },
             device,
         )

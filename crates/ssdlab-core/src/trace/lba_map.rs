@@ -333,12 +333,16 @@ mod tests {
             offset_bytes,
             size_bytes,
             fragment_follows: false,
+            fua: false,
+            preflush: false,
         }
     }
 
     fn follows(r: Request) -> Request {
         Request {
             fragment_follows: true,
+            fua: false,
+            preflush: false,
             ..r
         }
     }

@@ -160,6 +160,8 @@ mod tests {
             offset_bytes: offset,
             size_bytes: 4096,
             fragment_follows: false,
+            fua: false,
+            preflush: false,
         }
     }
 

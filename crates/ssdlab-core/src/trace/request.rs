@@ -10,6 +10,9 @@ pub enum OpKind {
     Write,
     /// TRIM / discard / unmap: invalidates the pages it covers.
     Trim,
+    /// A flush (cache flush) command: every acknowledged write durable before it completes
+    /// (NVMe Flush; blktrace's `F` without data). No pages.
+    Flush,
 }
 
 impl OpKind {
@@ -18,6 +21,7 @@ impl OpKind {
             OpKind::Read => "read",
             OpKind::Write => "write",
             OpKind::Trim => "trim",
+            OpKind::Flush => "flush",
         }
     }
 }
@@ -39,6 +43,12 @@ pub struct Request {
     /// Another fragment of the same host request comes next (see above); false for a whole
     /// request and for the last fragment.
     pub fragment_follows: bool,
+    /// A write with force unit access (NVMe FUA, blktrace's `F` after the `W`): durable before
+    /// it completes.
+    pub fua: bool,
+    /// A preflush (Linux `REQ_PREFLUSH`, blktrace's `F` before the operation): every earlier
+    /// acknowledged write durable before this request is served.
+    pub preflush: bool,
 }
 
 /// A stream of requests in arrival order. Readers never load a whole file; generators are

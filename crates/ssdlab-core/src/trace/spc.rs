@@ -67,6 +67,8 @@ mod tests {
                 offset_bytes: 55_590 * 512,
                 size_bytes: 3072,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         );
         assert_eq!(s.next_request().unwrap(), None);

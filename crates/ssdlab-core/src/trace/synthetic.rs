@@ -154,6 +154,8 @@ impl RequestSource for Synthetic {
             offset_bytes: 0,
             size_bytes: 0,
             fragment_follows: false,
+            fua: false,
+            preflush: false,
         };
         Ok(self.next_into(&mut r)?.then_some(r))
     }

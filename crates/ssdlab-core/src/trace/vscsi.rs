@@ -203,6 +203,8 @@ impl RequestSource for VscsiSource {
                 offset_bytes,
                 size_bytes: u64::from(len),
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }));
         }
     }
@@ -288,6 +290,8 @@ pub(crate) mod tests {
                             offset_bytes: 4096,
                             size_bytes: 4096,
                             fragment_follows: false,
+                            fua: false,
+                            preflush: false,
                         },
                         Request {
                             arrival_ns: 7000,
@@ -295,6 +299,8 @@ pub(crate) mod tests {
                             offset_bytes: 8192,
                             size_bytes: 8192,
                             fragment_follows: false,
+                            fua: false,
+                            preflush: false,
                         },
                     ]
                 );

@@ -64,6 +64,8 @@ mod tests {
                 offset_bytes: 42_932_745 * 512,
                 size_bytes: 512,
                 fragment_follows: false,
+                fua: false,
+                preflush: false,
             }
         );
         let b = s.next_request().unwrap().unwrap();

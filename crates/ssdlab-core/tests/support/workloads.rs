@@ -39,6 +39,8 @@ impl RequestSource for UniformWrites {
             offset_bytes: lpn * self.page_size,
             size_bytes: self.page_size,
             fragment_follows: false,
+            fua: false,
+            preflush: false,
         }))
     }
     fn describe(&self) -> String {
@@ -92,6 +94,8 @@ impl RequestSource for Mixed {
             offset_bytes: lpn * self.page,
             size_bytes: self.page,
             fragment_follows: false,
+            fua: false,
+            preflush: false,
         }))
     }
     fn describe(&self) -> String {

@@ -371,7 +371,7 @@ mod tests {
                     match t.op {
                         OpKind::Write => w += len,
                         OpKind::Read => r += len,
-                        OpKind::Trim => {}
+                        OpKind::Trim | OpKind::Flush => {}
                     }
                 }
             }

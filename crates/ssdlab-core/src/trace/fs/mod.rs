@@ -425,6 +425,8 @@ impl FsSource {
             offset_bytes,
             size_bytes,
             fragment_follows: false,
+            fua: false,
+            preflush: false,
         }
     }
 }
