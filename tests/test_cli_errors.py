@@ -234,17 +234,17 @@ def test_an_overloaded_open_loop_run_is_said_to_be(cli):
 def test_a_static_slc_region_always_at_its_trigger_is_said_to_be(cli):
     # NOTES.md: 8 SLC blocks on tiny's 4 planes are 2 a plane, below the default trigger of 5,
     # so every write migrated and nothing said so. Now one warning line, and the run goes on.
-    p = cli(*RUN, "--set", "cache.slc=static", "--set", "cache.slc_blocks=8")
+    p = cli(*RUN, "--set", "ftl.kind=hybrid", "--set", "cache.slc=static", "--set", "cache.slc_blocks=8")
     assert p.returncode == 0, p.stderr
     lines = [line for line in p.stderr.splitlines() if "warning" in line]
     assert len(lines) == 1 and lines[0].startswith("ssdlab: warning: cache.slc_blocks: 8 SLC blocks over 4 planes"), p.stderr
     assert "cache.free_trigger (5)" in lines[0] and "more than 20 blocks" in lines[0], lines[0]
     # A lower trigger: nothing to say.
-    p = cli(*RUN, "--set", "cache.slc=static", "--set", "cache.slc_blocks=8", "--set", "cache.free_trigger=1")
+    p = cli(*RUN, "--set", "ftl.kind=hybrid", "--set", "cache.slc=static", "--set", "cache.slc_blocks=8", "--set", "cache.free_trigger=1")
     assert p.returncode == 0, p.stderr
     assert "warning" not in p.stderr, p.stderr
     # The API has them too.
-    assert ssdlab.Device("tiny", ["cache.slc=static", "cache.slc_blocks=8"]).advisories()[0].startswith("cache.slc_blocks: ")
+    assert ssdlab.Device("tiny", ["ftl.kind=hybrid", "cache.slc=static", "cache.slc_blocks=8"]).advisories()[0].startswith("cache.slc_blocks: ")
     assert ssdlab.Device("tiny").advisories() == []
 
 

@@ -371,7 +371,7 @@ def test_a_run_that_kills_its_worker_every_time_is_an_error_row(tmp_path):
 def test_device_advisories_are_said_once_each_with_where_they_come_from(cli, tmp_path):
     # tiny's 4 planes: 8 and 12 static SLC blocks are 2 and 3 a plane, at or below the default
     # trigger of 5 (every write migrates), and each is said once for its two seeds; 0 is none.
-    spec = write_spec(tmp_path, BASE + 'set.cache.slc = "static"\n[grid]\nset.cache.slc_blocks = [8, 12, 0]\nseed = [1, 2]\n')
+    spec = write_spec(tmp_path, BASE + 'set.ftl.kind = "hybrid"\nset.cache.slc = "static"\n[grid]\nset.cache.slc_blocks = [8, 12, 0]\nseed = [1, 2]\n')
     sw = expand(spec)
     assert len(sw.tasks) == 6 and len(sw.advisories) == 2, sw.advisories
     assert sw.advisories[0].startswith(f"{spec}: grid.set.cache.slc_blocks[0]: cache.slc_blocks: 8 SLC blocks")

@@ -208,7 +208,7 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 /// list and default from here (never a second copy).
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
-        Allocation, CacheMode, DeviceModelKind, EvictionKind, FlushPolicy, Placement, Registry,
+        Allocation, CacheMode, EvictionKind, FlushPolicy, FtlKind, Placement, Registry,
         SchedulerKind, SlcPolicyKind, VictimPolicy,
     };
     use crate::trace::{
@@ -219,7 +219,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         SchedulerKind::family(),
         Placement::family(),
         Allocation::family(),
-        DeviceModelKind::family(),
+        FtlKind::family(),
         SlcPolicyKind::family(),
         CacheMode::family(),
         EvictionKind::family(),

@@ -135,13 +135,13 @@ fn operation_times_are_bounded() {
 fn rain_needs_3_to_64_channels() {
     for channels in [1, 2, 65, 1000] {
         assert_refused(
-            &[&format!("geometry.channels={channels}"), "rain.rain=true"],
-            "rain.rain",
+            &[&format!("geometry.channels={channels}"), "ftl.kind=rain"],
+            "ftl.kind",
             &format!("geometry.channels from 3 to 64, got {channels}"),
         );
     }
-    assert_accepted(&["geometry.channels=3", "rain.rain=true"]);
-    assert_accepted(&["geometry.channels=64", "rain.rain=true"]);
+    assert_accepted(&["geometry.channels=3", "ftl.kind=rain"]);
+    assert_accepted(&["geometry.channels=64", "ftl.kind=rain"]);
     // Without RAIN, any channel count that fits is fine.
     assert_accepted(&["geometry.channels=65"]);
 }
@@ -197,7 +197,7 @@ const HOSTILE: &[(&[&str], Option<&str>)] = &[
     // No logical page left (found by the TOML fuzzer, 2026-11-25: a RAIN device then failed at
     // run time with a spare factor of 1).
     (&["geometry.spare_factor=0.999999"], Some("leaves no logical page")),
-    (&["geometry.spare_factor=0.999999", "rain.rain=true", "rain.gtr=true"], Some("leaves no logical page")),
+    (&["geometry.spare_factor=0.999999", "ftl.kind=rain", "rain.gtr=true"], Some("leaves no logical page")),
     (&["rain.open_parity=\"disk\""], Some("rain.open_parity")),
     (&["geometry.cell_mode=plc"], Some("with --set overrides")),
     // timing
@@ -250,52 +250,62 @@ const HOSTILE: &[(&[&str], Option<&str>)] = &[
     (&["gc.scheduler=lazyrtgc", "gc.partial.lazy_trigger_blocks=4294967295"], None),
     (&["gc.scheduler=rlgc", "gc.partial.intensive_start_blocks=4294967295", "gc.partial.t_igc=4294967295"], None),
     // rain
-    (&["rain.rain=true"], Some("rain.rain")),
-    (&["geometry.channels=65", "rain.rain=true"], Some("rain.rain")),
-    (&["geometry.channels=4294967295", "rain.rain=true"], Some("geometry.channels")),
+    (&["ftl.kind=rain"], Some("ftl.kind")),
+    (&["geometry.channels=65", "ftl.kind=rain"], Some("ftl.kind")),
+    (&["geometry.channels=4294967295", "ftl.kind=rain"], Some("geometry.channels")),
     // RAIN parity out of the spare (`parity_space = "spare"`) takes 1/N of the flash: 20 %
     // spare cannot hold it with 3 channels. Not a validation rule (a workload that never fills
     // the device runs), an error once it fills. On top (the default), it runs.
-    (&["geometry.channels=3", "rain.rain=true", "rain.parity_space=\"spare\""], Some("device full")),
-    (&["geometry.channels=3", "rain.rain=true"], None),
-    (&["geometry.channels=3", "rain.rain=true", "geometry.spare_factor=0.6"], None),
-    (&["geometry.channels=64", "rain.rain=true", "geometry.spare_factor=0.5"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.gtr=true", "rain.gtf=true", "rain.rgc=true"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.rgc=true", "rain.parallel_forced_gc=true"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.7", "geometry.blocks_per_plane=16"], None),
+    (&["geometry.channels=3", "ftl.kind=rain", "rain.parity_space=\"spare\""], Some("device full")),
+    (&["geometry.channels=3", "ftl.kind=rain"], None),
+    (&["geometry.channels=3", "ftl.kind=rain", "geometry.spare_factor=0.6"], None),
+    (&["geometry.channels=64", "ftl.kind=rain", "geometry.spare_factor=0.5"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.gtr=true", "write_cache.mode=write-back", "write_cache.flush=gc-aware", "rain.rgc=true"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.rgc=true", "rain.parallel_forced_gc=true"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.7", "geometry.blocks_per_plane=16"], None),
     // One page per block: a stripe per super-block, and group GC cannot gain ground.
     // (With parity on top the extra blocks let it run; out of the spare it fills.)
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "geometry.pages_per_block=1", "rain.parity_space=\"spare\""], Some("device full")),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "geometry.pages_per_block=1"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "gc.threshold_blocks=10"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.gtf=true", "rain.buffer_mib=1e300"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.nogc=true"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "ftl.placement=hot-cold"], Some("ftl.placement")),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "ftl.allocation=static"], Some("ftl.allocation")),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "gc.scheduler=rlgc"], Some("gc.scheduler")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "geometry.pages_per_block=1", "rain.parity_space=\"spare\""], Some("device full")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "geometry.pages_per_block=1"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "gc.threshold_blocks=10"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "write_cache.mode=write-back", "write_cache.flush=gc-aware", "write_cache.size_mib=1e300"], Some("write_cache.size_mib")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "flash.nogc=true"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "ftl.placement=hot-cold"], Some("ftl.placement")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "ftl.allocation=static"], Some("ftl.allocation")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "gc.scheduler=rlgc"], Some("gc.scheduler")),
     // Logical stripes (`rain.layout = "logical"`): parity on top runs; out of a small spare the
     // mapped parity pages leave GC no room (refused up front); the super-block chain's
     // extensions are refused.
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.gtr=true", "rain.gtf=true", "rain.rgc=true"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.parity_space=\"spare\""], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.1", "rain.layout=\"logical\"", "rain.parity_space=\"spare\""], Some("rain.parity_space")),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.1", "rain.layout=\"logical\""], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.rgc=true", "rain.parallel_forced_gc=true"], Some("rain.parallel_forced_gc")),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "ftl.allocation=static"], Some("ftl.allocation")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.gtr=true", "write_cache.mode=write-back", "write_cache.flush=gc-aware", "rain.rgc=true"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.parity_space=\"spare\""], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.1", "rain.layout=\"logical\"", "rain.parity_space=\"spare\""], Some("rain.parity_space")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.1", "rain.layout=\"logical\""], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "rain.rgc=true", "rain.parallel_forced_gc=true"], Some("rain.parallel_forced_gc")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.layout=\"logical\"", "ftl.allocation=static"], Some("ftl.allocation")),
     (&["rain.layout=\"sideways\""], Some("rain.layout")),
     (&["rain.gtr=true"], Some("rain.gtr")),
     (&["rain.parallel_forced_gc=true"], Some("rain.parallel_forced_gc")),
     (&["rain.rotating_flush=true"], Some("rain.rotating_flush")),
-    (&["geometry.channels=4", "rain.rain=true", "rain.gtr=true", "rain.rotating_flush=true"], Some("rain.rotating_flush")),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.gtr=true", "rain.gtf=true", "rain.rgc=true", "rain.rotating_flush=true"], None),
-    (&["geometry.channels=4", "rain.rain=true", "geometry.spare_factor=0.5", "rain.gtr=true", "rain.gtf=true", "rain.rotating_flush=true", "rain.buffer_mib=1e-9"], None),
-    (&["rain.gtf=true", "rain.buffer_mib=0"], Some("rain.buffer_mib")),
-    (&["rain.gtf=true", "rain.buffer_mib=nan"], Some("rain.buffer_mib")),
-    (&["rain.gtf=true", "rain.buffer_mib=1e300"], None),
-    (&["rain.gtf=true", "rain.buffer_mib=1e-9"], None),
-    (&["rain.gtf=true", "rain.flush_at=0"], Some("rain.flush_at")),
-    (&["rain.gtf=true", "rain.flush_at=nan"], Some("rain.flush_at")),
-    (&["rain.nogc=true", "rain.gc_blocking=channel"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "rain.gtr=true", "rain.rotating_flush=true"], Some("rain.rotating_flush")),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.gtr=true", "write_cache.mode=write-back", "write_cache.flush=gc-aware", "rain.rgc=true", "rain.rotating_flush=true"], None),
+    (&["geometry.channels=4", "ftl.kind=rain", "geometry.spare_factor=0.5", "rain.gtr=true", "write_cache.mode=write-back", "write_cache.flush=gc-aware", "rain.rotating_flush=true", "write_cache.size_mib=1e-9"], None),
+    (&["write_cache.mode=write-back", "write_cache.size_mib=0"], Some("write_cache.size_mib")),
+    (&["write_cache.mode=write-back", "write_cache.size_mib=nan"], Some("write_cache.size_mib")),
+    (&["write_cache.mode=write-back", "write_cache.flush=gc-aware", "write_cache.size_mib=1e300"], Some("write_cache.size_mib")),
+    (&["write_cache.mode=write-back", "write_cache.size_mib=1e-9"], None),
+    (&["write_cache.mode=write-back", "write_cache.flush_high=0"], Some("write_cache.flush_high")),
+    (&["write_cache.mode=write-back", "write_cache.flush_high=nan"], Some("write_cache.flush_high")),
+    (&["write_cache.flush_high=0.5", "write_cache.flush_low=0.6"], Some("write_cache.flush_low")),
+    (&["write_cache.dram_mb_s=-1"], Some("write_cache.dram_mb_s")),
+    (&["write_cache.idle_flush_us=inf"], Some("write_cache.idle_flush_us")),
+    (&["rain.rain=true"], Some("ftl.kind = \"rain\"")),
+    (&["rain.gtf=true"], Some("write_cache.mode")),
+    (&["rain.buffer_mib=2"], Some("write_cache.size_mib")),
+    (&["rain.gc_blocking=channel"], Some("flash.gc_blocking")),
+    (&["rain.gtr=true"], Some("set ftl.kind = \"rain\"")),
+    (&["cache.slc=static"], Some("set ftl.kind = \"hybrid\"")),
+    (&["write_cache.mode=write-back", "ftl.placement=oracle"], Some("ftl.placement")),
+    (&["flash.nogc=true", "flash.gc_blocking=channel"], None),
     // the override syntax itself
     (&["foo.bar=1"], Some("with --set overrides")),
     (&["geometry=5"], Some("--set geometry=5")),
@@ -391,16 +401,22 @@ const MIXES: &[(&str, &[&str])] = &[
     ("gc.partial.t_igc", &["100", "4294967295"]),
     ("gc.partial.intensive_copies", &["0", "1", "4294967295"]),
     ("gc.partial.lazy_trigger_blocks", &["0", "4294967295"]),
-    ("rain.rain", &["true", "false"]),
+    ("ftl.kind", &["plain", "rain", "hybrid"]),
     ("rain.gtr", &["true", "false"]),
-    ("rain.gtf", &["true", "false"]),
     ("rain.rgc", &["true", "false"]),
     ("rain.parallel_forced_gc", &["true", "false"]),
     ("rain.rotating_flush", &["true", "false"]),
-    ("rain.nogc", &["true", "false"]),
-    ("rain.gc_blocking", &["channel", "plane"]),
-    ("rain.buffer_mib", &["1e-9", "0.01", "1e300", "64"]),
-    ("rain.flush_at", &["0.01", "1.0"]),
+    ("flash.nogc", &["true", "false"]),
+    ("flash.gc_blocking", &["channel", "plane"]),
+    ("write_cache.mode", &["off", "write-through", "write-back"]),
+    ("write_cache.flush", &["watermark", "gc-aware"]),
+    ("write_cache.eviction", &["lru", "fifo", "cflru"]),
+    ("write_cache.size_mib", &["1e-9", "0.01", "1048576", "64"]),
+    ("write_cache.flush_high", &["0.01", "1.0"]),
+    ("write_cache.flush_low", &["0.01", "1.0"]),
+    ("write_cache.idle_flush_us", &["0", "100", "1e12"]),
+    ("write_cache.read_allocate", &["true", "false"]),
+    ("write_cache.volatile", &["true", "false"]),
 ];
 
 /// Seeded random combinations of [`MIXES`] (each field set with probability 1/4), run like the

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use crate::support::fuzz::env_u64;
 use rand::Rng;
 use ssdlab_core::config::{
-    Allocation, DeviceConfig, DeviceModelKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
+    Allocation, DeviceConfig, FtlKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
     VictimPolicy,
 };
 use ssdlab_core::ftl::map::Ftl;
@@ -37,7 +37,7 @@ const CI_RUNS: u64 = 10_000;
 
 /// The four families every run combines, from their registries.
 struct Families {
-    models: Vec<DeviceModelKind>,
+    models: Vec<FtlKind>,
     victims: Vec<VictimPolicy>,
     schedulers: Vec<SchedulerKind>,
     placements: Vec<Placement>,
@@ -46,7 +46,7 @@ struct Families {
 impl Families {
     fn new() -> Self {
         Families {
-            models: DeviceModelKind::iter().collect(),
+            models: FtlKind::iter().collect(),
             victims: VictimPolicy::iter().collect(),
             schedulers: SchedulerKind::iter().collect(),
             placements: Placement::iter().collect(),
@@ -55,7 +55,7 @@ impl Families {
 
     /// Attempt `a`'s combination: the model is `a mod models`, and each model's attempts step
     /// through every combination of the other three (victim fastest), once per cycle.
-    fn combination(&self, a: u64) -> (DeviceModelKind, VictimPolicy, SchedulerKind, Placement) {
+    fn combination(&self, a: u64) -> (FtlKind, VictimPolicy, SchedulerKind, Placement) {
         let mut k = a as usize;
         let mut next = |n: usize| {
             let i = k % n;
@@ -71,6 +71,16 @@ impl Families {
 }
 
 /// One attempt: a small random device of the combination's model and a random workload.
+/// Tiny-Tail's buffer: the write cache with the GC-aware flush, FIFO, capacitor-backed, small
+/// (16 pages: the device's GC must still run on these short workloads).
+const GTF: [&str; 5] = [
+    "write_cache.mode=\"write-back\"",
+    "write_cache.flush=\"gc-aware\"",
+    "write_cache.eviction=\"fifo\"",
+    "write_cache.volatile=false",
+    "write_cache.size_mib=0.0625",
+];
+
 struct Case {
     attempt: u64,
     /// The model (with its variant), scheduler, placement and allocation: what the model's
@@ -116,33 +126,36 @@ fn case(f: &Families, attempt: u64) -> Case {
         format!("ftl.allocation=\"{}\"", allocation.name()),
     ];
     let mut members = vec![
-        ("device model", model.name().to_string()),
+        ("FTL", model.name().to_string()),
         ("victim policy", victim.name().to_string()),
         ("GC scheduler", scheduler.name().to_string()),
         ("placement", placement.name().to_string()),
         ("allocation", allocation.name().to_string()),
     ];
     match model {
-        DeviceModelKind::Plain => {}
-        DeviceModelKind::TinyTail => {
+        FtlKind::Plain => {}
+        FtlKind::Rain => {
             // RAIN parity takes a page of each stripe across 3 or 4 channels, and a group keeps
-            // several super-blocks out of use: more spare, more blocks.
-            let (rain, gtf) = pick(&mut rng, &[(true, false), (false, true), (true, true)]);
-            combination += &format!(" rain={rain} gtf={gtf}");
+            // several super-blocks out of use: more spare, more blocks. With or without
+            // Tiny-Tail's buffer (the GC-aware write cache) in front.
+            let gtf = rng.gen_bool(0.5);
+            combination += &format!(" gtf={gtf}");
             sets.extend([
                 format!("geometry.channels={}", rng.gen_range(3..=4)),
                 format!("geometry.blocks_per_plane={}", rng.gen_range(40..=64)),
                 format!("geometry.spare_factor={:.3}", rng.gen_range(0.45..0.55)),
-                format!("rain.rain={rain}"),
-                format!("rain.gtf={gtf}"),
-                format!("rain.gtr={}", rain && rng.gen_bool(0.5)),
+                "ftl.kind=\"rain\"".into(),
+                format!("rain.gtr={}", rng.gen_bool(0.5)),
                 format!("rain.rgc={}", rng.gen_bool(0.5)),
-                "rain.buffer_mib=0.25".into(),
             ]);
+            if gtf {
+                sets.extend(GTF.map(String::from));
+            }
         }
-        DeviceModelKind::Hybrid => {
+        FtlKind::Hybrid => {
             let slc = pick(&mut rng, &SlcPolicyKind::iter().collect::<Vec<_>>());
             sets.extend([
+                "ftl.kind=\"hybrid\"".into(),
                 "geometry.cell_mode=\"qlc\"".into(),
                 format!("geometry.pages_per_block={}", pages.max(8)),
                 format!("cache.slc=\"{}\"", slc.name()),
@@ -153,7 +166,7 @@ fn case(f: &Families, attempt: u64) -> Case {
             members.push(("SLC-cache policy", slc.name().to_string()));
         }
     }
-    if model != DeviceModelKind::TinyTail && rng.gen_bool(0.25) {
+    if model != FtlKind::Rain && rng.gen_bool(0.25) {
         sets.push("ftl.mapping_unit_bytes=1024".into());
     }
     Case {
@@ -372,11 +385,7 @@ fn invariants_hold_over_every_model_policy_scheduler_and_placement() {
         .collect();
     if runs >= 1000 {
         let mut want: Vec<(&'static str, String)> = Vec::new();
-        want.extend(
-            f.models
-                .iter()
-                .map(|m| ("device model", m.name().to_string())),
-        );
+        want.extend(f.models.iter().map(|m| ("FTL", m.name().to_string())));
         want.extend(
             f.victims
                 .iter()

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use crate::support::fuzz;
 use rand::Rng;
 use ssdlab_core::api;
-use ssdlab_core::config::{DeviceConfig, DeviceModelKind, Registry, SlcPolicyKind, PRESETS};
+use ssdlab_core::config::{DeviceConfig, FtlKind, Registry, SlcPolicyKind, PRESETS};
 use ssdlab_core::rng::SimRng;
 use ssdlab_core::sim::{check_memory, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
@@ -109,7 +109,8 @@ fn small_seeds() -> Vec<String> {
     let mut variants: Vec<(&str, Vec<String>)> = PRESETS
         .iter()
         .map(|(n, _)| {
-            let hybrid = DeviceConfig::from_preset(n, &[]).is_ok_and(|c| c.cache.slc.is_some());
+            let hybrid =
+                DeviceConfig::from_preset(n, &[]).is_ok_and(|c| c.ftl.kind == FtlKind::Hybrid);
             let fit = ["cache.slc_blocks=8", "cache.dwa_max_dynamic_blocks=16"];
             let fit = if hybrid { &fit[..] } else { &[] };
             (*n, fit.iter().map(|s| s.to_string()).collect())
@@ -117,9 +118,16 @@ fn small_seeds() -> Vec<String> {
         .collect();
     // RAIN parity takes one page of each 4-channel stripe: more spare.
     for rain in [
-        &["rain.rain=true"][..],
-        &["rain.gtf=true"],
-        &["rain.rain=true", "rain.gtr=true", "rain.rgc=true"],
+        &["ftl.kind=\"rain\""][..],
+        &[
+            "write_cache.mode=\"write-back\"",
+            "write_cache.flush=\"gc-aware\"",
+        ],
+        &["ftl.kind=\"rain\"", "rain.gtr=true", "rain.rgc=true"],
+        &[
+            "write_cache.mode=\"write-through\"",
+            "write_cache.eviction=\"cflru\"",
+        ],
     ] {
         let sets = rain.iter().chain(&["geometry.spare_factor=0.45"]);
         variants.push(("tiny", sets.map(|s| s.to_string()).collect()));
@@ -128,6 +136,7 @@ fn small_seeds() -> Vec<String> {
         variants.push((
             "tiny",
             vec![
+                "ftl.kind=\"hybrid\"".into(),
                 format!("cache.slc=\"{}\"", p.name()),
                 "geometry.cell_mode=\"qlc\"".into(),
                 "cache.slc_blocks=8".into(),
@@ -397,7 +406,7 @@ fn simulate(rng: &mut SimRng, cfg: DeviceConfig) -> Result<bool, String> {
     };
     // A device bigger than this machine's memory is refused when it is built, on one line
     // (`sim::check_memory`): an answer that depends on the machine, not a validation gap (any
-    // positive `rain.buffer_mib` validates, and a 64 TB GTF buffer is estimated at 448 GiB).
+    // positive `write_cache.size_mib` up to 1 TiB validates).
     if let Err(e) = check_memory(&cfg, &options) {
         let msg = e.to_string();
         return match msg.contains('\n') {
@@ -446,7 +455,7 @@ fn fuzz_toml(
                 Ok(cfg) => {
                     if cfg.geometry.physical_pages() <= SIMULATE_PAGES {
                         simulated += 1;
-                        models.insert(cfg.model_kind().name());
+                        models.insert(cfg.ftl.kind.name());
                         full += u64::from(simulate(rng, cfg)?);
                     }
                     Ok(true)
@@ -498,7 +507,7 @@ fn fuzz_small_device_toml() {
             "only {simulated} of {} cases simulated",
             tally.cases
         );
-        for kind in DeviceModelKind::iter() {
+        for kind in FtlKind::iter() {
             assert!(
                 models.contains(kind.name()),
                 "no {} device was simulated",

@@ -123,6 +123,16 @@ fn write_fixture(format: &str, n: u32) -> PathBuf {
     p
 }
 
+/// Tiny-Tail's buffer (the stack's `gtf`, `DeviceConfig::with_stack`): the write cache with
+/// the GC-aware flush, FIFO, capacitor-backed, flushing while above 80 %.
+const GTF: [&str; 5] = [
+    "write_cache.mode=\"write-back\"",
+    "write_cache.flush=\"gc-aware\"",
+    "write_cache.eviction=\"fifo\"",
+    "write_cache.volatile=false",
+    "write_cache.flush_low=0.8",
+];
+
 fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     // Every preset: 4-page-per-request uniform writes with 30 % reads, closed loop.
@@ -301,10 +311,14 @@ fn cases() -> Vec<Case> {
         "rain-ttflash-sim",
         "ttflash-small",
         &[
-            "rain.rain=true",
-            "rain.gc_blocking=\"plane\"",
+            "ftl.kind=\"rain\"",
+            "flash.gc_blocking=\"plane\"",
             "rain.gtr=true",
-            "rain.gtf=true",
+            GTF[0],
+            GTF[1],
+            GTF[2],
+            GTF[3],
+            GTF[4],
             "rain.rgc=true",
         ],
         synthetic(
@@ -319,17 +333,21 @@ fn cases() -> Vec<Case> {
     for (name, overrides) in [
         (
             "rain-mqsim-small",
-            vec!["geometry.spare_factor=0.25", "rain.rain=true"],
+            vec!["geometry.spare_factor=0.25", "ftl.kind=\"rain\""],
         ),
         (
             "rain-ttflash-mqsim-small",
-            vec![
+            [
                 "geometry.spare_factor=0.25",
-                "rain.rain=true",
+                "ftl.kind=\"rain\"",
                 "rain.gtr=true",
-                "rain.gtf=true",
                 "rain.rgc=true",
-            ],
+                "write_cache.dram_latency_ns=0",
+                "write_cache.dram_mb_s=0",
+            ]
+            .into_iter()
+            .chain(GTF)
+            .collect(),
         ),
     ] {
         v.push(case(
@@ -347,7 +365,11 @@ fn cases() -> Vec<Case> {
         (
             "hybrid-static",
             "mqsim-small",
-            vec!["cache.slc=\"static\"", "cache.slc_blocks=32"],
+            vec![
+                "ftl.kind=\"hybrid\"",
+                "cache.slc=\"static\"",
+                "cache.slc_blocks=32",
+            ],
             synthetic("uniform", 20_000, json!({"read_fraction": 0.3})),
             closed(true, 1.0),
         ),
@@ -355,6 +377,7 @@ fn cases() -> Vec<Case> {
             "hybrid-copyback-off",
             "mqsim-small",
             vec![
+                "ftl.kind=\"hybrid\"",
                 "cache.slc=\"static\"",
                 "cache.slc_blocks=32",
                 "timing.copyback=false",
@@ -366,6 +389,7 @@ fn cases() -> Vec<Case> {
             "hybrid-units-idle",
             "tiny",
             vec![
+                "ftl.kind=\"hybrid\"",
                 "cache.slc=\"static\"",
                 "cache.slc_blocks=8",
                 "cache.idle_migration=true",
@@ -383,6 +407,7 @@ fn cases() -> Vec<Case> {
             "hybrid-cost-benefit",
             "mqsim-small",
             vec![
+                "ftl.kind=\"hybrid\"",
                 "cache.slc=\"static\"",
                 "cache.slc_blocks=32",
                 "gc.victim=\"cost-benefit\"",
@@ -393,7 +418,7 @@ fn cases() -> Vec<Case> {
         (
             "hybrid-rl",
             "tiny",
-            vec!["cache.slc=\"rl\""],
+            vec!["ftl.kind=\"hybrid\"", "cache.slc=\"rl\""],
             synthetic("hotcold", 30_000, json!({"read_fraction": 0.2})),
             closed(true, 1.0),
         ),

@@ -190,7 +190,7 @@ fn impossible_settings_are_refused_with_one_line() {
         (vec!["cache.slc_blocks=100"], "cache.slc_blocks:"),
         (vec!["cache.free_trigger=0"], "cache.free_trigger:"),
         (vec!["cache.slc=\"dynamic\""], "cache.slc"),
-        (vec!["rain.gtf=true"], "cache.slc:"),
+        (vec!["ftl.kind=\"rain\""], "ftl.kind"),
         (vec!["gc.scheduler=lazyrtgc"], "gc.scheduler:"),
     ] {
         let e = err(&sets);

@@ -231,7 +231,7 @@ fn impossible_mapping_units_are_refused_with_one_line() {
         ),
         (
             "ttflash-small",
-            vec!["rain.rain=true", "ftl.mapping_unit_bytes=1024"],
+            vec!["ftl.kind=\"rain\"", "ftl.mapping_unit_bytes=1024"],
             "whole pages",
         ),
         (

@@ -75,7 +75,7 @@ fn test_mode_and_models_add_their_tables() {
         cfg.geometry.physical_pages()
     );
     let mut rain = cfg.clone();
-    rain.rain.rain = true;
+    rain.ftl.kind = ssdlab_core::config::FtlKind::Rain;
     // Each page's stripe and copy origin (8 B) and ~1/8 of a stripe record per page.
     let extra = memory_estimate(&rain, &SimOptions::default()).total() - plain;
     assert!(extra > 8 * cfg.geometry.physical_pages(), "{extra}");

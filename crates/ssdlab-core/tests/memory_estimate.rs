@@ -92,7 +92,7 @@ fn estimate_is_within_15_percent_of_the_peak_heap() {
         (
             "RAIN without GTF",
             "ttflash-small",
-            &["geometry.blocks_per_plane=1024", "rain.rain=true"],
+            &["geometry.blocks_per_plane=1024", "ftl.kind=\"rain\""],
             1,
         ),
         (
@@ -139,8 +139,9 @@ fn estimate_is_within_15_percent_of_the_peak_heap() {
             "ttflash-small",
             &[
                 "geometry.blocks_per_plane=1024",
-                "rain.rain=true",
-                "rain.gtf=true",
+                "ftl.kind=\"rain\"",
+                "write_cache.mode=\"write-back\"",
+                "write_cache.flush=\"gc-aware\"",
             ],
             1,
         ),
@@ -149,8 +150,9 @@ fn estimate_is_within_15_percent_of_the_peak_heap() {
             "ttflash-small",
             &[
                 "geometry.blocks_per_plane=1024",
-                "rain.rain=true",
-                "rain.gtf=true",
+                "ftl.kind=\"rain\"",
+                "write_cache.mode=\"write-back\"",
+                "write_cache.flush=\"gc-aware\"",
                 "rain.layout=\"logical\"",
             ],
             1,

@@ -5,7 +5,7 @@
 use ssdlab_core::config::DeviceConfig;
 
 fn rain(extra: &[&str]) -> Result<DeviceConfig, String> {
-    let mut o: Vec<String> = vec!["rain.rain=true".into()];
+    let mut o: Vec<String> = vec!["ftl.kind=\"rain\"".into()];
     o.extend(extra.iter().map(|s| s.to_string()));
     DeviceConfig::from_preset("ttflash-small", &o).map_err(|e| e.to_string())
 }
@@ -36,8 +36,12 @@ fn rain_refuses_what_its_stripe_group_gc_cannot_honour() {
 #[test]
 fn gtf_alone_keeps_the_plain_policies_but_not_the_oracle() {
     let gtf = |set: &str| {
-        DeviceConfig::from_preset("ttflash-small", &["rain.gtf=true".into(), set.into()])
-            .map_err(|e| e.to_string())
+        let sets = [
+            "write_cache.mode=\"write-back\"".into(),
+            "write_cache.flush=\"gc-aware\"".into(),
+            set.into(),
+        ];
+        DeviceConfig::from_preset("ttflash-small", &sets).map_err(|e| e.to_string())
     };
     assert!(gtf("gc.scheduler=lazyrtgc").is_ok());
     assert!(gtf("gc.victim=fifo").is_ok());

@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
-    Allocation, CacheMode, DeviceModelKind, EvictionKind, FlushPolicy, Placement, Registry,
-    SchedulerKind, SlcPolicyKind, VictimPolicy,
+    Allocation, CacheMode, EvictionKind, FlushPolicy, FtlKind, Placement, Registry, SchedulerKind,
+    SlcPolicyKind, VictimPolicy,
 };
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
@@ -68,7 +68,7 @@ fn every_family_lists_the_names_serde_reads() {
     check::<SchedulerKind>(None);
     check::<Placement>(None);
     check::<Allocation>(None);
-    check::<DeviceModelKind>(None);
+    check::<FtlKind>(None);
     check::<SlcPolicyKind>(None);
     check::<CacheMode>(None);
     check::<EvictionKind>(None);

@@ -251,7 +251,7 @@ fn no_acknowledged_write_is_lost_in_any_layer_combination() {
                 "geometry.blocks_per_plane=64",
                 "geometry.pages_per_block=32",
                 "geometry.spare_factor=0.4",
-                "rain.rain=true",
+                "ftl.kind=\"rain\"",
                 "rain.gtr=true",
                 "rain.rgc=true",
             ],

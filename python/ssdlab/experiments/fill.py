@@ -24,7 +24,7 @@ def run(device: str, overrides: list[str], slc: Optional[str] = None, request_ki
         points: int = 100, seed: int = 0) -> dict[str, Any]:
     """The curve, by the core. ``slc`` sets ``cache.slc`` (an SLC-cache policy name)."""
     text = Path(device).read_text() if Path(device).is_file() else device
-    sets = list(overrides) + ([f"cache.slc={slc}"] if slc else [])
+    sets = list(overrides) + (["ftl.kind=hybrid", f"cache.slc={slc}"] if slc else [])
     setup = {"device": text, "origin": device, "overrides": sets, "request_kib": request_kib,
              "queue_depth": queue_depth, "points": points, "seed": seed}
     return json.loads(_core.fill_experiment_json(core_json(setup, "experiment fill")))

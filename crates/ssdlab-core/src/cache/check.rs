@@ -85,13 +85,13 @@ impl WriteCache {
         }
     }
 
-    /// Slot `i`'s flush is being issued: it covers the page's writes so far (write-through:
-    /// and the one it is about to acknowledge).
+    /// Slot `i`'s flush is being issued: it covers the page's writes so far, and the one its
+    /// request is about to acknowledge when it is being taken in (pinned; write-through).
     pub(super) fn note_flight(&mut self, i: u32) {
-        let through = self.mode == CacheMode::WriteThrough;
+        let coming = self.mode == CacheMode::WriteThrough || self.table.slot(i).pinned;
         let Some(c) = &mut self.check else { return };
         let lpn = self.table.slot(i).lpn;
-        let v = c.versions.get(&lpn).copied().unwrap_or(0) + u32::from(through);
+        let v = c.versions.get(&lpn).copied().unwrap_or(0) + u32::from(coming);
         c.flushed.insert(lpn, v);
         c.flight_version.insert(i, v);
     }

@@ -11,7 +11,9 @@
 //!   (`FtlLayer::flush_free_at`), so that a flush never queues programs in front of reads; a
 //!   program for a collecting plane is held by the FTL (in DRAM, its page keeping its slot)
 //!   until that plane's GC has ended (`FtlLayer::place_held`). Units are issued in order,
-//!   never before the previous one's start.
+//!   never before the previous one's start. Held pages do not count toward the watermark:
+//!   the flush adds no unit while GC holds its earlier ones (on the `ttflash` preset at its
+//!   10 % spare, counting them tripled `pb+gtr+gtf`'s mean read latency, 2026-12-01).
 //! - **Idle flush** (`idle_flush_us`): once no request has arrived for that long, every dirty
 //!   page, units back to back as the policy issues them, a last partial unit included.
 //! - **On demand**: a full cache flushes its victim at once (the host waits); a FUA write its
@@ -33,7 +35,10 @@ impl WriteCache {
             let how = self.how(self.below_high_water_with(ftl));
             let rotating = ftl.flush_rotates(how);
             self.retire(now);
-            let unflushed = self.table.unflushed();
+            // The trigger counts the pages whose flush has yet to start or is programming, not
+            // those the FTL holds for a collecting plane: their flush was issued, and the flush
+            // adds no unit while GC holds its earlier ones (Tiny-Tail's buffer counted them so).
+            let unflushed = self.table.unflushed() - self.held.len();
             if unflushed >= self.high {
                 self.flushing = true;
             } else if unflushed < self.low {
@@ -78,7 +83,7 @@ impl WriteCache {
     }
 
     /// The FTL's flush unit for the pages next in flush order.
-    fn unit_len(&self, ftl: &dyn FtlLayer) -> usize {
+    pub(super) fn unit_len(&self, ftl: &dyn FtlLayer) -> usize {
         let t = &self.table;
         let mut pending = t.flush_order().map(|i| t.slot(i).lpn);
         ftl.flush_unit(&mut pending)
@@ -116,7 +121,7 @@ impl WriteCache {
 
     /// Flush the next `len` dirty pages in flush order as one unit at `t` (no earlier than the
     /// previous unit's start).
-    fn flush_unit(
+    pub(super) fn flush_unit(
         &mut self,
         ftl: &mut dyn FtlLayer,
         t: u64,

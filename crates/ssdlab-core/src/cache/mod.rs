@@ -78,8 +78,9 @@ pub struct WriteCache {
     scratch: Scratch,
     report: WriteCacheReport,
     check: Option<Box<check::Check>>,
-    /// Cache read misses too (`read_allocate`).
+    /// Cache read misses too (`read_allocate`); keep flushed pages (`keep_clean`).
     read_allocate: bool,
+    keep_clean: bool,
     /// The power cut's time (`SimOptions::power_cut_us`; `u64::MAX`: none), and the pages a
     /// flush whose risk window spans it covers (acknowledged by then, on flash only after).
     cut_at: u64,
@@ -135,6 +136,7 @@ impl WriteCache {
             },
             check: check.then(Box::default),
             read_allocate: cfg.read_allocate,
+            keep_clean: cfg.keep_clean,
             cut_at: cut_at.unwrap_or(u64::MAX),
             at_risk: FxHashSet::default(),
         }
@@ -206,6 +208,31 @@ impl WriteCache {
             self.table.set_state(i, State::Dirty);
         } else {
             self.table.set_state(i, State::Clean);
+            // A pure write buffer frees the slot (a pinned one when its request is in).
+            if !self.keep_clean && !self.table.slot(i).pinned {
+                self.table.evict(i);
+            }
+        }
+    }
+
+    /// Slot `i`, written by the request just taken in, is acknowledged at `acked`: unpinned,
+    /// and at risk from then until a flush covers it — one issued while the request was taken
+    /// in already does (its window starts at `acked`); a buffer frees one already flushed.
+    fn acknowledge(&mut self, i: u32, acked: u64) {
+        let s = self.table.slot_mut(i);
+        s.pinned = false;
+        match s.state {
+            State::Dirty => s.unflushed_since = s.unflushed_since.min(acked),
+            State::Flushing if s.redirty => s.unflushed_since = s.unflushed_since.min(acked),
+            State::Flushing => {
+                s.flight_since = s.flight_since.min(acked);
+                let (since, done, lpn) = (s.flight_since, s.flight_done, s.lpn);
+                if done != u64::MAX && since <= self.cut_at && done > self.cut_at {
+                    self.at_risk.insert(lpn);
+                }
+            }
+            State::Clean if !self.keep_clean => self.table.evict(i),
+            State::Clean | State::Free => {}
         }
     }
 
@@ -245,9 +272,18 @@ impl WriteCache {
         self.take_placed();
     }
 
-    /// A slot for a new page at `t`: the time one is free (later than `t` when the host must
-    /// wait for a flush); `None` when every slot is pinned (a request larger than the cache).
-    fn make_room(&mut self, ftl: &mut dyn FtlLayer, mut t: u64) -> Result<Option<u64>> {
+    /// A slot for a new page of a request ready at `ready`, no earlier than `t`: the time one
+    /// is free (later than `t` when the host must wait for a flush); `None` when every slot is
+    /// pinned (a request larger than the cache). A flush it must issue is issued at `ready`,
+    /// when the request found the cache full (Tiny-Tail's buffer does so), not at `t`: that
+    /// would move the flush's clock past the waits of the request's earlier pages.
+    ///
+    /// The eviction policy's victim gives up its slot if it is clean. Otherwise the write
+    /// waits for the first flush in flight to complete and takes that page's slot, clean then
+    /// — a full cache adds no program while one is in flight (as Tiny-Tail's buffer waits for
+    /// its earliest program); only with none in flight is the victim flushed at once (with the
+    /// rest of its flush unit when it is the next to flush), and waited for.
+    fn make_room(&mut self, ftl: &mut dyn FtlLayer, ready: u64, mut t: u64) -> Result<Option<u64>> {
         let mut waited = false;
         loop {
             if self.table.has_free() {
@@ -259,23 +295,60 @@ impl WriteCache {
             let Some(v) = self.eviction.victim(&self.table) else {
                 return Ok(None);
             };
-            match self.table.slot(v).state {
-                State::Clean => {
-                    self.table.evict(v);
+            if self.table.slot(v).state == State::Clean {
+                self.table.evict(v);
+                self.report.evictions += 1;
+                continue;
+            }
+            if let Some((done, i)) = self.earliest_flight() {
+                // That flush alone is taken as done: the others complete in their own time
+                // (retired when the clock reaches them), not at this wait's end.
+                waited = true;
+                t = t.max(done);
+                self.flights.pop();
+                self.complete(i);
+                let s = self.table.slot(i);
+                if s.state == State::Clean && !s.pinned {
+                    self.table.evict(i);
                     self.report.evictions += 1;
                 }
+                continue;
+            }
+            if ftl.held_programs() > 0 && !self.held.is_empty() {
+                self.place_held(ftl, t, true);
+                continue;
+            }
+            match self.table.slot(v).state {
                 State::Dirty => {
                     self.report.forced_flushes += 1;
-                    self.flush_slots(ftl, &[v], t, self.how(false))?;
+                    if self.table.flush_order().next() == Some(v) {
+                        let len = self.unit_len(ftl);
+                        self.flush_unit(ftl, ready, len, self.how(false))?;
+                    } else {
+                        self.flush_slots(ftl, &[v], ready, self.how(false))?;
+                    }
+                    // What it held for collecting planes goes now: the host is waiting.
+                    self.place_held(ftl, ready, true);
                 }
-                State::Flushing => {
+                // In flight with nothing known: its completion is the FTL's to report.
+                _ => {
                     waited = true;
                     t = t.max(self.settle(ftl, v, t));
-                    self.retire(t);
                 }
-                State::Free => unreachable!("a victim holds a page"),
             }
         }
+    }
+
+    /// The flush in flight that completes first, if any (stale entries dropped).
+    fn earliest_flight(&mut self) -> Option<(u64, u32)> {
+        while let Some(&Reverse((done, i))) = self.flights.peek() {
+            let s = self.table.slot(i);
+            if s.state == State::Flushing && s.flight_done == done {
+                return Some((done, i));
+            }
+            self.flights.pop();
+        }
+        None
     }
 
     /// The run is over at `end` (the last completion): flushes done by then are.

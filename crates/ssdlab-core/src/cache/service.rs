@@ -61,7 +61,7 @@ impl WriteCache {
                 if ftl.map().l2p_of(lpn).is_none() || self.table.find(lpn).is_some() {
                     continue;
                 }
-                if self.make_room(ftl, d.done)?.is_some() {
+                if self.make_room(ftl, d.done, d.done)?.is_some() {
                     self.table.insert(lpn, State::Clean);
                 }
             }
@@ -101,7 +101,7 @@ impl WriteCache {
                     }
                     i
                 }
-                None => match self.make_room(ftl, room)? {
+                None => match self.make_room(ftl, ready, room)? {
                     Some(t) => {
                         room = room.max(t);
                         let state = if through {
@@ -121,9 +121,13 @@ impl WriteCache {
             s.req_pages = req_pages;
             s.pinned = true;
             slots.push(i);
-        }
-        for &i in &slots {
-            self.table.slot_mut(i).pinned = false;
+            if !through {
+                // The flush runs beside the admission (Tiny-Tail's buffer flushes after each
+                // page it takes in): a multi-page write that crosses the watermark starts the
+                // flush before its last page is in.
+                self.last_admit = self.last_admit.max(room);
+                self.flush_until(ftl, if self.timed { ready } else { 0 })?;
+            }
         }
         let acked = self
             .dram
@@ -132,6 +136,9 @@ impl WriteCache {
         let mut out = OpDone::at(acked);
         out.join(bypass);
         if through {
+            for &i in &slots {
+                self.table.slot_mut(i).pinned = false;
+            }
             // On flash before the write completes: never at risk.
             let mut d = OpDone::at(room);
             for r in runs {
@@ -145,14 +152,24 @@ impl WriteCache {
             out.join(d);
             self.note_acks(&slots, out.done);
         } else {
-            for &i in &slots {
-                let s = self.table.slot_mut(i);
-                s.unflushed_since = s.unflushed_since.min(acked);
-            }
+            // Acknowledged now: at risk from `acked` until on flash (a flush issued while the
+            // request was being taken in covers it from then on).
             self.note_acks(&slots, acked);
+            for &i in &slots {
+                self.acknowledge(i, acked);
+            }
             if fua && self.volatile {
                 self.report.fua_writes += 1;
-                out.join(self.flush_now(ftl, &slots, room)?);
+                let mut fua_slots = std::mem::take(&mut self.scratch.lpns);
+                fua_slots.clear();
+                fua_slots.extend(
+                    slots
+                        .iter()
+                        .copied()
+                        .filter(|&i| self.table.slot(i).state != State::Free),
+                );
+                out.join(self.flush_now(ftl, &fua_slots, room)?);
+                self.scratch.lpns = fua_slots;
             }
         }
         self.scratch.slots = slots;
@@ -220,6 +237,7 @@ impl WriteCache {
         prev_arrival: u64,
         now: u64,
     ) -> Result<()> {
+        self.dram.prune(now);
         if let Some(idle) = self.idle_flush_ns {
             let from = prev_arrival.saturating_add(idle);
             if from < now && self.table.dirty() > 0 {

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{plane_share, DeviceConfig, SlcPolicyKind, VictimPolicy};
+use super::{plane_share, DeviceConfig, Registry, SlcPolicyKind, VictimPolicy};
 
 /// One advisory: the field to look at, and what follows from its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -26,6 +26,7 @@ impl DeviceConfig {
         let mut out = Vec::new();
         out.extend(static_region_below_trigger(self));
         out.extend(more_choices_than_blocks(self));
+        out.extend(rain_layout_without_rain(self));
         out
     }
 }
@@ -39,7 +40,7 @@ impl DeviceConfig {
 /// default trigger of 5, NOTES.md): every write migrated, and nothing said so.
 fn static_region_below_trigger(cfg: &DeviceConfig) -> Option<Advisory> {
     let c = &cfg.cache;
-    if c.slc != Some(SlcPolicyKind::Static) {
+    if cfg.ftl.kind != crate::config::FtlKind::Hybrid || c.policy() != SlcPolicyKind::Static {
         return None;
     }
     let planes = cfg.geometry.planes();
@@ -96,6 +97,25 @@ fn more_choices_than_blocks(cfg: &DeviceConfig) -> Option<Advisory> {
     })
 }
 
+/// A RAIN layout choice (`rain.parity_space`, `rain.layout`, `rain.open_parity`) on a device
+/// whose FTL is not RAIN: it applies when a Tiny-Tail stack makes the FTL RAIN (`ssdlab
+/// experiment ttflash`), and does nothing in a plain run — which is what a user who meant a
+/// RAIN device but forgot `ftl.kind` would otherwise not be told.
+fn rain_layout_without_rain(cfg: &DeviceConfig) -> Option<Advisory> {
+    if cfg.ftl.kind == super::FtlKind::Rain {
+        return None;
+    }
+    let f = cfg.rain.first_layout_choice()?;
+    Some(Advisory {
+        field: format!("rain.{f}"),
+        message: format!(
+            "a RAIN layout choice on a '{}' FTL: it applies only when the FTL is RAIN (set \
+             ftl.kind = \"rain\", or a Tiny-Tail stack does)",
+            cfg.ftl.kind.name()
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +124,9 @@ mod tests {
     /// blocks fit at most: 5 a plane, the default trigger).
     fn tiny(overrides: &[&str]) -> DeviceConfig {
         let mut o = vec!["geometry.blocks_per_plane=256".to_string()];
+        if overrides.iter().any(|s| s.starts_with("cache.")) {
+            o.push("ftl.kind=hybrid".into());
+        }
         o.extend(overrides.iter().map(|s| s.to_string()));
         crate::api::load_device("tiny", "preset tiny", &o).unwrap()
     }

@@ -241,6 +241,11 @@ impl Default for CacheConfig {
 }
 
 impl CacheConfig {
+    /// The SLC-cache policy of a hybrid FTL (`cache.slc`; the family's default when unset).
+    pub fn policy(&self) -> SlcPolicyKind {
+        self.slc.unwrap_or_default()
+    }
+
     pub fn is_default(&self) -> bool {
         *self == CacheConfig::default()
     }

@@ -1,15 +1,22 @@
-//! Typed device configuration: `[geometry]`, `[timing]`, `[ftl]`, `[gc]`, loaded from TOML with
-//! every field validated, named presets shipped in the crate, and `section.key=value` overrides.
+//! Typed device configuration, one section per layer and its parts: `[geometry]` and
+//! `[timing]` (the flash), `[flash]` (its switches), `[ftl]` (which FTL, mapping, placement),
+//! `[gc]`, `[cache]` (the hybrid FTL's SLC cache), `[rain]` (the RAIN FTL's), `[write_cache]`
+//! (the DRAM cache layer); loaded from TOML with every field validated, named presets shipped
+//! in the crate, `section.key=value` overrides, and a one-line error for a key that moved
+//! (`renamed`).
 
 mod advice;
 mod cache;
+mod flash;
 mod geometry;
 mod partial;
 mod policy;
 mod presets;
 mod rain;
 mod registry;
+mod renamed;
 mod scheduler;
+mod stack;
 mod timing;
 mod victim;
 mod write_cache;
@@ -18,17 +25,18 @@ pub use advice::Advisory;
 pub use cache::{
     plane_share, CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB,
 };
+pub use flash::{FlashConfig, GcBlocking};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use partial::{PartialConfig, RlConfig};
-pub use policy::{Allocation, FtlConfig, GcConfig, Placement};
+pub use policy::{Allocation, FtlConfig, FtlKind, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
 pub use rain::{
-    GcBlocking, OpenParity, ParitySpace, RainConfig, RainLayout, MAX_RAIN_CHANNELS, MECHANISMS,
-    MIN_RAIN_CHANNELS,
+    OpenParity, ParitySpace, RainConfig, RainLayout, MAX_RAIN_CHANNELS, MIN_RAIN_CHANNELS,
 };
 pub(crate) use registry::impl_registry;
 pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
+pub use stack::MECHANISMS;
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
 pub use victim::VictimPolicy;
 pub use write_cache::{CacheMode, EvictionKind, FlushPolicy, WriteCacheConfig, MAX_CACHE_MIB};
@@ -36,42 +44,6 @@ pub use write_cache::{CacheMode, EvictionKind, FlushPolicy, WriteCacheConfig, MA
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SsdError};
-
-/// The device models (`ftl::FtlLayer` implementations), chosen by the sections a
-/// configuration has.
-#[derive(
-    Default,
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    strum::EnumIter,
-    strum::IntoStaticStr,
-    strum::EnumMessage,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum DeviceModelKind {
-    /// The page-mapped SSD with per-plane GC (`ftl::plain::PlainFtl`).
-    #[default]
-    Plain,
-    /// Tiny-Tail Flash (`ftl::rain::RainFtl`): RAIN parity and/or the GC-tolerant flush buffer,
-    /// on when `rain.rain` or `rain.gtf` is set.
-    TinyTail,
-    /// A hybrid SLC/QLC device with an SLC cache (`ftl::hybrid::HybridFtl`), on when `cache.slc`
-    /// is set.
-    Hybrid,
-}
-
-crate::config::impl_registry!(
-    DeviceModelKind,
-    "device model",
-    "rain.rain, rain.gtf, cache.slc",
-    default
-);
 
 /// A whole device: what `ssdlab run --device` names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,10 +58,13 @@ pub struct DeviceConfig {
     pub ftl: FtlConfig,
     #[serde(default)]
     pub gc: GcConfig,
-    /// Tiny-Tail Flash mechanisms (all off unless the section is given).
+    /// The flash layer's switches (GC blocking level, the ideal NoGC).
+    #[serde(default, skip_serializing_if = "FlashConfig::is_default")]
+    pub flash: FlashConfig,
+    /// The RAIN FTL's settings (`ftl.kind = "rain"`).
     #[serde(default, skip_serializing_if = "RainConfig::is_default")]
     pub rain: RainConfig,
-    /// The hybrid SLC/QLC device (off unless `cache.slc` is given).
+    /// The hybrid FTL's SLC cache (`ftl.kind = "hybrid"`).
     #[serde(default, skip_serializing_if = "CacheConfig::is_default")]
     pub cache: CacheConfig,
     /// The DRAM write cache between the host interface and the FTL (off by default).
@@ -106,6 +81,12 @@ impl DeviceConfig {
         for o in overrides {
             apply_override(&mut value, o)?;
         }
+        let what = if overrides.is_empty() {
+            origin.to_string()
+        } else {
+            format!("{origin} (with --set overrides)")
+        };
+        renamed::check_moved(&value, &what)?;
         // Through serde_path_to_error, so that a bad value names its field (`gc.victim: …`).
         let cfg: DeviceConfig = serde_path_to_error::deserialize(value).map_err(
             |e: serde_path_to_error::Error<toml::de::Error>| {
@@ -187,78 +168,102 @@ impl DeviceConfig {
         self.timing.check(g.page_size).map_err(err)?;
         self.gc.rl.check().map_err(err)?;
         self.gc.partial.check().map_err(err)?;
-        self.rain.check(g.channels).map_err(err)?;
+        if self.ftl.kind == FtlKind::Rain {
+            self.rain.check(g.channels).map_err(err)?;
+        }
         self.write_cache.check().map_err(err)?;
         self.check_model().map_err(err)?;
         self.check_mapping_unit().map_err(err)?;
         Ok(())
     }
 
-    /// Settings the device model cannot honour are refused, never silently ignored.
+    /// Settings the device's layers cannot honour are refused, never silently ignored: one
+    /// layer's settings given to another's implementation, and the combinations of choices
+    /// that do not compose.
     fn check_model(&self) -> std::result::Result<(), (String, String)> {
-        if self.cache.slc.is_some() {
+        let kind = self.ftl.kind;
+        if kind != FtlKind::Hybrid && self.cache.slc.is_some() {
+            return Err((
+                "cache.slc".into(),
+                format!(
+                    "the SLC cache is the hybrid FTL's: set ftl.kind = \"hybrid\" (this device's \
+                     is '{}')",
+                    kind.name()
+                ),
+            ));
+        }
+        if let Some(m) = self
+            .rain
+            .first_mechanism()
+            .filter(|_| kind != FtlKind::Rain)
+        {
+            return Err((
+                format!("rain.{m}"),
+                format!(
+                    "a RAIN FTL setting: set ftl.kind = \"rain\" (this device's is '{}')",
+                    kind.name()
+                ),
+            ));
+        }
+        if kind == FtlKind::Hybrid {
             self.check_hybrid()?;
         }
-        if self.rain.rain && self.rain.layout == RainLayout::Logical {
-            self.check_logical_parity_room()?;
+        if kind == FtlKind::Rain {
+            self.check_rain()?;
         }
-        if self.rain.rain {
-            let rain = if self.rain.layout == RainLayout::Logical {
-                "a RAIN device with logical stripes (rain.layout = \"logical\") pins every page \
-                 to a plane of its stripe and runs its own GC triggers (rotating with rain.rgc)"
-            } else {
-                "a RAIN device (rain.rain = true) collects whole super-blocks with its own \
-                 stripe-group GC (rotating with rain.rgc)"
-            };
-            if self.gc.scheduler != SchedulerKind::Blocking {
-                return Err((
-                    "gc.scheduler".into(),
-                    format!(
-                        "{rain}; it takes 'blocking' only, got '{}'",
-                        self.gc.scheduler.name()
-                    ),
-                ));
-            }
-            if self.ftl.placement != Placement::Single {
-                return Err((
-                    "ftl.placement".into(),
-                    format!(
-                        "{rain}, writing host data into one super-block stripe at a time; it \
-                         takes 'single' only"
-                    ),
-                ));
-            }
-            if self.ftl.allocation != Allocation::RoundRobin {
-                return Err((
-                    "ftl.allocation".into(),
-                    format!(
-                        "{rain}, allocating stripes over its groups; it takes 'round-robin' only"
-                    ),
-                ));
-            }
-        }
-        if self.write_cache.on() && self.rain.gtf {
+        if self.rain.rotating_flush && !self.has_gtf() {
             return Err((
-                "write_cache.mode".into(),
-                "rain.gtf is Tiny-Tail's own buffer in front of the RAIN device; use one of the \
-                 two"
-                .into(),
+                "rain.rotating_flush".into(),
+                "rotates the GC-aware flush: needs write_cache.mode = \"write-back\" and \
+                 write_cache.flush = \"gc-aware\""
+                    .into(),
             ));
         }
         if self.write_cache.on() && self.ftl.placement == Placement::Oracle {
             return Err((
                 "ftl.placement".into(),
                 "the write cache coalesces and reorders writes, so the oracle's next-write times \
-                 do not apply; use another placement"
+                 do not apply; use another placement or write_cache.mode = \"off\""
                     .into(),
             ));
         }
-        if self.rain.gtf && self.ftl.placement == Placement::Oracle {
+        Ok(())
+    }
+
+    /// The RAIN FTL: its GC and placement are its own.
+    fn check_rain(&self) -> std::result::Result<(), (String, String)> {
+        if self.rain.layout == RainLayout::Logical {
+            self.check_logical_parity_room()?;
+        }
+        let rain = if self.rain.layout == RainLayout::Logical {
+            "a RAIN FTL with logical stripes (rain.layout = \"logical\") pins every page to a \
+             plane of its stripe and runs its own GC triggers (rotating with rain.rgc)"
+        } else {
+            "a RAIN FTL (ftl.kind = \"rain\") collects whole super-blocks with its own \
+             stripe-group GC (rotating with rain.rgc)"
+        };
+        if self.gc.scheduler != SchedulerKind::Blocking {
+            return Err((
+                "gc.scheduler".into(),
+                format!(
+                    "{rain}; it takes 'blocking' only, got '{}'",
+                    self.gc.scheduler.name()
+                ),
+            ));
+        }
+        if self.ftl.placement != Placement::Single {
             return Err((
                 "ftl.placement".into(),
-                "the GC-tolerant flush (rain.gtf) reorders writes, so the oracle's next-write \
-                 times do not apply; use another placement"
-                    .into(),
+                format!(
+                    "{rain}, writing host data into one super-block stripe at a time; it takes \
+                     'single' only"
+                ),
+            ));
+        }
+        if self.ftl.allocation != Allocation::RoundRobin {
+            return Err((
+                "ftl.allocation".into(),
+                format!("{rain}, allocating stripes over its groups; it takes 'round-robin' only"),
             ));
         }
         Ok(())
@@ -289,16 +294,8 @@ impl DeviceConfig {
     /// The hybrid SLC/QLC device: what it cannot honour, and whether its blocks can hold the
     /// logical capacity beside the SLC region.
     fn check_hybrid(&self) -> std::result::Result<(), (String, String)> {
-        let hybrid = "a hybrid SLC/QLC device (cache.slc) reclaims on its own triggers \
-                      (cache.free_trigger) and places pages itself";
-        if self.rain.rain || self.rain.gtf {
-            return Err((
-                "cache.slc".into(),
-                "the hybrid SLC/QLC device and Tiny-Tail Flash (rain.rain, rain.gtf) are separate \
-                 device models; choose one"
-                    .into(),
-            ));
-        }
+        let hybrid = "a hybrid SLC/QLC FTL (ftl.kind = \"hybrid\") reclaims on its own \
+                      triggers (cache.free_trigger) and places pages itself";
         if self.gc.scheduler != SchedulerKind::Blocking {
             return Err((
                 "gc.scheduler".into(),
@@ -343,8 +340,8 @@ impl DeviceConfig {
         }
         let planes = u64::from(g.planes());
         // The static region, or dwa's static part, must fit beside the logical capacity.
-        let slc = match c.slc {
-            Some(SlcPolicyKind::Static | SlcPolicyKind::Dwa) => u64::from(c.slc_blocks),
+        let slc = match c.policy() {
+            SlcPolicyKind::Static | SlcPolicyKind::Dwa => u64::from(c.slc_blocks),
             _ => 0,
         };
         // Worst case: the SLC region full of invalid pages while QLC holds every logical page,
@@ -416,25 +413,13 @@ impl DeviceConfig {
                 ),
             ));
         }
-        if u < page && (self.rain.rain || self.rain.gtf) {
+        if u < page && self.ftl.kind == FtlKind::Rain {
             return Err((
                 field(),
-                "the RAIN device (rain.rain, rain.gtf) protects whole pages with parity; it maps whole pages only"
-                    .into(),
+                "the RAIN FTL protects whole pages with parity; it maps whole pages only".into(),
             ));
         }
         Ok(())
-    }
-
-    /// The device model this configuration runs on.
-    pub fn model_kind(&self) -> DeviceModelKind {
-        if self.cache.slc.is_some() {
-            DeviceModelKind::Hybrid
-        } else if self.rain.rain || self.rain.gtf {
-            DeviceModelKind::TinyTail
-        } else {
-            DeviceModelKind::Plain
-        }
     }
 
     pub fn op_times(&self) -> OpTimes {

@@ -73,10 +73,44 @@ pub enum Placement {
 
 crate::config::impl_registry!(Placement, "placement", "ftl.placement", default);
 
+/// The FTL layer's implementation (`ftl.kind`): one folder each in `ftl/`, built by
+/// `device::Device::new`.
+#[derive(
+    Default,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumMessage,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum FtlKind {
+    /// The page-mapped FTL with per-plane GC and a GC scheduler (`ftl::plain`).
+    #[default]
+    Plain,
+    /// SLC/QLC block modes with an SLC cache (`ftl::hybrid`; Yoo & Shin, HotStorage 2020):
+    /// its policy is `cache.slc`.
+    Hybrid,
+    /// RAIN parity over the channels, stripe-group GC, GC-tolerant reads, rotating GC
+    /// (`ftl::rain`; Tiny-Tail Flash, Yan et al., FAST 2017): its settings are `[rain]`.
+    Rain,
+}
+
+crate::config::impl_registry!(FtlKind, "FTL", "ftl.kind", default);
+
 /// `[ftl]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FtlConfig {
+    /// Which FTL (`plain`, `hybrid`, `rain`): the layer's implementation, named.
+    #[serde(default, skip_serializing_if = "is_plain")]
+    pub kind: FtlKind,
     #[serde(default = "default_allocation")]
     pub allocation: Allocation,
     #[serde(default = "default_placement")]
@@ -97,6 +131,10 @@ pub struct FtlConfig {
     pub mapping_unit_bytes: Option<u32>,
 }
 
+fn is_plain(k: &FtlKind) -> bool {
+    *k == FtlKind::Plain
+}
+
 fn default_allocation() -> Allocation {
     Allocation::default()
 }
@@ -113,6 +151,7 @@ fn default_extent() -> u32 {
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
+            kind: FtlKind::Plain,
             allocation: default_allocation(),
             placement: default_placement(),
             temperature_streams: default_temperature_streams(),

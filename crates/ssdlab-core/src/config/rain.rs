@@ -1,35 +1,18 @@
-//! `[rain]` section: the Tiny-Tail Flash mechanisms (Yan et al., FAST 2017), each a switch so
-//! that they stack as in the paper: `rain`, `pb`, `gtr`, `gtf`, `rgc`, plus `nogc` (the ideal
-//! reference). All off by default: a device without a `[rain]` section is the plain device.
+//! `[rain]` section: the RAIN FTL's settings (`ftl.kind = "rain"`; Tiny-Tail Flash, Yan et
+//! al., FAST 2017): parity's room and layout, GC-tolerant reads (`gtr`), rotating GC (`rgc`)
+//! and ssdlab's two extensions. The paper's other mechanisms are other layers' now: the GC
+//! blocking level and the ideal NoGC are the flash layer's (`[flash]`), the GC-tolerant flush
+//! the write cache's (`write_cache.flush = "gc-aware"`); `config::stack` composes the paper's
+//! stacks across them.
 
 use serde::{Deserialize, Serialize};
 
-use super::DeviceConfig;
+use super::{DeviceConfig, FtlKind};
 
 /// Fewest channels a RAIN stripe spans (two data pages and a parity page).
 pub const MIN_RAIN_CHANNELS: u32 = 3;
 /// Most channels a RAIN stripe spans (per-stripe channel sets are u64 bit masks).
 pub const MAX_RAIN_CHANNELS: u32 = 64;
-
-/// The names [`RainConfig::from_stack`] takes, joined with `+` (`base` and `ttflash` are stacks
-/// of their own; the rest switch one mechanism on).
-pub const MECHANISMS: [&str; 10] = [
-    "base", "ttflash", "rain", "pb", "gtr", "gtf", "rgc", "pfg", "rf", "nogc",
-];
-
-/// Which resource a GC unit step occupies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GcBlocking {
-    /// Only the plane being collected (TTFlash "plane-blocking GC", seed Fig. 4c). This is what
-    /// the engine always did, so it is the default.
-    Plane,
-    /// The whole channel of the collected plane: its bus is reserved for the duration of every
-    /// copy and erase, so no other plane of the channel can transfer (seed Fig. 4b,
-    /// "channel-blocked"). TTFlash's `base` is SSDsim, whose GC holds the channel while it moves
-    /// a block; we model that coarser level for `base`.
-    Channel,
-}
 
 /// Where RAIN's parity pages take their room from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,25 +77,12 @@ pub enum OpenParity {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RainConfig {
-    /// RAIN parity: a stripe spans the same (chip, die, plane) index across all channels,
-    /// channels − 1 data pages + 1 parity page, parity position rotating between stripes.
-    #[serde(default)]
-    pub rain: bool,
-    /// GC blocking level (`plane` = TTFlash `pb`; `channel` = the `base` of the comparison).
-    #[serde(default = "plane")]
-    pub gc_blocking: GcBlocking,
     /// GC-tolerant read: rebuild a page on a GC-busy plane from its stripe when that is sooner.
     #[serde(default)]
     pub gtr: bool,
-    /// GC-tolerant flush: writes land in a capacitor-backed RAM buffer, flushed in stripe units.
-    #[serde(default)]
-    pub gtf: bool,
     /// Rotating GC: at most one plane per parity group collects at a time.
     #[serde(default)]
     pub rgc: bool,
-    /// Ideal device: GC happens in the FTL but costs no time.
-    #[serde(default)]
-    pub nogc: bool,
     /// Parallel forced GC (`pfg`; an ssdlab extension, not in the seed): when a host write
     /// finds no group with room, the forced GC runs its operations on all planes of the group
     /// at once (plane-blocking speed) instead of one plane at a time, and reads are not rebuilt
@@ -140,17 +110,8 @@ pub struct RainConfig {
     /// open GC stripes protected by their victims). Super-block layout only.
     #[serde(default = "open_parity")]
     pub open_parity: OpenParity,
-    /// GTF buffer size, MiB (the seed's preset: 64 MiB).
-    #[serde(default = "buffer_mib")]
-    pub buffer_mib: f64,
-    /// GTF flush starts when the buffer is this full (fraction; seed: 80 %).
-    #[serde(default = "flush_at")]
-    pub flush_at: f64,
 }
 
-fn plane() -> GcBlocking {
-    GcBlocking::Plane
-}
 fn parity_space() -> ParitySpace {
     ParitySpace::Extra
 }
@@ -160,29 +121,17 @@ fn layout() -> RainLayout {
 fn open_parity() -> OpenParity {
     OpenParity::Ram
 }
-fn buffer_mib() -> f64 {
-    64.0
-}
-fn flush_at() -> f64 {
-    0.8
-}
 
 impl Default for RainConfig {
     fn default() -> Self {
         RainConfig {
-            rain: false,
-            gc_blocking: plane(),
             gtr: false,
-            gtf: false,
             rgc: false,
-            nogc: false,
             parallel_forced_gc: false,
             rotating_flush: false,
             parity_space: parity_space(),
             layout: layout(),
             open_parity: open_parity(),
-            buffer_mib: buffer_mib(),
-            flush_at: flush_at(),
         }
     }
 }
@@ -192,66 +141,45 @@ impl RainConfig {
         *self == RainConfig::default()
     }
 
-    /// A stack of mechanisms by name, joined with `+`: `nogc`, `base`, `pb`, `pb+gtr`,
-    /// `pb+gtr+gtf`, `ttflash` (= rain+pb+gtr+gtf+rgc), or any `+` list of [`MECHANISMS`].
-    /// `base` is none of them (channel-blocking GC). `gtr` implies `rain` (it needs parity).
-    pub fn from_stack(spec: &str) -> Result<Self, String> {
-        let mut c = RainConfig {
-            gc_blocking: GcBlocking::Channel,
-            ..RainConfig::default()
-        };
-        for part in spec.split('+').map(str::trim) {
-            match part {
-                "base" => {}
-                "ttflash" => {
-                    c.rain = true;
-                    c.gc_blocking = GcBlocking::Plane;
-                    c.gtr = true;
-                    c.gtf = true;
-                    c.rgc = true;
-                }
-                "rain" => c.rain = true,
-                "pb" => c.gc_blocking = GcBlocking::Plane,
-                "gtr" => {
-                    c.gtr = true;
-                    c.rain = true;
-                }
-                "gtf" => c.gtf = true,
-                "rgc" => c.rgc = true,
-                "pfg" => c.parallel_forced_gc = true,
-                "rf" => c.rotating_flush = true,
-                "nogc" => {
-                    c.nogc = true;
-                    c.gc_blocking = GcBlocking::Plane;
-                }
-                other => {
-                    return Err(format!(
-                        "unknown mechanism '{other}'; expected one of {}",
-                        MECHANISMS.join(", ")
-                    ))
-                }
-            }
-        }
-        Ok(c)
+    /// The first mechanism switched on (`gtr`, `rgc`, `parallel_forced_gc`,
+    /// `rotating_flush`), for an error naming it on another FTL; `None` when none is. (The
+    /// layout choices — `parity_space`, `layout`, `open_parity` — say how a RAIN FTL would be
+    /// laid out, so a device that stacks add RAIN to may carry them: an advisory, not an error.)
+    pub fn first_mechanism(&self) -> Option<&'static str> {
+        [
+            (self.gtr, "gtr"),
+            (self.rgc, "rgc"),
+            (self.parallel_forced_gc, "parallel_forced_gc"),
+            (self.rotating_flush, "rotating_flush"),
+        ]
+        .into_iter()
+        .find_map(|(set, name)| set.then_some(name))
     }
 
-    /// Field checks; `channels` is the device's (a RAIN stripe spans them).
+    /// The first layout choice set away from its default (see [`Self::first_mechanism`]).
+    pub fn first_layout_choice(&self) -> Option<&'static str> {
+        let d = RainConfig::default();
+        [
+            (self.parity_space != d.parity_space, "parity_space"),
+            (self.layout != d.layout, "layout"),
+            (self.open_parity != d.open_parity, "open_parity"),
+        ]
+        .into_iter()
+        .find_map(|(set, name)| set.then_some(name))
+    }
+
+    /// Field checks of a RAIN FTL's section (`ftl.kind = "rain"`); `channels` is the
+    /// device's (a RAIN stripe spans them).
     pub fn check(&self, channels: u32) -> Result<(), (String, String)> {
         // A stripe holds one page per channel: N − 1 data pages and one parity page, so at
         // least 3 channels (2 would be mirroring, which the stripe code does not do). The GC
         // state machine keeps per-stripe sets of channels as bits of a u64, so at most 64.
-        if self.rain && !(MIN_RAIN_CHANNELS..=MAX_RAIN_CHANNELS).contains(&channels) {
+        if !(MIN_RAIN_CHANNELS..=MAX_RAIN_CHANNELS).contains(&channels) {
             return Err((
-                "rain.rain".into(),
+                "ftl.kind".into(),
                 format!(
-                    "a stripe spans the channels: needs geometry.channels from {MIN_RAIN_CHANNELS} to {MAX_RAIN_CHANNELS}, got {channels}"
+                    "a RAIN stripe spans the channels: needs geometry.channels from {MIN_RAIN_CHANNELS} to {MAX_RAIN_CHANNELS}, got {channels}"
                 ),
-            ));
-        }
-        if self.gtr && !self.rain {
-            return Err((
-                "rain.gtr".into(),
-                "needs rain.rain = true (rebuilds use parity)".into(),
             ));
         }
         if self.parallel_forced_gc && !self.rgc {
@@ -260,10 +188,11 @@ impl RainConfig {
                 "changes rotating GC only: needs rain.rgc = true".into(),
             ));
         }
-        if self.rotating_flush && !(self.gtr && self.gtf) {
+        if self.rotating_flush && !self.gtr {
             return Err((
                 "rain.rotating_flush".into(),
-                "rotates the GTF flush and rebuilds reads behind it: needs rain.gtr = true and rain.gtf = true".into(),
+                "rotates the GC-aware flush and rebuilds reads behind it: needs rain.gtr = true"
+                    .into(),
             ));
         }
         if self.layout == RainLayout::Logical {
@@ -273,7 +202,7 @@ impl RainConfig {
                 (self.rotating_flush, "rain.rotating_flush"),
                 (self.parallel_forced_gc, "rain.parallel_forced_gc"),
             ] {
-                if on && self.rain {
+                if on {
                     return Err((
                         field.into(),
                         "works on the super-block layout only: needs rain.layout = \"super-block\""
@@ -281,18 +210,6 @@ impl RainConfig {
                     ));
                 }
             }
-        }
-        if !(self.buffer_mib.is_finite() && self.buffer_mib > 0.0) {
-            return Err((
-                "rain.buffer_mib".into(),
-                format!("expected a positive size, got {}", self.buffer_mib),
-            ));
-        }
-        if !(self.flush_at > 0.0 && self.flush_at <= 1.0) {
-            return Err((
-                "rain.flush_at".into(),
-                format!("expected a fraction in (0, 1], got {}", self.flush_at),
-            ));
         }
         Ok(())
     }
@@ -311,7 +228,7 @@ impl DeviceConfig {
         let mut c = self.clone();
         let extra = self.rain.parity_space == ParitySpace::Extra;
         let logical = self.rain.layout == RainLayout::Logical;
-        if !(self.rain.rain && (extra || logical)) {
+        if !(self.ftl.kind == FtlKind::Rain && (extra || logical)) {
             return c;
         }
         let g = &self.geometry;
@@ -352,7 +269,7 @@ mod tests {
         for (preset, blocks) in [("ttflash-small", 74), ("ttflash", 4682)] {
             let mut cfg = DeviceConfig::from_preset(preset, &[]).unwrap();
             assert_eq!(cfg.rain_physical(), cfg, "{preset} without parity");
-            cfg.rain.rain = true;
+            cfg.ftl.kind = FtlKind::Rain;
             let p = cfg.rain_physical();
             assert_eq!(p.geometry.blocks_per_plane, blocks, "{preset}");
             assert_eq!(
@@ -371,55 +288,13 @@ mod tests {
         for spare in [0.07, 0.1, 0.28, 0.4, 0.55] {
             let mut cfg = DeviceConfig::from_preset("ttflash-small", &[]).unwrap();
             cfg.geometry.spare_factor = spare;
-            cfg.rain.rain = true;
+            cfg.ftl.kind = FtlKind::Rain;
             let p = cfg.rain_physical();
             assert_eq!(
                 p.geometry.logical_pages(),
                 cfg.geometry.logical_pages(),
                 "{spare}"
             );
-        }
-    }
-
-    #[test]
-    fn stacks_parse_and_impossible_ones_are_refused() {
-        let tt = RainConfig::from_stack("ttflash").unwrap();
-        assert!(tt.rain && tt.gtr && tt.gtf && tt.rgc && !tt.parallel_forced_gc);
-        assert_eq!(tt.gc_blocking, GcBlocking::Plane);
-        assert_eq!(
-            RainConfig::from_stack("base").unwrap().gc_blocking,
-            GcBlocking::Channel
-        );
-        let pfg = RainConfig::from_stack("ttflash+pfg").unwrap();
-        assert!(pfg.parallel_forced_gc && pfg.check(8).is_ok());
-        assert!(
-            RainConfig::from_stack("pb+gtr").unwrap().rain,
-            "gtr implies rain"
-        );
-        let e = RainConfig::from_stack("pb+fast").unwrap_err();
-        assert!(e.contains("'fast'") && e.contains("pfg"), "{e}");
-        let (field, why) = RainConfig::from_stack("pb+pfg")
-            .unwrap()
-            .check(8)
-            .unwrap_err();
-        assert_eq!(field, "rain.parallel_forced_gc");
-        assert!(why.contains("rain.rgc"), "{why}");
-        let no_parity = RainConfig {
-            gtr: true,
-            ..RainConfig::default()
-        };
-        assert_eq!(no_parity.check(8).unwrap_err().0, "rain.gtr");
-        // The rotating flush and parallel forced GC run on the super-block GC's chain.
-        for (stack, field) in [
-            ("ttflash+rf", "rain.rotating_flush"),
-            ("ttflash+pfg", "rain.parallel_forced_gc"),
-        ] {
-            let mut c = RainConfig::from_stack(stack).unwrap();
-            assert!(c.check(8).is_ok());
-            c.layout = RainLayout::Logical;
-            let (f, why) = c.check(8).unwrap_err();
-            assert_eq!(f, field);
-            assert!(why.contains("super-block"), "{why}");
         }
     }
 }

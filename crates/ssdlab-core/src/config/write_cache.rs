@@ -143,6 +143,11 @@ pub struct WriteCacheConfig {
     /// cache (MQSim's `WRITE_CACHE`), whose read hits are the pages written.
     #[serde(default)]
     pub read_allocate: bool,
+    /// Keep a flushed page in DRAM, clean, until its slot is needed (a cache: later reads of
+    /// it hit); false: its slot is free once its flush completes (a pure write buffer: FEMU's,
+    /// Tiny-Tail's, which serves reads only of pages not yet on flash).
+    #[serde(default = "yes")]
+    pub keep_clean: bool,
     /// The background flush starts when this fraction of the cache is dirty … (Tiny-Tail's and
     /// SSDsim's 80 %).
     #[serde(default = "flush_high")]
@@ -163,7 +168,8 @@ pub struct WriteCacheConfig {
     #[serde(default = "dram_latency_ns")]
     pub dram_latency_ns: f64,
     /// DRAM bandwidth, MB/s (10^6 bytes; DDR4-1600 on a 32-bit bus: 6,400 MB/s). A page
-    /// transfer occupies the DRAM for bytes / bandwidth; transfers queue.
+    /// transfer occupies the DRAM for bytes / bandwidth; transfers queue. 0: transfers take no
+    /// time (the Tiny-Tail authors' simulator charges a flat service time instead).
     #[serde(default = "dram_mb_s")]
     pub dram_mb_s: f64,
     /// CFLRU's clean-first window, a fraction of the cache at its LRU end (Park et al. 2006
@@ -202,6 +208,7 @@ impl Default for WriteCacheConfig {
             eviction: EvictionKind::Lru,
             flush: FlushPolicy::Watermark,
             read_allocate: false,
+            keep_clean: true,
             flush_high: flush_high(),
             flush_low: flush_low(),
             idle_flush_us: None,
@@ -277,11 +284,11 @@ impl WriteCacheConfig {
                 ),
             );
         }
-        if !(self.dram_mb_s.is_finite() && self.dram_mb_s >= 1e-3) {
+        if !(self.dram_mb_s.is_finite() && (self.dram_mb_s == 0.0 || self.dram_mb_s >= 1e-3)) {
             return bad(
                 "dram_mb_s",
                 format!(
-                    "expected a bandwidth of at least 0.001 MB/s, got {}",
+                    "expected 0 (no transfer time) or a bandwidth of at least 0.001 MB/s, got {}",
                     self.dram_mb_s
                 ),
             );

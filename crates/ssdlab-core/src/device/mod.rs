@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use crate::cache::{CacheEvent, WriteCache};
-use crate::config::{DeviceConfig, DeviceModelKind};
+use crate::config::{DeviceConfig, FtlKind};
 use crate::error::Result;
 use crate::flash::{OpDone, Resources};
 use crate::ftl::gc::RequestInfo;
@@ -48,10 +48,10 @@ impl Device {
     /// check first that it fits in memory (`sim::check_memory`).
     pub fn new(cfg: &DeviceConfig, b: Build, oracle: Option<OracleHints>) -> Result<Self> {
         let (seed, timed, check) = (b.seed, b.timed, b.check);
-        let ftl: Box<dyn FtlLayer> = match cfg.model_kind() {
-            DeviceModelKind::Plain => Box::new(PlainFtl::new(cfg, seed, timed, check, oracle)?),
-            DeviceModelKind::TinyTail => Box::new(RainFtl::new(cfg, seed, timed, check)?),
-            DeviceModelKind::Hybrid => Box::new(HybridFtl::new(cfg, seed, timed, check)?),
+        let ftl: Box<dyn FtlLayer> = match cfg.ftl.kind {
+            FtlKind::Plain => Box::new(PlainFtl::new(cfg, seed, timed, check, oracle)?),
+            FtlKind::Rain => Box::new(RainFtl::new(cfg, seed, timed, check)?),
+            FtlKind::Hybrid => Box::new(HybridFtl::new(cfg, seed, timed, check)?),
         };
         let cache = cfg.write_cache.on().then(|| {
             let u = cfg.unit_bytes();
@@ -217,10 +217,10 @@ impl Device {
 /// implementation's own tables; `check`: test mode's records too.
 pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
     let mut e = ftl_estimate(&cfg.rain_physical(), check);
-    match cfg.model_kind() {
-        DeviceModelKind::Plain => {}
-        DeviceModelKind::TinyTail => e.add(RainFtl::memory_estimate(cfg, check)),
-        DeviceModelKind::Hybrid => e.add(HybridFtl::memory_estimate(cfg)),
+    match cfg.ftl.kind {
+        FtlKind::Plain => {}
+        FtlKind::Rain => e.add(RainFtl::memory_estimate(cfg, check)),
+        FtlKind::Hybrid => e.add(HybridFtl::memory_estimate(cfg)),
     }
     if cfg.write_cache.on() {
         e.other_bytes += WriteCache::memory_bytes(&cfg.write_cache, cfg.unit_bytes());

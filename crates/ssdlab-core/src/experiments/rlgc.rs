@@ -108,7 +108,7 @@ fn yes() -> bool {
 ///   the partial schedulers run down to (the seed's Figure 9: LazyRTGC keeps 3–4 free blocks),
 ///   so that it is compared at the same effective spare space.
 pub const REFERENCES: &[(&str, SchedulerKind, &[&str])] = &[
-    ("nogc", SchedulerKind::Blocking, &["rain.nogc=true"]),
+    ("nogc", SchedulerKind::Blocking, &["flash.nogc=true"]),
     (
         "blocking@t_igc",
         SchedulerKind::Blocking,

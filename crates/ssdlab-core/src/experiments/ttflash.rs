@@ -9,7 +9,7 @@
 //! compares like with like), then `ttflash+rf` (ssdlab's rotating flush). The mechanisms alone
 //! (`base`, `pb` without RAIN, …) remain available as stacks.
 
-use crate::config::{DeviceConfig, Placement, RainConfig, RainLayout};
+use crate::config::{DeviceConfig, FtlKind, Placement, RainLayout};
 use crate::error::{Result, SsdError};
 use crate::sim::{SimOptions, Simulation};
 use crate::stats::{Distributions, SimResult, TtflashReport};
@@ -59,20 +59,13 @@ pub struct StackRun {
     pub physical_blocks_per_plane: u32,
 }
 
-/// `device` with the `[rain]` section of `stack` (see [`RainConfig::from_stack`]); the other
-/// `[rain]` fields (buffer size, flush threshold, where parity's room comes from, the stripe
-/// layout, where an open stripe's parity is) are kept.
+/// `device` with the layers of `stack` (see [`DeviceConfig::with_stack`]); what a stack does not
+/// name is the device's (the write cache's size, watermark and DRAM; where parity's room comes
+/// from, the stripe layout, where an open stripe's parity is).
 pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
-    let mut cfg = device.clone();
-    let s = RainConfig::from_stack(stack).map_err(|m| SsdError::config("stack", m))?;
-    cfg.rain = RainConfig {
-        buffer_mib: device.rain.buffer_mib,
-        flush_at: device.rain.flush_at,
-        parity_space: device.rain.parity_space,
-        layout: device.rain.layout,
-        open_parity: device.rain.open_parity,
-        ..s
-    };
+    let mut cfg = device
+        .with_stack(stack)
+        .map_err(|m| SsdError::config("stack", m))?;
     // RAIN's super-block GC copies into GC super-blocks, apart from the host's. The GC-free
     // stacks without RAIN (`nogc`, `nogc+gtf`: the references of "extra P/E due to RAIN") get
     // the same separation, a GC frontier of their own (`dual-frontier`), so that their erases
@@ -85,8 +78,8 @@ pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
     // fewer. Stacks whose GC takes time keep the device's placement (their latencies depend on
     // it), and so does the logical layout, which collects per plane through the FTL's own
     // frontiers.
-    if cfg.rain.nogc
-        && !cfg.rain.rain
+    if cfg.flash.nogc
+        && cfg.ftl.kind != FtlKind::Rain
         && device.rain.layout == RainLayout::SuperBlock
         && cfg.ftl.placement == Placement::Single
     {
@@ -169,8 +162,8 @@ pub fn compare(
         .iter()
         .zip(&runs)
         .map(|(cfg, run)| {
-            let reference = if cfg.rain.gtf { BUFFERED_NOGC } else { "nogc" };
-            match (cfg.rain.rain, erases_of(reference)) {
+            let reference = if cfg.has_gtf() { BUFFERED_NOGC } else { "nogc" };
+            match (cfg.ftl.kind == FtlKind::Rain, erases_of(reference)) {
                 (true, Some(r)) if r > 0 => serde_json::json!({
                     "reference": reference,
                     "extra": run.erases as f64 / r as f64 - 1.0,

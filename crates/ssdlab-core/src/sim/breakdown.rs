@@ -1,7 +1,9 @@
 //! The read-latency breakdown (issue 16): each read request's latency split into the controller
-//! overhead and its critical page's [`ReadParts`], summed per logarithmic latency bin, so that
-//! the parts of the reads in any tail (at or above p99, p99.9, …) can be told apart — where the
-//! tail comes from: queueing behind host work, behind GC, on the channel, or rebuilds.
+//! overhead, its critical page's [`ReadParts`] and, with a write cache, the DRAM time of a read
+//! it served (`cache`: what the request took beyond its flash pages), summed per logarithmic
+//! latency bin, so that the parts of the reads in any tail (at or above p99, p99.9, …) can be
+//! told apart — where the tail comes from: queueing behind host work, behind GC, on the
+//! channel, rebuilds, or the cache's DRAM.
 
 use std::collections::BTreeMap;
 
@@ -15,8 +17,8 @@ use crate::stats::coarse_bin;
 struct Bin {
     reads: u64,
     rebuilt: u64,
-    /// The controller overhead, then [`ReadParts::NAMES`], ns.
-    parts: [u64; 7],
+    /// The controller overhead, then [`ReadParts::NAMES`], then the cache's DRAM, ns.
+    parts: [u64; 8],
 }
 
 /// Read requests' latency parts, by latency bin.
@@ -24,15 +26,19 @@ struct Bin {
 pub struct ReadBreakdown {
     bins: BTreeMap<i64, Bin>,
     reads: u64,
+    /// Some read's time went to the cache's DRAM (the `cache` part is reported then).
+    cached: bool,
 }
 
 /// The tails reported besides all reads: reads at or above each quantile's latency bin.
 const TAILS: [(&str, f64); 3] = [("p99", 0.99), ("p99_9", 0.999), ("p99_99", 0.9999)];
 
 impl ReadBreakdown {
-    /// One read request of `latency_ns`, `controller_ns` of it the controller's, the rest its
-    /// critical page's `parts`.
+    /// One read request of `latency_ns`, `controller_ns` of it the controller's, its critical
+    /// flash page's `parts` (all zero when the cache served every page), the rest the cache's.
     pub fn add(&mut self, latency_ns: u64, controller_ns: u64, parts: ReadParts) {
+        let cache = latency_ns.saturating_sub(controller_ns + parts.total());
+        self.cached |= cache > 0;
         let bin = self
             .bins
             .entry(coarse_bin(latency_ns as f64 / 1000.0))
@@ -40,9 +46,10 @@ impl ReadBreakdown {
         bin.reads += 1;
         bin.rebuilt += u64::from(parts.rebuilt);
         bin.parts[0] += controller_ns;
-        for (s, v) in bin.parts[1..].iter_mut().zip(parts.values()) {
+        for (s, v) in bin.parts[1..7].iter_mut().zip(parts.values()) {
             *s += v;
         }
+        bin.parts[7] += cache;
         self.reads += 1;
     }
 
@@ -52,7 +59,7 @@ impl ReadBreakdown {
     /// [`ReadParts::NAMES`]; the means add up to the tail's mean latency).
     pub fn to_json(&self) -> Value {
         let mut out = Map::new();
-        out.insert("all".into(), Self::summary(self.bins.values()));
+        out.insert("all".into(), self.summary(self.bins.values()));
         for (name, q) in TAILS {
             // (1 − 0.99 is 0.010000000000000009: trim the rounding before the ceiling.)
             let want = ((1.0 - q) * self.reads as f64 - 1e-9).ceil().max(1.0) as u64;
@@ -67,13 +74,13 @@ impl ReadBreakdown {
             }
             out.insert(
                 name.into(),
-                Self::summary(self.bins.range(from..).map(|(_, v)| v)),
+                self.summary(self.bins.range(from..).map(|(_, v)| v)),
             );
         }
         Value::Object(out)
     }
 
-    fn summary<'a>(bins: impl Iterator<Item = &'a Bin>) -> Value {
+    fn summary<'a>(&self, bins: impl Iterator<Item = &'a Bin>) -> Value {
         let mut sum = Bin::default();
         for b in bins {
             sum.reads += b.reads;
@@ -82,7 +89,9 @@ impl ReadBreakdown {
                 *s += v;
             }
         }
-        let names = std::iter::once("controller").chain(ReadParts::NAMES);
+        let names = std::iter::once("controller")
+            .chain(ReadParts::NAMES)
+            .chain(self.cached.then_some("cache"));
         let mean: Map<String, Value> = names
             .zip(sum.parts)
             .map(|(n, v)| {

@@ -203,11 +203,15 @@ impl Simulation {
     /// The Tiny-Tail Flash comparison's view of the run: the RAIN FTL's report (on another
     /// FTL, zeros but its parity count) and the fraction of requests blocked by GC.
     pub fn ttflash_report(&self) -> TtflashReport {
+        let layers = self.device.report();
+        let cache = layers.write_cache.unwrap_or_default();
         TtflashReport {
-            layer: self.device.report().rain.unwrap_or(RainReport {
+            layer: layers.rain.unwrap_or(RainReport {
                 parity_pages_written: self.ftl().counters.parity_pages_written,
                 ..RainReport::default()
             }),
+            buffer_read_hits: cache.read_hits,
+            buffer_full_waits: cache.full_waits,
             blocked_fraction: self.blocked_fraction(),
         }
     }

@@ -61,9 +61,6 @@ pub struct RainStats {
 pub struct RainReport {
     pub rain: RainStats,
     pub parity_pages_written: u64,
-    /// Reads served from the GC-tolerant flush's buffer, and writes that waited for its room.
-    pub buffer_read_hits: u64,
-    pub buffer_full_waits: u64,
     /// Mean data members of the GC stripes closed (N − 1 when none is short).
     pub mean_gc_stripe_members: f64,
     /// The deepest reserve of free super-blocks any group keeps from the host at the end:
@@ -78,6 +75,9 @@ pub struct RainReport {
 pub struct TtflashReport {
     #[serde(flatten)]
     pub layer: RainReport,
+    /// Reads served from the buffer (the write cache), and writes that waited for its room.
+    pub buffer_read_hits: u64,
+    pub buffer_full_waits: u64,
     /// Requests that waited for GC, over all requests.
     pub blocked_fraction: f64,
 }

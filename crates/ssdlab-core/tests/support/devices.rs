@@ -10,13 +10,13 @@ use super::workloads::Mixed;
 /// parity (1/7) + room for the super-block reserves (a group keeps a few super-blocks out of
 /// use: GC reserve, open host and GC super-blocks, victims pending erase), which is a large
 /// part of a 64-super-block group; with 25 % the group's GC livelocked (round 3). A 2 MiB
-/// GTF buffer.
+/// write cache for the stacks with GTF.
 pub const TTFLASH_TEST_SETS: [&str; 5] = [
     "geometry.chips_per_channel=4",
     "geometry.blocks_per_plane=64",
     "geometry.pages_per_block=32",
     "geometry.spare_factor=0.4",
-    "rain.buffer_mib=2",
+    "write_cache.size_mib=2",
 ];
 
 /// [`TTFLASH_TEST_SETS`] and then `extra` (`section.key=value` overrides).

@@ -119,7 +119,7 @@ impl HybridFtl {
             since_decision: 0,
             mapped: 0,
             foreground_migration: true,
-            fixed_region: matches!(c.slc, Some(SlcPolicyKind::Static | SlcPolicyKind::None)),
+            fixed_region: matches!(c.policy(), SlcPolicyKind::Static | SlcPolicyKind::None),
             trigger: c.free_trigger,
             idle_migration: c.idle_migration,
             cursor: 0,

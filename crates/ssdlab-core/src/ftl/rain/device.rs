@@ -1,8 +1,8 @@
-//! The Tiny-Tail Flash device model (Yan et al., FAST 2017; `[rain]`): host writes into RAIN
-//! super-blocks with parity, the stripe-group GC and its scheduling (rotating or not),
-//! GC-tolerant reads (XOR rebuild), the GC-tolerant flush buffer, and RAIN-aware
-//! preconditioning. Built on a [`PlainFtl`]: its FTL, time lines and (for GTF without
-//! parity) its page programs and GC scheduler.
+//! The RAIN FTL (Tiny-Tail Flash, Yan et al., FAST 2017; `ftl.kind = "rain"`, `[rain]`): host
+//! writes into RAIN super-blocks with parity (or logical stripes), the stripe-group GC and its
+//! scheduling (rotating or not), GC-tolerant reads (XOR rebuild), the flush hooks of a
+//! GC-aware write cache above (`flush`: Tiny-Tail's GC-tolerant flush), and RAIN-aware
+//! preconditioning. Built on a [`PlainFtl`]: its mapping state and time lines.
 
 use std::mem::size_of;
 use std::ops::Range;
@@ -10,7 +10,7 @@ use std::ops::Range;
 use rand::Rng;
 
 use super::superblock::Stripe;
-use super::{LogicalRain, Rain, WriteBuffer};
+use super::{LogicalRain, Rain};
 use crate::config::{DeviceConfig, OpenParity, RainConfig, RainLayout};
 use crate::error::Result;
 use crate::flash::OpDone;
@@ -18,12 +18,11 @@ use crate::ftl::gc::{GcScheduler, RequestInfo};
 use crate::ftl::map::memory::{grown, units_estimate, MemoryEstimate};
 use crate::ftl::map::Ftl;
 use crate::ftl::plain::PlainFtl;
-use crate::ftl::{FtlLayer, Precondition, SchedulerCall};
+use crate::ftl::{FlushHow, FtlLayer, Precondition, SchedulerCall};
 use crate::rng;
 use crate::stats::{LayerReports, RainReport, RainStats};
 
-/// The Tiny-Tail Flash device: RAIN parity (`rain.rain`) and/or the GC-tolerant flush buffer
-/// (`rain.gtf`) over a plain device.
+/// The RAIN FTL: parity over the channels on a plain FTL's mapping state and time lines.
 pub struct RainFtl {
     pub(super) base: PlainFtl,
     pub(super) rcfg: RainConfig,
@@ -34,13 +33,10 @@ pub struct RainFtl {
     pub(super) rain: Option<Rain>,
     /// Logical stripes instead of super-blocks (`rain.layout = "logical"`; `rain` is then None).
     pub(super) lrain: Option<LogicalRain>,
-    pub(super) wbuf: Option<WriteBuffer>,
-    /// Time of the latest unit the GTF buffer flushed (flushes are issued in order).
-    pub(super) flush_clock: u64,
     pub(super) unit_scratch: Vec<u32>,
     pub(super) rebuild_scratch: Vec<u32>,
-    /// GTF under RAIN: the flush is running, so a page (or parity) for a plane busy with GC
-    /// is held in RAM instead of queued behind the GC ([`super::flush`]).
+    /// A GC-aware flush of the write cache above is running, so a page (or parity) for a plane
+    /// busy with GC is held in RAM instead of queued behind the GC ([`super::flush`]).
     pub(super) holding: bool,
     /// Programs held in RAM until their plane's GC ends (or, with the rotating flush, until
     /// their group's previous program has ended).
@@ -60,7 +56,7 @@ impl RainFtl {
         let user = cfg.geometry.logical_pages() as u32;
         // Parity on top of the user's spare (`rain.parity_space`): more blocks, same user pages.
         let cfg = &cfg.rain_physical();
-        let logical = cfg.rain.rain && cfg.rain.layout == RainLayout::Logical;
+        let logical = cfg.rain.layout == RainLayout::Logical;
         let mut base = PlainFtl::new(cfg, seed, timed, check, None)?;
         let g = &cfg.geometry;
         let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
@@ -68,7 +64,7 @@ impl RainFtl {
         if logical && check {
             base.ftl.enable_content();
         }
-        let rain = (cfg.rain.rain && !logical).then(|| {
+        let rain = (!logical).then(|| {
             Rain::new(
                 &mut base.ftl,
                 g.channels,
@@ -78,16 +74,6 @@ impl RainFtl {
                 seed,
                 cfg.rain.open_parity == OpenParity::Ram,
             )
-        });
-        let page_size = u64::from(g.page_size);
-        let wbuf = cfg.rain.gtf.then(|| {
-            let cap = (cfg.rain.buffer_mib * 1048576.0 / page_size as f64) as usize;
-            let unit = if cfg.rain.rain {
-                g.channels as usize - 1
-            } else {
-                g.channels as usize
-            };
-            WriteBuffer::new(cap, cfg.rain.flush_at, unit, g.logical_pages() as usize)
         });
         Ok(RainFtl {
             base,
@@ -99,8 +85,6 @@ impl RainFtl {
                 * u64::from(g.channels),
             rain,
             lrain,
-            wbuf,
-            flush_clock: 0,
             unit_scratch: Vec::new(),
             rebuild_scratch: Vec::new(),
             holding: false,
@@ -111,11 +95,11 @@ impl RainFtl {
         })
     }
 
-    /// Heap this model needs beyond its plain base, from `cfg` before anything is allocated:
-    /// with parity, the stripe of every page (4 B) and, with `rain.open_parity = "victim"`, the
-    /// page a GC copy came from (4 B more), up to one stripe per N pages (its record and members), the super-blocks and the
-    /// victim index over them (none of these with logical stripes); with GTF, the buffer's
-    /// count per logical page and its slots; `check` (test mode): page checksums and versions.
+    /// Heap this FTL needs beyond its plain base, from `cfg` before anything is allocated: the
+    /// stripe of every page (4 B) and, with `rain.open_parity = "victim"`, the page a GC copy
+    /// came from (4 B more), up to one stripe per N pages (its record and members), the
+    /// super-blocks and the victim index over them (none of these with logical stripes);
+    /// `check` (test mode): page checksums and versions.
     pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
         let cfg = &cfg.rain_physical();
         let g = &cfg.geometry;
@@ -125,13 +109,13 @@ impl RainFtl {
         let blocks = g.total_blocks();
         let ppb = u64::from(g.pages_per_block);
         let mut e = MemoryEstimate::default();
-        if cfg.rain.rain && cfg.rain.layout == RainLayout::Logical {
+        if cfg.rain.layout == RainLayout::Logical {
             // Logical stripes keep no tables of their own (the FTL maps the parity pages);
             // test mode: page checksums and versions of the user pages.
             if check {
                 e.page_bytes += phys * 8 + logical * 4;
             }
-        } else if cfg.rain.rain {
+        } else {
             let groups = u64::from(g.planes()) / n.max(1);
             let sbs = blocks / n.max(1);
             // One stripe per N pages, and GC stripes closed short (fewer than N − 1 members)
@@ -161,11 +145,6 @@ impl RainFtl {
                 e.page_bytes += phys * 8 + logical * 4;
             }
         }
-        if cfg.rain.gtf {
-            let slots = (cfg.rain.buffer_mib * 1048576.0 / f64::from(g.page_size)) as u64;
-            e.page_bytes += logical * 4;
-            e.other_bytes += grown(slots, 4) + grown(slots, 24);
-        }
         e
     }
 
@@ -174,8 +153,6 @@ impl RainFtl {
         RainReport {
             rain: self.rain_stats(),
             parity_pages_written: self.base.ftl.counters.parity_pages_written,
-            buffer_read_hits: self.wbuf.as_ref().map_or(0, |b| b.read_hits),
-            buffer_full_waits: self.wbuf.as_ref().map_or(0, |b| b.full_waits),
             mean_gc_stripe_members: self.rain.as_ref().map_or(0.0, |r| {
                 if r.stats.gc_stripes == 0 {
                     0.0
@@ -226,19 +203,14 @@ impl RainFtl {
 
 impl FtlLayer for RainFtl {
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
-        if self.rain.is_none() && self.lrain.is_none() {
-            // GTF alone: the plain device's preconditioning.
-            return self.base.precondition(p, seed);
-        }
         let written = self.precondition_pages(p, seed)?;
         self.base.ftl.reset_counters();
         Ok(written)
     }
 
     fn background(&mut self, _prev_arrival: u64, now: u64) -> Result<()> {
-        // Host flushes before GC (GC is the lowest priority), then forget channel reservations
-        // that ended.
-        self.flush_until(now)?;
+        // (A write cache above flushes first: GC is the lowest priority.) Then forget channel
+        // reservations that ended.
         self.rain_advance(now)?;
         self.logical_advance(now)?;
         self.base.res.advance(now);
@@ -258,8 +230,8 @@ impl FtlLayer for RainFtl {
     }
 
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        if self.lrain.is_some() && (self.wbuf.is_none() || !self.base.timed) {
-            // Logical stripes straight to flash: one parity update per stripe of the request.
+        if self.lrain.is_some() {
+            // Logical stripes: one parity update per stripe of the request.
             let mut lpns = std::mem::take(&mut self.unit_scratch);
             lpns.clear();
             lpns.extend(pages);
@@ -268,12 +240,9 @@ impl FtlLayer for RainFtl {
             return done;
         }
         let mut out = OpDone::at(ready);
+        let timed = self.base.timed;
         for lpn in pages {
-            out.join(if self.base.timed {
-                self.write_page_rain(lpn, ready)?
-            } else {
-                self.program_page(lpn, 0, false)?
-            });
+            out.join(self.program_page(lpn, ready, timed)?);
         }
         Ok(out)
     }
@@ -329,6 +298,41 @@ impl FtlLayer for RainFtl {
 
     fn report(&self, out: &mut LayerReports) {
         out.rain = Some(self.report());
+    }
+
+    fn flush_unit(&self, pending: &mut dyn Iterator<Item = u32>) -> usize {
+        self.flush_unit_len(pending)
+    }
+
+    fn flush_free_at(&mut self, next: u32, now: u64) -> Option<u64> {
+        self.flush_planes_free_at(next, now)
+    }
+
+    fn flush(
+        &mut self,
+        pages: &[u32],
+        _sizes: &[u32],
+        t: u64,
+        how: FlushHow,
+        held: &mut Vec<u32>,
+    ) -> Result<OpDone> {
+        self.flush_unit(pages, t, how, held)
+    }
+
+    fn place_held(&mut self, now: u64, how: FlushHow, force: bool, done: &mut Vec<(u32, OpDone)>) {
+        RainFtl::place_held(self, now, how, force, done)
+    }
+
+    fn held_programs(&self) -> usize {
+        self.held.len()
+    }
+
+    fn flush_rotates(&self, how: FlushHow) -> bool {
+        self.rotates(how)
+    }
+
+    fn flush_stage_full(&self) -> bool {
+        self.held.len() >= self.channels as usize * self.group_prog_until.len()
     }
 
     fn audit_parity(&mut self) -> Result<(u64, u64)> {

@@ -1,74 +1,42 @@
-//! GC-tolerant flush (GTF; Yan et al., FAST 2017, the seed's slides: "store write blocked by GC in
-//! RAM"): host writes complete in the RAM buffer and are flushed in the background, a stripe unit
-//! at a time, when the unit's planes are idle. Under RAIN a page (or a stripe's parity) whose
-//! plane is busy with GC is **held** in RAM — it keeps its slot, and its program is placed only
-//! once that plane's GC has ended, behind the reads that waited for the GC rather than in front
-//! of them (issue 16: queued behind the GC, the flush's programs made GC-blocked reads wait
-//! longer than without GTF). Its stripe's other pages are programmed meanwhile; a rebuild that
-//! needs the held page reads it from RAM. Without RAIN pages are not held (the plain device
-//! places a page as it allocates it).
+//! The RAIN FTL's side of a GC-aware write cache's flush (Tiny-Tail Flash's GC-tolerant
+//! flush, GTF; Yan et al., FAST 2017, the seed's slides: "store write blocked by GC in RAM";
+//! the cache's side is `cache::flush`). A flush unit is the rest of the open host stripe
+//! (super-blocks) or a run of pending pages of one logical stripe, issued when the planes of
+//! its group are idle, collecting planes aside. While the flush runs, a page (or a stripe's
+//! parity) whose plane is busy with GC is **held** in RAM — it keeps its cache slot, and its
+//! program is placed only once that plane's GC has ended, behind the reads that waited for
+//! the GC rather than in front of them (issue 16: queued behind the GC, the flush's programs
+//! made GC-blocked reads wait longer than without GTF). Its stripe's other pages are
+//! programmed meanwhile. With the rotating flush (`rain.rotating_flush`) a group's programs run
+//! one at a time on the rotating GC's chain.
 
 use super::buffer::Held;
 use super::device::RainFtl;
 use crate::error::Result;
 use crate::flash::OpDone;
+use crate::ftl::FlushHow;
 
 impl RainFtl {
-    /// A host write of one page through the GTF buffer (when on) or straight to flash. With the
-    /// buffer the write completes when its page is in RAM; it waits only when the buffer is full
-    /// (then for the earliest program in flight, flushing a unit now if none is).
-    pub(super) fn write_page_rain(&mut self, lpn: u32, ready: u64) -> Result<OpDone> {
-        let Some(buf) = &mut self.wbuf else {
-            return self.program_page(lpn, ready, true);
-        };
-        buf.retire(ready);
-        let mut at = OpDone::at(ready);
-        if buf.is_full() {
-            if !buf.has_inflight() {
-                self.place_held(ready, true);
-            }
-            if !self.wbuf.as_ref().is_some_and(|b| b.has_inflight()) {
-                self.flush_unit(ready)?;
-                self.place_held(ready, true);
-            }
-            let (t, blocked) = self
-                .wbuf
-                .as_mut()
-                .and_then(|b| b.wait_for_room(ready))
-                .expect("a program is in flight");
-            at = OpDone {
-                done: t,
-                blocked_by_gc: blocked,
-            };
-        }
-        if let Some(b) = &mut self.wbuf {
-            b.admit(lpn, at.done);
-        }
-        self.flush_until(ready)?;
-        Ok(at)
-    }
-    /// Pages of the next flush unit: the rest of the open host stripe under RAIN (super-blocks).
-    /// With logical stripes: the oldest pending page and the pending pages of its stripe right
-    /// behind it (one parity update), so that the flush is paced on the planes of one stripe.
-    pub(super) fn flush_unit_len(&self) -> usize {
-        match (&self.rain, &self.lrain, &self.wbuf) {
-            (Some(r), _, _) => r.host_stripe_left() as usize,
-            (None, Some(l), Some(b)) => {
-                let mut p = b.pending().map(|lpn| l.stripe(lpn));
+    /// Pages of the next flush unit (`pending`: the cache's next pages, in flush order): the
+    /// rest of the open host stripe (super-blocks); with logical stripes the first pending page
+    /// and the pending pages of its stripe right behind it (one parity update), so that the
+    /// flush is paced on the planes of one stripe.
+    pub(super) fn flush_unit_len(&self, pending: &mut dyn Iterator<Item = u32>) -> usize {
+        match (&self.rain, &self.lrain) {
+            (Some(r), _) => r.host_stripe_left() as usize,
+            (None, Some(l)) => {
+                let mut p = pending.map(|lpn| l.stripe(lpn));
                 let first = p.next();
                 1 + p.take_while(|&s| Some(s) == first).count()
             }
-            (None, None, Some(b)) => b.unit(),
-            _ => 0,
+            (None, None) => self.channels as usize,
         }
     }
-    /// When the next flush unit's planes are idle: under RAIN every plane of the group it goes to
-    /// except those busy with GC at `now` (a page for a collecting plane waits behind GC in
-    /// RAM, the point of GTF); without RAIN, the next page's plane. `None` when the group needs
-    /// forced GC first.
-    pub(super) fn flush_planes_free_at(&mut self, now: u64) -> Option<u64> {
-        let Some(b) = &self.wbuf else { return None };
-        let lpn = b.next_pending()?;
+
+    /// When the planes of the flush unit starting with `next` are idle: every plane of the
+    /// group it goes to except those busy with GC at `now` (a page for a collecting plane
+    /// waits behind GC in RAM, the point of GTF). `None` when the group needs forced GC first.
+    pub(super) fn flush_planes_free_at(&mut self, next: u32, now: u64) -> Option<u64> {
         match &mut self.rain {
             Some(r) => {
                 let first = r.next_data_plane(&mut self.base.ftl).ok()?;
@@ -77,101 +45,51 @@ impl RainFtl {
             // Logical stripes: as with super-blocks, the group the unit's stripe is in — so that
             // a flush does not stand in front of the members a rebuild there would read.
             None => Some(match &self.lrain {
-                Some(l) => self.base.res.group_free_at(l.parity(l.stripe(lpn)).1, now),
+                Some(l) => self.base.res.group_free_at(l.parity(l.stripe(next)).1, now),
                 None => self
                     .base
                     .res
-                    .plane_free_at(self.base.ftl.peek_host_plane(lpn)),
+                    .plane_free_at(self.base.ftl.peek_host_plane(next)),
             }),
         }
     }
-    /// Background flush (GTF) up to `now`: while the buffer is past its threshold, the next
-    /// stripe unit is flushed when its planes are idle (and not before the latest admission or
-    /// the previous unit), so that the flush never queues programs in front of later reads.
-    /// With the rotating flush a unit is only staged (mapped, its programs held) and its
-    /// programs are placed one per group at a time ([`RainFtl::place_rotating`]); at most
-    /// one stripe per group is staged ahead.
-    pub(super) fn flush_until(&mut self, now: u64) -> Result<()> {
-        if !self.held.is_empty() {
-            self.place_held(now, false);
-        }
-        let stage_limit = self.channels as usize * self.group_prog_until.len();
-        loop {
-            let len = self.flush_unit_len();
-            let rotating = self.rotating_now();
-            let Some(b) = &mut self.wbuf else {
-                return Ok(());
-            };
-            b.retire(now);
-            if !b.wants_flush(len) || (rotating && self.held.len() >= stage_limit) {
-                return Ok(());
-            }
-            let floor = self.flush_clock.max(b.last_admit());
-            let t = if rotating {
-                floor
-            } else {
-                floor.max(self.flush_planes_free_at(now).unwrap_or(now))
-            };
-            if t > now {
-                return Ok(());
-            }
-            self.rotate_now = rotating;
-            let flushed = self.flush_unit(t);
-            self.rotate_now = false;
-            flushed?;
-            if rotating {
-                self.place_rotating(now, true);
-            }
-        }
+
+    /// Does the flush rotate now: `rain.rotating_flush` under super-block RAIN, a GC-aware
+    /// flush, and the cache below its high-water mark (above it the flush programs whole units
+    /// in parallel, as without rotation: one program per group at a time is 1/N of the flush
+    /// bandwidth, and a write that finds the cache full waits).
+    pub(super) fn rotates(&self, how: FlushHow) -> bool {
+        how.gc_aware && self.rcfg.rotating_flush && self.rain.is_some() && how.below_high_water
     }
 
-    /// Does the flush rotate now: `rain.rotating_flush` under RAIN, and the buffer below its
-    /// high-water mark (above it the flush programs whole units in parallel, as without
-    /// rotation: one program per group at a time is 1/N of the flush bandwidth, and a write
-    /// that finds the buffer full waits).
-    pub(super) fn rotating_now(&self) -> bool {
-        self.rcfg.rotating_flush
-            && self.rain.is_some()
-            && !self
-                .wbuf
-                .as_ref()
-                .is_some_and(|b| b.high_water(self.held.len()))
-    }
-
-    /// Flush the next unit at `t` (whatever the state of its planes): its pages keep their
-    /// buffer slots until the last program of the unit (parity included) completes; a page held
-    /// for a collecting plane keeps its slot until its own program completes.
-    pub(super) fn flush_unit(&mut self, t: u64) -> Result<()> {
-        let len = self.flush_unit_len();
-        let mut unit = std::mem::take(&mut self.unit_scratch);
-        if let Some(b) = &mut self.wbuf {
-            b.take(len, &mut unit);
-        }
-        let t = t.max(self.flush_clock);
-        self.flush_clock = t;
+    /// Program the flush unit `unit` at `t` (whatever the state of its planes): when its
+    /// programs complete, parity included; with a GC-aware flush, the pages held for a
+    /// collecting plane (or staged, rotating) are pushed on `held_out`.
+    pub(super) fn flush_unit(
+        &mut self,
+        unit: &[u32],
+        t: u64,
+        how: FlushHow,
+        held_out: &mut Vec<u32>,
+    ) -> Result<OpDone> {
         let mut done = OpDone::at(t);
         let held_before = self.held.len();
-        self.holding = self.rain.is_some() || self.lrain.is_some();
+        let timed = self.base.timed;
+        self.holding = how.gc_aware && (self.rain.is_some() || self.lrain.is_some());
+        self.rotate_now = self.rotates(how);
         let programmed = if self.lrain.is_some() {
             // Logical stripes: a unit is pages of one stripe (`flush_unit_len`), one parity
             // update.
-            self.program_logical(&unit, t, true).map(|d| done.join(d))
+            self.program_logical(unit, t, timed).map(|d| done.join(d))
         } else {
             unit.iter()
-                .try_for_each(|&lpn| self.program_page(lpn, t, true).map(|d| done.join(d)))
+                .try_for_each(|&lpn| self.program_page(lpn, t, timed).map(|d| done.join(d)))
         };
         self.holding = false;
+        self.rotate_now = false;
         programmed?;
-        let held = &self.held[held_before..];
-        if let Some(b) = &mut self.wbuf {
-            for &lpn in &unit {
-                if !held.iter().any(|h| h.lpn == Some(lpn)) {
-                    b.flushed(lpn, done.done, done.blocked_by_gc);
-                }
-            }
-        }
-        self.unit_scratch = unit;
-        Ok(())
+        held_out.extend(self.held[held_before..].iter().filter_map(|h| h.lpn));
+        Ok(done)
     }
 
     /// A flushed page's (or parity's) program on `plane` from `ready`: held in RAM while the
@@ -215,12 +133,19 @@ impl RainFtl {
     }
 
     /// Program the held pages whose plane's GC has ended by `now` (all of them if `force`: a
-    /// full buffer with nothing in flight), each from the end of that GC — after the reads that
-    /// queued behind it. With the rotating flush (not forced): [`RainFtl::place_rotating`].
-    pub(super) fn place_held(&mut self, now: u64, force: bool) {
+    /// full cache with nothing else in flight), each from the end of that GC — after the reads
+    /// that queued behind it; each page's completion pushed on `out`. With the rotating flush
+    /// (not forced): [`RainFtl::place_rotating`], chained below the high-water mark.
+    pub(super) fn place_held(
+        &mut self,
+        now: u64,
+        how: FlushHow,
+        force: bool,
+        out: &mut Vec<(u32, OpDone)>,
+    ) {
         if !force && self.rcfg.rotating_flush && self.rain.is_some() {
-            let chained = self.rotating_now();
-            self.place_rotating(now, chained);
+            let chained = how.below_high_water;
+            self.place_rotating(now, chained, out);
             return;
         }
         let mut i = 0;
@@ -247,8 +172,14 @@ impl RainFtl {
                 from = from.max(self.base.res.read(q, at).done);
             }
             let d = self.program_now(h.plane, from, false);
-            if let (Some(lpn), Some(b)) = (h.lpn, &mut self.wbuf) {
-                b.flushed(lpn, d.done, true);
+            if let Some(lpn) = h.lpn {
+                out.push((
+                    lpn,
+                    OpDone {
+                        done: d.done,
+                        blocked_by_gc: true,
+                    },
+                ));
             }
         }
     }
@@ -261,7 +192,7 @@ impl RainFtl {
     /// of its plane. A start before `now` is taken as it is, so the chain keeps its own clock
     /// between calls. A page of the same plane staged later cannot start earlier, so each block
     /// is programmed in page order.
-    pub(super) fn place_rotating(&mut self, now: u64, chained: bool) {
+    pub(super) fn place_rotating(&mut self, now: u64, chained: bool, out: &mut Vec<(u32, OpDone)>) {
         let groups = self.group_prog_until.len();
         let mut held = std::mem::take(&mut self.held);
         let mut kept = 0;
@@ -299,8 +230,8 @@ impl RainFtl {
                 continue;
             }
             let d = self.program_now(h.plane, start, chained);
-            if let (Some(lpn), Some(b)) = (h.lpn, &mut self.wbuf) {
-                b.flushed(lpn, d.done, d.blocked_by_gc);
+            if let Some(lpn) = h.lpn {
+                out.push((lpn, d));
             }
         }
         held.truncate(kept);

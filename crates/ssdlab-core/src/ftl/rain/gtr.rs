@@ -9,16 +9,10 @@ use crate::error::Result;
 use crate::flash::OpDone;
 
 impl RainFtl {
-    /// A host read of one mapped page at `ppn`: from the buffer, rebuilt from its stripe (GTR)
-    /// when its plane is busy with GC (or, with the rotating flush, a host program) and that is
-    /// sooner, or from its plane.
+    /// A host read of one mapped page at `ppn` (a write cache above served the pages it
+    /// holds): rebuilt from its stripe (GTR) when its plane is busy with GC (or, with the
+    /// rotating flush, a host program) and that is sooner, or from its plane.
     pub(super) fn read_page_rain(&mut self, lpn: u32, ppn: u32, ready: u64) -> Result<OpDone> {
-        if let Some(b) = &mut self.wbuf {
-            if b.holds(lpn) {
-                b.read_hits += 1;
-                return Ok(OpDone::at(ready));
-            }
-        }
         let plane = self.base.ftl.plane_of_ppn(ppn);
         let gc_busy = self.base.res.gc_busy_at(plane, ready);
         let program_busy =

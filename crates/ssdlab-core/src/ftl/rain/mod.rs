@@ -4,7 +4,8 @@
 //! Files, by concept: `device` (the model: construction, the page-service seam, reports),
 //! `superblock` (allocation and host stripes), `group_gc` (the group GC state machine),
 //! `schedule` (when group GC runs on the time lines: rotating, plane-blocking, forced),
-//! `gtr` (GC-tolerant reads), `flush` and `buffer` (GC-tolerant flush), `rebuild` (rebuild
+//! `gtr` (GC-tolerant reads), `flush` and `buffer` (the RAIN side of a GC-aware write cache's
+//! flush: Tiny-Tail's GC-tolerant flush), `rebuild` (rebuild
 //! sets, verification and the parity audit), `logical` (the seed's logical-stripe layout,
 //! `rain.layout = "logical"`, where GC is per plane).
 //!
@@ -75,7 +76,6 @@ mod rebuild;
 mod schedule;
 mod superblock;
 
-pub use buffer::WriteBuffer;
 pub use device::RainFtl;
 pub use group_gc::GcOp;
 pub use logical::LogicalRain;

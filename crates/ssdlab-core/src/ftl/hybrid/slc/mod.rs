@@ -155,7 +155,7 @@ pub trait SlcPolicy: Send {
 /// The policy `cfg.slc` names (`theta_pages`: `cache.theta_kib` in pages); errors come from
 /// loading `cache.rl.q_table`.
 pub fn build(cfg: &CacheConfig, theta_pages: u64, seed: u64) -> Result<Box<dyn SlcPolicy>> {
-    Ok(match cfg.slc.unwrap_or(SlcPolicyKind::None) {
+    Ok(match cfg.policy() {
         SlcPolicyKind::None => Box::new(none::NoCache),
         SlcPolicyKind::Static => Box::new(fixed::Fixed {
             slc_blocks: cfg.slc_blocks,
