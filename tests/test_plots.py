@@ -193,3 +193,33 @@ def test_without_matplotlib_plot_and_report_name_the_extra(run_json, tmp_path):
         assert r.returncode == 2 and "pip install 'ssdlab[plot]'" in r.stderr, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "t.json").exists()  # refused before the experiment ran
+
+
+def test_a_cache_size_sweep_draws_its_ratios_per_size_and_a_run_its_dirty_pages(tmp_path, cli):
+    d = tmp_path
+    spec = write_spec(d, '[sweep]\nname = "cache"\n[base]\ndevice = "tiny"\nworkload.requests = 3000\n'
+                      'workload.pattern = "hotcold"\nset.write_cache.mode = "write-back"\n'
+                      'options.precondition = true\n[grid]\nset.write_cache.size_mib = [0, 0.125, 1]\n'
+                      'workload.read_fraction = [0.0, 0.5]\n')
+    ssdlab.sweep(spec, out=d / "res", jobs=0)
+    src = plots.load(d / "res")
+    assert "cache" in plots.available(src)
+    fig = plots.figure("cache", src)
+    panels = {ax.get_ylabel(): ax for ax in fig.axes if ax.get_visible()}
+    assert set(panels) == {"read hit ratio", "write hit ratio", "flash writes / host write", "write p99 (µs)"}
+    df = ssdlab.load(d / "res")
+    for line in panels["write hit ratio"].get_lines():
+        rows = df[df["workload.read_fraction"] == float(line.get_label())].sort_values("set.write_cache.size_mib")
+        # Sizes evenly spaced; no cache (0 MiB) has no ratio to draw.
+        assert list(line.get_xdata()) == [1, 2]
+        assert list(line.get_ydata()) == pytest.approx(list(rows["write_cache.write_hit_ratio"].dropna()))
+    assert list(panels["write p99 (µs)"].get_lines()[0].get_xdata()) == [0, 1, 2]
+    # One run with its time series: the dirty pages over time, under the cache's capacity.
+    p = d / "one.json"
+    cli("run", "-d", "tiny", "-n", "5000", "--write-cache", "write-back", "--set", "write_cache.size_mib=0.25",
+        "--json", str(p), "--sample-interval", "0.01")
+    one = plots.load(p)
+    assert "cache" in plots.available(one)
+    ax = plots.figure("cache", one).axes[0]
+    dirty = ax.get_lines()[0].get_ydata()
+    assert len(dirty) > 2 and max(dirty) <= 64 and max(dirty) > 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -165,6 +166,8 @@ def run(
     set_: List[str] = typer.Option([], "--set", help="Override a config field: section.key=value (repeatable)."),
     gc: Optional[str] = typer.Option(None, "--gc", help=f"GC scheduler (sets gc.scheduler): {', '.join(registry.names('GC scheduler'))}."),
     victim: Optional[str] = typer.Option(None, "--victim", help=f"Victim policy (sets gc.victim): {', '.join(registry.names('victim policy'))}."),
+    write_cache: Optional[str] = typer.Option(None, "--write-cache", help=f"DRAM write cache mode (sets write_cache.mode): {', '.join(registry.names('write-cache mode'))}; its size and policies: --set write_cache.size_mib=64 …"),
+    power_cut: Optional[float] = typer.Option(None, "--power-cut", help="Cut the power this many simulated seconds after the first request: later requests are not served, and the result says which pages a volatile write cache lost."),
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Replay this trace file instead of a synthetic workload."),
     trace_format: str = typer.Option(registry.default("trace format"), "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
@@ -216,6 +219,8 @@ def run(
         overrides.append(f"gc.scheduler={json.dumps(gc)}")
     if victim:
         overrides.append(f"gc.victim={json.dumps(victim)}")
+    if write_cache:
+        overrides.append(f"write_cache.mode={json.dumps(write_cache)}")
     if trace_path is not None:
         wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests,
                    allow_empty=allow_empty, repeat=repeat, repeat_shift=repeat_shift)
@@ -243,6 +248,8 @@ def run(
                        hot_space_fraction=hot_space_fraction, zipf_theta=zipf_theta,
                        arrival=arrival_spec(arrival, iops, interval_us, burst_requests, burst_interval_us,
                                             idle_mean_us, idle_dist, idle_shape))
+    if power_cut is not None and not (math.isfinite(power_cut) and power_cut >= 0):
+        fail(f"--power-cut: expected a simulated time in seconds, 0 or more, got {power_cut}")
     pre = {"sequential": True, "random_passes": precondition_passes} if precondition else False
     if iostat_path is not None:
         try:
@@ -255,7 +262,8 @@ def run(
         opts = build_options(wl, seed=seed, timing=timing is TimingMode.timed, replay=replay, queue_depth=queue_depth,
                              time_scale=time_scale, precondition=pre, max_requests=max_requests,
                              sample_interval_us=None if sample_interval is None else sample_interval * 1e6,
-                             iostat_interval_us=round(iostat_interval * 100) * 10_000.0 if iostat_path is not None else None)
+                             iostat_interval_us=round(iostat_interval * 100) * 10_000.0 if iostat_path is not None else None,
+                             power_cut_us=None if power_cut is None else power_cut * 1e6)
     except ValueError as e:
         fail(str(e))
     check_run(ctx, trace=trace_path is not None, workload=workload,

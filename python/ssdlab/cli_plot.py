@@ -26,11 +26,21 @@ def _op(op: Optional[str]) -> Optional[str]:
     return op
 
 
+def _list_kinds(value: bool) -> None:
+    if not value:
+        return
+    plots = require_plots()
+    for name, k in plots.KINDS.items():
+        console.print(f"{name:<12} {k.HELP}", highlight=False, markup=False)
+    raise typer.Exit()
+
+
 def plot(
-    kind: str = typer.Argument(..., help="ccdf, percentiles, series, waf, slc, fill, mcts or qtable (ssdlab plot --list)."),
+    kind: str = typer.Argument(..., help="ccdf, percentiles, series, waf, cache, slc, fill, mcts or qtable (ssdlab plot --list)."),
     results: Path = typer.Argument(..., help="A --json result (run or experiment), a sweep results folder, or a saved Q-table."),
     out: Optional[Path] = typer.Option(None, "--output", "-o", help="Figure file: .png, .svg or .pdf (default KIND.png beside RESULTS)."),
     op: Optional[str] = typer.Option(None, "--op", help="Latency of read, write or all requests (default: the result's own — rlgc: write, ttflash: read)."),
+    _list: bool = typer.Option(False, "--list", callback=_list_kinds, is_eager=True, help="List the plot kinds and what each draws, and exit."),
 ) -> None:
     """Draw one figure of a result (matplotlib; PNG, SVG or PDF)."""
     plots = require_plots()

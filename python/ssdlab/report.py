@@ -14,9 +14,13 @@ def result_tables(r: Result) -> list[Table]:
                     caption="counts are of the measured phase (after any preconditioning)", caption_justify="left")
     summary.add_column("metric", style="bold")
     summary.add_column("value", justify="right", no_wrap=True)
+    flushes = f"/{r.requests['flush']:,}" if r.requests.get("flush") else ""
+    c = r.write_cache
     rows: list[tuple[str, Any]] = [
-        ("requests (read/write/trim)", f"{r.requests['total']:,} ({r.requests['read']:,}/{r.requests['write']:,}/{r.requests['trim']:,})"),
+        (f"requests (read/write/trim{'/flush' if flushes else ''})",
+         f"{r.requests['total']:,} ({r.requests['read']:,}/{r.requests['write']:,}/{r.requests['trim']:,}{flushes})"),
         ("WAF", f"{r.waf:.4f}"),
+        *([("flash writes per host write", f"{c['flash_writes_per_host_write']:.4f}")] if c else []),
         ("host pages written", f"{r.host_pages_written:,}"),
         ("GC pages copied", f"{r.gc_pages_copied:,}"),
         ("erases", f"{r.erases:,}"),
@@ -37,6 +41,15 @@ def result_tables(r: Result) -> list[Table]:
         if r.timing and host:
             per = {k: h[f"{k}_ns"] / host / 1e3 for k in ("slc_write", "qlc_write", "migration_wait", "gc_wait")}
             rows.append(("write µs per page: SLC / QLC / migration / GC", " / ".join(f"{v:,.1f}" for v in per.values())))
+    if c:
+        rows.append(("write cache: read / write hit ratio", f"{c['read_hit_ratio']:.4f} / {c['write_hit_ratio']:.4f}"))
+        rows.append(("write cache: flushes (pages) / forced / full waits",
+                     f"{c['flushes']:,} ({c['flushed_pages']:,}) / {c['forced_flushes']:,} / {c['full_waits']:,}"))
+        rows.append(("write cache: dirty pages at the end / at most", f"{c['dirty_pages']:,} / {c['max_dirty_pages']:,}"))
+        cut = c.get("power_cut")
+        if cut:
+            rows.append((f"power cut at {cut['at_s']:.6f} s: pages lost / rescued by the capacitor",
+                         f"{cut['lost_pages']:,} / {cut['rescued_pages']:,}"))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))
@@ -44,7 +57,7 @@ def result_tables(r: Result) -> list[Table]:
     if r.timing:
         # One column per operation, one row per statistic: fits an 80-column terminal whatever
         # the tail (a row per operation needs nine columns of up to ten digits).
-        ops = [(name, getattr(r.latency_us, name)) for name in ("read", "write", "all")]
+        ops = [(name, getattr(r.latency_us, name)) for name in ("read", "write", "flush", "all")]
         ops = [(n, s) for n, s in ops if s.count > 0]
         lat = Table(title="latency (µs)", title_justify="left")
         lat.add_column("", style="bold", no_wrap=True)

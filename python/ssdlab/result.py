@@ -32,6 +32,8 @@ class Latency:
     read: LatencySummary
     write: LatencySummary
     all: LatencySummary
+    #: Flush commands (``OpKind::Flush``; a workload without them has count 0).
+    flush: LatencySummary = LatencySummary(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ class Result:
                   latency_histogram: dict[str, np.ndarray] | None = None) -> "Result":
         raw = json.loads(raw_json)
         lat = raw.pop("latency_us")
-        latency = Latency(**{k: LatencySummary(**lat[k]) for k in ("read", "write", "all")})
+        latency = Latency(**{k: LatencySummary(**lat[k]) for k in ("read", "write", "all", "flush") if k in lat})
         return cls(**raw, latency_us=latency, wall_time_s=wall_time_s, series=series, iostat=iostat or {},
                    setup=setup or {}, latency_histogram=latency_histogram or {})
 

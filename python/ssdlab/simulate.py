@@ -31,6 +31,7 @@ def build_options(
     sample_interval_us: Optional[float] = None,
     check_every: int = 0,
     iostat_interval_us: Optional[float] = None,
+    power_cut_us: Optional[float] = None,
 ) -> dict[str, Any]:
     """Run options for the core. ``replay='auto'``: closed loop for workloads without arrival
     times (closed synthetic), open loop at trace timestamps otherwise."""
@@ -51,6 +52,8 @@ def build_options(
         opts["sample_interval_us"] = sample_interval_us
     if iostat_interval_us is not None:
         opts["iostat_interval_us"] = iostat_interval_us
+    if power_cut_us is not None:
+        opts["power_cut_us"] = power_cut_us
     return opts
 
 
@@ -147,7 +150,8 @@ def simulate(
     (a preset name, a TOML path, or a :class:`Device`). Keyword options: ``seed``, ``timing``,
     ``replay`` (auto/open/closed), ``queue_depth``, ``time_scale``, ``precondition``,
     ``max_requests``, ``sample_interval_us``, ``iostat_interval_us`` (the host's ``iostat -x``
-    view, returned as ``Result.iostat``).
+    view, returned as ``Result.iostat``), ``power_cut_us`` (cut the power then: requests after
+    it are not served, ``Result.write_cache["power_cut"]`` says what a volatile write cache lost).
     """
     wl = workload if workload is not None else synthetic("uniform", 100_000)
     dev = device if isinstance(device, Device) else Device(device, tuple(overrides))

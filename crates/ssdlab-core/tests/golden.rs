@@ -344,6 +344,9 @@ fn cases() -> Vec<Case> {
                 "rain.rgc=true",
                 "write_cache.dram_latency_ns=0",
                 "write_cache.dram_mb_s=0",
+                // The old GTF buffer's size and threshold, not the preset's MQSim cache.
+                "write_cache.size_mib=64",
+                "write_cache.flush_high=0.8",
             ]
             .into_iter()
             .chain(GTF)

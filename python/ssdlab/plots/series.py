@@ -16,7 +16,7 @@ HELP = "free blocks, WAF and GC pages/s over simulated time (detect: write MB/s 
 #: core's ``gc_pages``: copies since the previous sample), drawn per second of the interval.
 PANELS = (("free_blocks", "free blocks", False), ("waf", "WAF (cumulative)", False),
           ("gc_pages", "GC page copies / s", True), ("write_mb_s", "write MB/s", False),
-          ("gc_fraction", "share of time in GC", False))
+          ("gc_fraction", "share of time in GC", False), ("dirty_pages", "write cache: dirty pages", False))
 
 
 def panels(src: Source) -> list[tuple[str, str, bool]]:

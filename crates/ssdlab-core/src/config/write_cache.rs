@@ -132,7 +132,8 @@ pub struct WriteCacheConfig {
     #[serde(default)]
     pub mode: CacheMode,
     /// DRAM given to cached pages, MiB (MQSim's default 256 MiB; the Tiny-Tail authors'
-    /// simulator 64 MiB). Ours: 64 MiB, the Tiny-Tail setting, a client drive's order.
+    /// simulator 64 MiB). Ours: 64 MiB, the Tiny-Tail setting, a client drive's order. 0: no
+    /// cache, whatever `mode` says (so that a sweep over sizes can start at none).
     #[serde(default = "size_mib")]
     pub size_mib: f64,
     #[serde(default)]
@@ -228,9 +229,9 @@ impl WriteCacheConfig {
         *self == WriteCacheConfig::default()
     }
 
-    /// Is the cache on?
+    /// Is the cache on (a mode, and some DRAM)?
     pub fn on(&self) -> bool {
-        self.mode != CacheMode::Off
+        self.mode != CacheMode::Off && self.size_mib > 0.0
     }
 
     /// Slots for `unit_bytes` units (at least one).
@@ -241,11 +242,11 @@ impl WriteCacheConfig {
     /// Field checks (each naming its field).
     pub fn check(&self) -> Result<(), (String, String)> {
         let bad = |f: &str, m: String| Err((format!("write_cache.{f}"), m));
-        if !(self.size_mib.is_finite() && self.size_mib > 0.0 && self.size_mib <= MAX_CACHE_MIB) {
+        if !(self.size_mib.is_finite() && self.size_mib >= 0.0 && self.size_mib <= MAX_CACHE_MIB) {
             return bad(
                 "size_mib",
                 format!(
-                    "expected a size in MiB from above 0 to {MAX_CACHE_MIB}, got {}",
+                    "expected a size in MiB from 0 (no cache) to {MAX_CACHE_MIB}, got {}",
                     self.size_mib
                 ),
             );
