@@ -11,6 +11,7 @@ use crate::ftl::FtlLayer;
 impl WriteCache {
     /// Host read of `pages` from `ready`: cached pages from DRAM, the rest from the FTL (and,
     /// with `read_allocate`, cached clean once read).
+    #[inline(never)] // the device's cache-off path stays a branch and a call to the FTL
     pub fn read(
         &mut self,
         ftl: &mut dyn FtlLayer,
@@ -70,6 +71,7 @@ impl WriteCache {
     }
 
     /// Host write of the runs `runs` (one request) from `ready`; `fua`: force unit access.
+    #[inline(never)] // the device's cache-off path stays a branch and a call to the FTL
     pub fn write(
         &mut self,
         ftl: &mut dyn FtlLayer,
@@ -87,7 +89,9 @@ impl WriteCache {
         slots.clear();
         // Pages no slot can take (a request larger than the cache) go straight to flash.
         let mut bypass = OpDone::at(ready);
+        let mut left = n;
         for lpn in runs.iter().flat_map(Clone::clone) {
+            left -= 1;
             let i = match self.table.find(lpn) {
                 Some(i) => {
                     self.report.write_hits += 1;
@@ -121,10 +125,11 @@ impl WriteCache {
             s.req_pages = req_pages;
             s.pinned = true;
             slots.push(i);
-            if !through {
+            if !through && (left > 0 || fua) {
                 // The flush runs beside the admission (Tiny-Tail's buffer flushes after each
                 // page it takes in): a multi-page write that crosses the watermark starts the
-                // flush before its last page is in.
+                // flush before its last page is in. After the last page the flush below, at
+                // the same time, does it (before a FUA write's own flush, this one).
                 self.last_admit = self.last_admit.max(room);
                 self.flush_until(ftl, if self.timed { ready } else { 0 })?;
             }
@@ -173,13 +178,14 @@ impl WriteCache {
             }
         }
         self.scratch.slots = slots;
-        self.report.max_dirty_pages = self.report.max_dirty_pages.max(self.dirty_pages());
         self.flush_until(ftl, if self.timed { ready } else { 0 })?;
+        self.report.max_dirty_pages = self.report.max_dirty_pages.max(self.dirty_pages());
         Ok(out)
     }
 
     /// Trim `pages` at `at`: cached copies are dropped (a dirty one is never written), then the
     /// FTL unmaps them.
+    #[inline(never)] // the device's cache-off path stays a branch and a call to the FTL
     pub fn trim(&mut self, ftl: &mut dyn FtlLayer, pages: Range<u32>, at: u64) -> Result<()> {
         for lpn in pages.clone() {
             if let Some(i) = self.table.find(lpn) {
@@ -200,6 +206,7 @@ impl WriteCache {
 
     /// A flush command at `ready`: every dirty page to flash; done when all are (at once for a
     /// capacitor-backed or write-through cache: nothing in it is at risk).
+    #[inline(never)] // the device's cache-off path stays a branch and a call to the FTL
     pub fn flush_command(&mut self, ftl: &mut dyn FtlLayer, ready: u64) -> Result<OpDone> {
         self.retire(ready);
         if !self.volatile || self.mode != CacheMode::WriteBack {
@@ -231,6 +238,7 @@ impl WriteCache {
     /// Background work up to `now` (the previous request arrived at `prev_arrival`): the idle
     /// flush once the host has been idle for `idle_flush_us`, the programs the FTL held that
     /// can be placed, the watermark flush.
+    #[inline(never)] // the device's cache-off path stays a branch and a call to the FTL
     pub fn background(
         &mut self,
         ftl: &mut dyn FtlLayer,

@@ -88,7 +88,7 @@ impl Simulation {
     }
 
     /// The request's pages through the device model, `ready` after arrival (0 untimed).
-    #[inline]
+    #[inline(always)]
     fn serve_pages(&mut self, req: &Request, first: u64, pages: u64, ready: u64) -> Result<OpDone> {
         if req.fragment_follows || req.fua || req.preflush {
             return self.serve_runs(req, first, pages, ready);
