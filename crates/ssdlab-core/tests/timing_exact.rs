@@ -6,7 +6,6 @@ use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
 
-const PAGE: u64 = 4096;
 const READ: f64 = 50.0;
 const PROG: f64 = 500.0;
 const XFER: f64 = 10.0;
@@ -24,17 +23,7 @@ fn run(sets: &[&str], reqs: Vec<Request>, replay: Replay) -> ssdlab_core::stats:
         .unwrap()
 }
 
-fn req(t_us: u64, op: OpKind, page: u64, pages: u64) -> Request {
-    Request {
-        arrival_ns: t_us * 1000,
-        op,
-        offset_bytes: page * PAGE,
-        size_bytes: pages * PAGE,
-        fragment_follows: false,
-        fua: false,
-        preflush: false,
-    }
-}
+use crate::support::workloads::page_request as req;
 
 const OPEN: Replay = Replay::OpenLoop { time_scale: 1.0 };
 

@@ -11,7 +11,6 @@ use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
 use ssdlab_core::stats::{SimResult, WriteCacheReport};
 use ssdlab_core::trace::{OpKind, Request, VecSource};
 
-const PAGE: u64 = 4096;
 const OPEN: Replay = Replay::OpenLoop { time_scale: 1.0 };
 /// DRAM of these tests: 30 ns latency, 4,096 MB/s (a 4 KiB page in 1,000 ns).
 const DRAM: [&str; 2] = [
@@ -19,17 +18,7 @@ const DRAM: [&str; 2] = [
     "write_cache.dram_mb_s=4096",
 ];
 
-fn req(t_us: u64, op: OpKind, page: u64, pages: u64) -> Request {
-    Request {
-        arrival_ns: t_us * 1000,
-        op,
-        offset_bytes: page * PAGE,
-        size_bytes: pages * PAGE,
-        fragment_follows: false,
-        fua: false,
-        preflush: false,
-    }
-}
+use crate::support::workloads::page_request as req;
 
 fn device(preset: &str, sets: &[&str]) -> DeviceConfig {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();

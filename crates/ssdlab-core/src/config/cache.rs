@@ -7,8 +7,6 @@
 use serde::{Deserialize, Serialize};
 use strum::{EnumIter, EnumMessage, IntoStaticStr};
 
-use super::registry::Registry;
-
 /// An SLC-cache policy: how big the SLC region is and which writes go to it, written as its
 /// name (`--slc NAME`, `cache.slc`).
 #[derive(
@@ -48,12 +46,7 @@ pub enum SlcPolicyKind {
 
 crate::config::impl_registry!(SlcPolicyKind, "SLC-cache policy", "cache.slc", default);
 
-impl TryFrom<String> for SlcPolicyKind {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        Self::parse_name(&s)
-    }
-}
+crate::config::impl_try_from_name!(SlcPolicyKind);
 
 /// The `[cache]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -33,7 +33,7 @@ pub use presets::{preset, preset_names, PRESETS};
 pub use rain::{
     OpenParity, ParitySpace, RainConfig, RainLayout, MAX_RAIN_CHANNELS, MIN_RAIN_CHANNELS,
 };
-pub(crate) use registry::impl_registry;
+pub(crate) use registry::{impl_registry, impl_try_from_name};
 pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
 pub use stack::MECHANISMS;

@@ -127,3 +127,17 @@ macro_rules! impl_registry {
     };
 }
 pub(crate) use impl_registry;
+
+/// `TryFrom<String>` by [`Registry::parse_name`], for a family read with
+/// `#[serde(try_from = "String")]`.
+macro_rules! impl_try_from_name {
+    ($ty:ty) => {
+        impl TryFrom<String> for $ty {
+            type Error = String;
+            fn try_from(s: String) -> Result<Self, String> {
+                <$ty as $crate::config::Registry>::parse_name(&s)
+            }
+        }
+    };
+}
+pub(crate) use impl_try_from_name;

@@ -6,8 +6,6 @@
 use serde::{Deserialize, Serialize};
 use strum::{EnumIter, EnumMessage, IntoStaticStr};
 
-use super::registry::Registry;
-
 /// A GC scheduler, written as its name.
 #[derive(
     Default,
@@ -48,16 +46,12 @@ pub enum SchedulerKind {
 
 crate::config::impl_registry!(SchedulerKind, "GC scheduler", "gc.scheduler", default);
 
-impl TryFrom<String> for SchedulerKind {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        Self::parse_name(&s)
-    }
-}
+crate::config::impl_try_from_name!(SchedulerKind);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Registry;
 
     use strum::IntoEnumIterator;
 

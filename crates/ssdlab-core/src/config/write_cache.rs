@@ -7,8 +7,6 @@
 use serde::{Deserialize, Serialize};
 use strum::{EnumIter, EnumMessage, IntoStaticStr};
 
-use super::registry::Registry;
-
 /// How writes use the cache (`write_cache.mode`).
 #[derive(
     Default,
@@ -38,12 +36,7 @@ pub enum CacheMode {
 
 crate::config::impl_registry!(CacheMode, "write-cache mode", "write_cache.mode", default);
 
-impl TryFrom<String> for CacheMode {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        Self::parse_name(&s)
-    }
-}
+crate::config::impl_try_from_name!(CacheMode);
 
 /// Which cached page gives up its slot, and in which order dirty pages are flushed
 /// (`write_cache.eviction`). One file each in `cache/eviction/`.
@@ -82,12 +75,7 @@ crate::config::impl_registry!(
     default
 );
 
-impl TryFrom<String> for EvictionKind {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        Self::parse_name(&s)
-    }
-}
+crate::config::impl_try_from_name!(EvictionKind);
 
 /// When dirty pages go to flash (`write_cache.flush`).
 #[derive(
@@ -118,12 +106,7 @@ pub enum FlushPolicy {
 
 crate::config::impl_registry!(FlushPolicy, "flush policy", "write_cache.flush", default);
 
-impl TryFrom<String> for FlushPolicy {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        Self::parse_name(&s)
-    }
-}
+crate::config::impl_try_from_name!(FlushPolicy);
 
 /// The `[write_cache]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,6 +7,20 @@ use ssdlab_core::sim::{Precondition, SimOptions};
 use ssdlab_core::trace::{OpKind, Request, RequestSource};
 use ssdlab_core::Result;
 
+/// A request at `t_us` µs of `pages` pages of 4 KiB from `page` (no flags).
+pub fn page_request(t_us: u64, op: OpKind, page: u64, pages: u64) -> Request {
+    const PAGE: u64 = 4096;
+    Request {
+        arrival_ns: t_us * 1000,
+        op,
+        offset_bytes: page * PAGE,
+        size_bytes: pages * PAGE,
+        fragment_follows: false,
+        fua: false,
+        preflush: false,
+    }
+}
+
 /// `n` single-page writes, uniformly random over `pages` logical pages of `page_size` bytes.
 pub struct UniformWrites {
     pub rng: SimRng,
