@@ -223,3 +223,9 @@ def test_a_cache_size_sweep_draws_its_ratios_per_size_and_a_run_its_dirty_pages(
     ax = plots.figure("cache", one).axes[0]
     dirty = ax.get_lines()[0].get_ydata()
     assert len(dirty) > 2 and max(dirty) <= 64 and max(dirty) > 0
+    # The HTML report: the cache's figure and its columns in the results table.
+    from ssdlab.plots import html
+    page = html.render(one)
+    r = json.loads(p.read_text())
+    assert "alt='cache'" in page and "cache write hits" in page
+    assert f"{r['write_cache']['write_hit_ratio']:.2%}" in page

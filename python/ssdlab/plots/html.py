@@ -27,7 +27,10 @@ COLUMNS = (("waf", "WAF", "{:.3f}"), ("erases", "erases", "{:,.0f}"), ("internal
            ("write_mb_s", "write MB/s", "{:,.1f}"), ("blocked_fraction", "blocked", "{:.2%}"),
            ("latency_us.{op}.mean", "{op} mean µs", "{:,.1f}"), ("latency_us.{op}.p50", "p50 µs", "{:,.1f}"),
            ("latency_us.{op}.p99", "p99 µs", "{:,.1f}"), ("latency_us.{op}.p99_9", "p99.9 µs", "{:,.1f}"),
-           ("latency_us.{op}.p99_99", "p99.99 µs", "{:,.1f}"))
+           ("latency_us.{op}.p99_99", "p99.99 µs", "{:,.1f}"),
+           ("write_cache.write_hit_ratio", "cache write hits", "{:.2%}"),
+           ("write_cache.read_hit_ratio", "cache read hits", "{:.2%}"),
+           ("write_cache.flash_writes_per_host_write", "flash writes / host write", "{:.3f}"))
 #: Figures are drawn at 200 dpi and shown at most this wide (CSS px): sharp on any screen.
 MAX_WIDTH_PX = 1000
 

@@ -27,6 +27,7 @@ impl DeviceConfig {
         out.extend(static_region_below_trigger(self));
         out.extend(more_choices_than_blocks(self));
         out.extend(rain_layout_without_rain(self));
+        out.extend(cache_holds_the_device(self));
         out
     }
 }
@@ -116,6 +117,25 @@ fn rain_layout_without_rain(cfg: &DeviceConfig) -> Option<Advisory> {
     })
 }
 
+/// A write cache with a slot for every logical page: no page need ever leave DRAM, so a
+/// write-back run measures DRAM, not flash (the default 64 MiB on `tiny`, whose logical space
+/// is 25.6 MiB).
+fn cache_holds_the_device(cfg: &DeviceConfig) -> Option<Advisory> {
+    let w = &cfg.write_cache;
+    let units = cfg.geometry.logical_bytes() / u64::from(cfg.unit_bytes().max(1));
+    if !w.on() || w.slots(cfg.unit_bytes()) < units {
+        return None;
+    }
+    Some(Advisory {
+        field: "write_cache.size_mib".into(),
+        message: format!(
+            "a {} MiB cache holds the whole logical space ({:.1} MiB): written pages need never              reach flash; expected a cache smaller than the device",
+            w.size_mib,
+            cfg.geometry.logical_bytes() as f64 / 1048576.0
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +215,18 @@ mod tests {
             assert!(adv(&[&slc, "cache.slc_blocks=8"]).is_empty(), "{p}");
         }
         assert!(adv(&["cache.slc=static", "cache.slc_blocks=0"]).is_empty());
+    }
+
+    #[test]
+    fn a_cache_that_holds_the_whole_device_is_advised_against() {
+        // tiny at 256 blocks a plane: 102 MiB logical.
+        let a = adv(&["write_cache.mode=write-back", "write_cache.size_mib=128"]);
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a[0].field, "write_cache.size_mib");
+        assert!(a[0].message.contains("(102.4 MiB)"), "{}", a[0].message);
+        assert!(adv(&["write_cache.mode=write-back", "write_cache.size_mib=64"]).is_empty());
+        // Off, or no DRAM: no cache to advise on.
+        assert!(adv(&["write_cache.size_mib=128"]).is_empty());
+        assert!(adv(&["write_cache.mode=write-back", "write_cache.size_mib=0"]).is_empty());
     }
 }
