@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's targets in one sitting: runs the benchmarks behind README's "Where issue 19's targets
+# Issue 19's targets in one sitting: runs the benchmarks behind docs/speed-targets.md's "Where issue 19's targets
 # stand" one after another — timed_bound.sh, ftl_bound.sh, the MQSim-matched whole process,
 # replay.sh and replay_bound.sh — and prints that table's column for this machine, hour and
 # commit, each figure beside the C loop of the same call (the VMs' speed moves within minutes:

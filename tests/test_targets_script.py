@@ -1,7 +1,7 @@
 """benches/targets.sh, issue 19's targets in one sitting: its table is read from the five
 benchmark scripts' outputs, so a script whose summary line changes must fail it loudly, not
 print a wrong figure. `--report DIR` prints the table from kept outputs without running
-anything; `tests/data/targets` holds the outputs of the sitting README records (AMD EPYC,
+anything; `tests/data/targets` holds the outputs of the sitting docs/speed-targets.md records (AMD EPYC,
 2026-12-01 14:41–14:47 UTC). Its speed figures are measured by the script, never here."""
 import shutil
 import subprocess

@@ -1,4 +1,4 @@
-//! Speed benchmark (README "Speed"): `cargo run --release -p ssdlab-core --example bench`.
+//! Speed benchmark (docs/speed-targets.md): `cargo run --release -p ssdlab-core --example bench`.
 //!
 //! 1. Timing-free FTL: uniformly random single-page writes on `mqsim-small` (7 % spare,
 //!    preconditioned, so GC is active: WAF ≈ 7.5) — host page writes per second, and all page

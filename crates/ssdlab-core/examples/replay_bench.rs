@@ -1,4 +1,4 @@
-//! Trace replay speed (README "Speed", `benches/replay.sh`):
+//! Trace replay speed (docs/speed-targets.md, `benches/replay.sh`):
 //! `cargo run --release -p ssdlab-core --example replay_bench -- TRACE [WHAT [DEVICE [JSON]]]`.
 //!
 //! WHAT is `parse` (open the trace and drain its request source: reading, decompressing and

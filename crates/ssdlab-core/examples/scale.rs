@@ -1,4 +1,4 @@
-//! Scale benchmark (issue 19, README "Speed"): cost per request as the device grows.
+//! Scale benchmark (issue 19, docs/speed-targets.md): cost per request as the device grows.
 //! `cargo run --release -p ssdlab-core --example scale -- BLOCKS_PER_PLANE [HOST_PAGE_WRITES
 //! [RANDOM_PASSES]]` — mqsim-small (16 planes × 128 pages of 8 KiB, 7 % spare) with
 //! BLOCKS_PER_PLANE blocks per plane (512 = 1 Mi physical pages, 131072 = 256 Mi), preconditioned

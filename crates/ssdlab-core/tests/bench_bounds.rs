@@ -1,5 +1,5 @@
 //! The C bounds in `benches/` (issue 19) must do the work ssdlab does, or the speed ratios
-//! README records compare unlike things: each bound is compiled and run on a small workload
+//! docs/speed-targets.md records compare unlike things: each bound is compiled and run on a small workload
 //! beside ssdlab on the same one, and their WAFs (and the timed bounds' latencies) must
 //! agree. Different random numbers (the C loops have their own generator), so agreement
 //! is to a fraction of a per cent, not exact; a change of policy (threshold, frontiers,
@@ -239,7 +239,7 @@ fn the_timed_replay_bound_does_ssdlabs_timed_replay_work() {
     // not a backlog that any small difference of WAF (other random numbers) grows. On
     // mqsim-small the channels are lightly used, so the latencies barely depend on how they are
     // modelled: the gap list is checked reservation by reservation (CHECK), and the busy-until
-    // approximation (BUSY_UNTIL, whose speed README sets beside the exact model's) must agree
+    // approximation (BUSY_UNTIL, whose speed docs/speed-targets.md sets beside the exact model's) must agree
     // with ssdlab as closely as the exact model does.
     let Some((outputs, r)) = beside_replay(
         &[

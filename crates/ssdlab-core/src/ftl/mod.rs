@@ -14,7 +14,7 @@
 //! Each implementation owns its mapping state and its flash time lines (`crate::flash`), and
 //! reuses the shared parts instead of copying them. A new implementation (a DFTL mapping cache,
 //! ZNS zones) is a folder implementing this trait plus one variant of `config::FtlKind` and its
-//! arm in `device::build` (README, "A new layer implementation").
+//! arm in `device::build` (docs/development.md, "A new layer implementation").
 
 pub mod gc;
 pub mod hybrid;

@@ -2,7 +2,7 @@
 //! pages (`madvise(MADV_HUGEPAGE)`, Linux). Every host write and GC copy touches them at random,
 //! and past a few Mi pages each access misses the TLB as well as the cache: on a 64 Mi-page
 //! device, huge pages cut the time per page program by ~22 % and raise timed requests/s by
-//! ~30 % (README "Speed", scale curve). Only how memory is backed changes, never its contents,
+//! ~30 % (docs/speed-targets.md, "Scale"). Only how memory is backed changes, never its contents,
 //! so results are the same; where the kernel has THP off (or another OS), nothing changes.
 //!
 //! A table of a huge page or more starts on a huge-page boundary, and the advice covers it to
