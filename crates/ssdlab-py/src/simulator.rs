@@ -51,18 +51,9 @@ impl Simulator {
         self.lock().requests_done()
     }
 
-    fn is_finished(&self) -> bool {
-        self.lock().is_finished()
-    }
-
     /// The result so far, as JSON (the time series come from `series`).
     fn result_json(&self) -> PyResult<String> {
         api::to_json(&self.lock().result()).map_err(to_py)
-    }
-
-    /// The device configuration in force, as TOML.
-    fn device_toml(&self) -> String {
-        self.lock().device().to_toml()
     }
 
     /// Sampled time series as numpy arrays, keyed by column.
@@ -142,11 +133,6 @@ impl Simulator {
     fn latency_distributions_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.lock().latency_distributions())
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
-    }
-
-    /// The learned Q-table as JSON (RL schedulers), or None.
-    fn q_table_json(&self) -> PyResult<Option<String>> {
-        Ok(self.lock().q_table().map(|t| t.to_json()))
     }
 
     /// Save the learned Q-table to `path` (error if the scheduler has none).
