@@ -1,23 +1,21 @@
-"""``ssdlab plot KIND RESULTS`` and ``ssdlab report RESULTS``: figures and a self-contained HTML
-report of any result ssdlab writes (a run's or an experiment's ``--json``, a sweep's results
-folder, a saved Q-table). Both need the ``plot`` extra (matplotlib)."""
+"""``ssdlab plot KIND RESULTS``: one figure of any result ssdlab writes (a run's or an
+experiment's ``--json``, a sweep's results folder, a saved Q-table). Needs the ``plot`` extra
+(matplotlib). ``ssdlab report`` is ``cli_report``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from ssdlab.cli_common import console, fail
-from ssdlab.cli_report import require_plots, write_report
-from ssdlab.experiments import MODULES
+from ssdlab.cli_report import require_plots
 
 OPS = ("read", "write", "all")
 
 
 def register(app: typer.Typer) -> None:
     app.command("plot")(plot)
-    app.command("report")(report)
 
 
 def _op(op: Optional[str]) -> Optional[str]:
@@ -60,21 +58,3 @@ def plot(
     except OSError as e:
         fail(f"--output/-o {out}: cannot write: {e.strerror or e}")
     console.print(f"{kind} of {results} written to {out}", highlight=False, markup=False)
-
-
-def experiment_tables(src: Any) -> list:
-    """The experiment's own tables, from the module that prints them (one hook per experiment:
-    ``report_tables(result_dict)``)."""
-    kind = "offline" if src.kind == "offline-toy" else src.kind
-    mod = MODULES.get(kind)
-    hook = getattr(mod, "report_tables", None)
-    return list(hook(src.raw)) if hook is not None else []
-
-
-def report(
-    results: Path = typer.Argument(..., help="A --json result (run or experiment), a sweep results folder, or a saved Q-table."),
-    out: Path = typer.Option(Path("report.html"), "--output", "-o", help="The HTML file to write (self-contained: plots inlined)."),
-) -> None:
-    """Write one self-contained HTML report of a result: configuration, versions, tables, every
-    figure that applies, and the commands that make each again."""
-    write_report(results, out, "--output/-o", experiment_tables)

@@ -1,5 +1,6 @@
-"""``--report PATH``: the option every experiment and ``ssdlab sweep`` take, refused before the
-work if matplotlib (the ``plot`` extra) is missing, and the report of a result on disk."""
+"""``ssdlab report RESULTS`` (one self-contained HTML report of any result ssdlab writes), and
+``--report PATH``: the option every experiment and ``ssdlab sweep`` take, refused before the
+work if matplotlib (the ``plot`` extra) is missing."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -48,3 +49,27 @@ def write_report(results: Path, report_path: Path, option: str = "--report",
     except OSError as e:
         fail(f"{option} {report_path}: cannot write: {e.strerror or e}")
     console.print(f"report of {results} written to {report_path}", highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)
+
+
+def experiment_tables(src: Any) -> list:
+    """The experiment's own tables, from the module that prints them (one hook per experiment:
+    ``report_tables(result_dict)``)."""
+    from ssdlab.experiments import MODULES  # experiments import this module: not at its top
+
+    kind = "offline" if src.kind == "offline-toy" else src.kind
+    mod = MODULES.get(kind)
+    hook = getattr(mod, "report_tables", None)
+    return list(hook(src.raw)) if hook is not None else []
+
+
+def report(
+    results: Path = typer.Argument(..., help="A --json result (run or experiment), a sweep results folder, or a saved Q-table."),
+    out: Path = typer.Option(Path("report.html"), "--output", "-o", help="The HTML file to write (self-contained: plots inlined)."),
+) -> None:
+    """Write one self-contained HTML report of a result: configuration, versions, tables, every
+    figure that applies, and the commands that make each again."""
+    write_report(results, out, "--output/-o", experiment_tables)

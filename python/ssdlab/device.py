@@ -1,8 +1,10 @@
 """Devices: shipped presets or TOML files, with ``section.key=value`` overrides."""
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -30,7 +32,7 @@ class Device:
 
     def resolved_toml(self) -> str:
         """The full configuration, overrides applied, as TOML (what ``devices --show`` prints)."""
-        return self.describe()["toml"]
+        return str(self._described["toml"])
 
     def core_args(self) -> tuple[str, str]:
         """(preset name or TOML text, origin for error messages)."""
@@ -51,6 +53,12 @@ class Device:
         """Validated configuration and derived sizes (planes, pages, capacities), and ``memory``:
         the core's estimate of the heap a simulation needs (``estimate_bytes``, ``breakdown``)
         beside what the machine has (``available_bytes``, ``available_source``, ``fits``)."""
+        return copy.deepcopy(self._described)
+
+    @cached_property
+    def _described(self) -> dict[str, Any]:
+        # Parsed and validated once per Device (resolved_toml, advisories and the memory
+        # estimate all read it); a frozen dataclass's cached_property lives in its __dict__.
         text, origin = self.core_args()
         return json.loads(_core.device_json(text, origin, list(self.overrides)))
 
@@ -58,13 +66,13 @@ class Device:
         """What this valid configuration does that its numbers do not suggest, one
         ``field: message`` line each (the core's ``DeviceConfig::advisories``; usually none).
         ``ssdlab run`` and ``ssdlab sweep`` print them as warnings."""
-        return [advisory_line(a) for a in self.describe()["advisories"]]
+        return [advisory_line(a) for a in self._described["advisories"]]
 
     def memory_estimate_bytes(self) -> int:
         """Heap bytes a simulation of this device needs (the core's estimate: FTL tables, RAIN
         stripes, the hybrid model's index; not a workload's own tables). A device that needs
         more than the machine has is refused; ``SSDLAB_MEMORY_LIMIT`` overrides the figure."""
-        return int(self.describe()["memory"]["estimate_bytes"])
+        return int(self._described["memory"]["estimate_bytes"])
 
 
 def advisory_line(advisory: dict[str, str]) -> str:

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
-from ssdlab import _core
+from ssdlab import _core, registry
 from ssdlab.device import Device
 from ssdlab.result import Result
 from ssdlab.workload import WorkloadSpec, is_closed, synthetic
@@ -24,7 +24,7 @@ def build_options(
     seed: int = 1,
     timing: bool = True,
     replay: str = "auto",
-    queue_depth: int = 16,
+    queue_depth: Optional[int] = None,
     time_scale: float = 1.0,
     precondition: Union[bool, dict[str, Any]] = False,
     max_requests: Optional[int] = None,
@@ -34,11 +34,16 @@ def build_options(
     power_cut_us: Optional[float] = None,
 ) -> dict[str, Any]:
     """Run options for the core. ``replay='auto'``: closed loop for workloads without arrival
-    times (closed synthetic), open loop at trace timestamps otherwise."""
+    times (closed synthetic), open loop at trace timestamps otherwise; ``queue_depth``: the
+    closed loop's (default: the core's, 16). ``precondition`` is off by default here, on in
+    ``ssdlab run`` and ``ssdlab sweep``: the API runs the device as given (a study of a fresh
+    drive, or one the caller fills itself), the command line is for comparing policies at GC
+    steady state; pass ``precondition=True`` for the command line's."""
     if replay == "auto":
         replay = "closed" if is_closed(workload) else "open"
     if replay == "closed":
-        rep: dict[str, Any] = {"mode": "closed-loop", "queue_depth": queue_depth}
+        qd = registry.defaults()["queue_depth"] if queue_depth is None else queue_depth
+        rep: dict[str, Any] = {"mode": "closed-loop", "queue_depth": qd}
     elif replay == "open":
         rep = {"mode": "open-loop", "time_scale": time_scale}
     else:
@@ -148,7 +153,8 @@ def simulate(
 ) -> Result:
     """Simulate ``workload`` (default: 100k uniform random single-page writes) on ``device``
     (a preset name, a TOML path, or a :class:`Device`). Keyword options: ``seed``, ``timing``,
-    ``replay`` (auto/open/closed), ``queue_depth``, ``time_scale``, ``precondition``,
+    ``replay`` (auto/open/closed), ``queue_depth``, ``time_scale``, ``precondition`` (off unless
+    asked, unlike ``ssdlab run``: :func:`build_options` says why),
     ``max_requests``, ``sample_interval_us``, ``iostat_interval_us`` (the host's ``iostat -x``
     view, returned as ``Result.iostat``), ``power_cut_us`` (cut the power then: requests after
     it are not served, ``Result.write_cache["power_cut"]`` says what a volatile write cache lost).

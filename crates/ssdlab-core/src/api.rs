@@ -240,7 +240,7 @@ pub fn registries() -> Vec<crate::config::Family> {
 }
 
 /// Defaults the front ends show and use, from the core's own definitions: a synthetic
-/// workload's fields, an `fs` workload's fields (`fs.spec`, `null` = the personality's own)
+/// workload's fields, the run options and the closed loop's queue depth, an `fs` workload's fields (`fs.spec`, `null` = the personality's own)
 /// and each personality's own defaults (`fs.personalities`), the Tiny-Tail Flash stacks, the
 /// RL-GC schedulers and baseline, the Table I toy constants.
 pub fn defaults() -> serde_json::Value {
@@ -264,6 +264,7 @@ pub fn defaults() -> serde_json::Value {
     serde_json::json!({
         "synthetic": SyntheticSpec::new(Pattern::Uniform, 0),
         "options": SimOptions::default(),
+        "queue_depth": crate::sim::DEFAULT_QUEUE_DEPTH,
         "trace": TraceSpec::new(""),
         "fs": {"spec": spec, "personalities": personalities},
         "ttflash_stacks": crate::experiments::ttflash::STACKS,

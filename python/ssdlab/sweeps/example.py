@@ -20,7 +20,7 @@ def example_spec() -> str:
     quoted = ", ".join(f'"{x}"' for x in v)
     return f'''# An ssdlab sweep (docs/sweep.md): every victim policy × 5 spare factors × 2 seeds = {n} runs
 # on the tiny preset (4 planes × 64 blocks × 32 pages of 4 KiB), each preconditioned to
-# steady-state GC, then 20,000 uniformly random 4 KiB writes at queue depth 16.
+# steady-state GC, then 20,000 uniformly random 4 KiB writes at queue depth {registry.defaults()["queue_depth"]}.
 #
 #   ssdlab sweep --example > victims.toml
 #   ssdlab sweep victims.toml -o victims.results        # resumable: run it again after Ctrl-C
@@ -35,7 +35,7 @@ device = "tiny"                         # a preset (ssdlab devices) or a device 
 workload.pattern = "uniform"            # workload.<field>: the workload's fields
 workload.requests = 20_000
 options.precondition = true             # options.<name>: run options (sequential fill, 2 random passes)
-options.queue_depth = 16
+options.queue_depth = {registry.defaults()["queue_depth"]}
 
 [grid]                                  # axes: the runs are every combination of their values
 set.gc.victim = [{quoted}]

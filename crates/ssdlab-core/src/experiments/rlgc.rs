@@ -234,7 +234,9 @@ impl RlgcSetup {
         let opts = SimOptions {
             seed,
             replay: if closed {
-                Replay::ClosedLoop { queue_depth: 16 }
+                Replay::ClosedLoop {
+                    queue_depth: crate::sim::DEFAULT_QUEUE_DEPTH,
+                }
             } else {
                 Replay::OpenLoop {
                     time_scale: self.time_scale,

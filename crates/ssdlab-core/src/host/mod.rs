@@ -31,6 +31,13 @@ fn one() -> f64 {
     1.0
 }
 
+/// The closed loop's queue depth when none is given (`ssdlab run`, `ssdlab.simulate`, the
+/// experiments whose papers name none): 16, fio's common `iodepth` and an NVMe drive's
+/// shallow-queue regime — deep enough to keep every channel of the shipped presets busy, short
+/// of the deep queues where GC waits dominate every request. Python reads it from
+/// `api::defaults()` ("queue_depth").
+pub const DEFAULT_QUEUE_DEPTH: u32 = 16;
+
 /// The latest open-loop arrival, ns after the first request (2^62 ns ≈ 146 years): with every
 /// operation time bounded by validation (`config::MAX_OP_US`), the u64 clock cannot overflow.
 pub const MAX_ARRIVAL_NS: u64 = 1 << 62;

@@ -19,7 +19,7 @@ pub use memory::{
     available_memory, check_memory, check_memory_within, memory_budget, memory_estimate,
     parse_size, Available, MEMORY_LIMIT_ENV,
 };
-pub use options::{Replay, SimOptions};
+pub use options::{Replay, SimOptions, DEFAULT_QUEUE_DEPTH};
 
 use crate::config::{DeviceConfig, Placement};
 use crate::device::{Build, Device};

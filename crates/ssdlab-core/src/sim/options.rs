@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SsdError};
 use crate::ftl::Precondition;
-pub use crate::host::Replay;
+pub use crate::host::{Replay, DEFAULT_QUEUE_DEPTH};
 
 /// Options of one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

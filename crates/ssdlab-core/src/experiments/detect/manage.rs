@@ -70,7 +70,7 @@ impl Default for ManageSetup {
             }))
             .expect("the default management workload parses"),
             seconds: 3000.0,
-            queue_depth: 16,
+            queue_depth: crate::sim::DEFAULT_QUEUE_DEPTH,
             fstrim_period_s: 600.0,
             floor_mb_s: None,
             floor_fraction: 0.9,
