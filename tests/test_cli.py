@@ -93,7 +93,7 @@ def test_run_hybrid_device_reports_modes_and_breakdown(cli, tmp_path):
     assert "host pages to SLC / QLC" in p.stdout
     h = json.loads(out.read_text())["hybrid"]
     # One-page (16 KiB) requests are below θ (64 KiB): every host write goes to SLC, four 4 KiB
-    # mapping units each (yoo-qlc maps the seed's 4 KiB units), and the 8-block region
+    # mapping units each (yoo-qlc maps the paper's 4 KiB units), and the 8-block region
     # (trigger 5) forces migration.
     assert h["slc_host_pages"] == 4 * 3000 and h["qlc_host_pages"] == 0
     assert h["migrated_pages"] > 0 and h["migration_wait_ns"] > 0 and h["slc_target"] == 8

@@ -1,5 +1,5 @@
 """``ssdlab experiment detect`` and ``ssdlab detect train|eval`` end to end on a small device
-(issue 13): the JSON carries the seed's results in its form, the C4.5 tree agrees with
+(issue 13): the JSON carries the paper's results in its form, the C4.5 tree agrees with
 scikit-learn's entropy tree on the same split, a trained tree loads back into ``detect eval``
 and ``detect watch``, and bad input is one line."""
 from __future__ import annotations
@@ -26,7 +26,7 @@ def test_experiment_detect_reports_the_seeds_results(cli, tmp_path):
         assert k in r, k
     assert set(r["confusion"]) == {"tp", "fp", "tn", "fn"}
     assert set(r["seconds_below_floor"]) == {"none", "detector", "discard", "fstrim"}
-    # The seed's own test — its workloads under another seed — is where it reports 99.66 %.
+    # The paper's own test — its workloads under another seed — is where it reports 99.66 %.
     assert r["same_workloads"]["accuracy"] >= 0.95, r["same_workloads"]
     # The same split through scikit-learn's entropy tree mostly agrees with ours.
     assert r["sklearn_agreement"] >= 0.8

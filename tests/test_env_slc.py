@@ -1,4 +1,4 @@
-"""``ssdlab/SlcCache-v0`` (Yoo and Shin, HotStorage 2020): its shape comes from the core, resets
+"""``ssdlab/SlcCache-v1`` (Yoo and Shin, HotStorage 2020): its shape comes from the core, resets
 reproduce, bad input raises, an agent that always keeps matches a native fixed-setting run bit
 for bit, actions change the run, a Python Q-learner with the core's α/γ/ε lands near the native
 ``rl``, and the docs example runs. ``check_env`` and the docstring sections are covered for every
@@ -17,7 +17,7 @@ import ssdlab.envs
 from ssdlab import _core
 from ssdlab.envs.slc_cache import SlcCacheEnv
 
-ENV = "ssdlab/SlcCache-v0"
+ENV = "ssdlab/SlcCache-v1"
 SIM_SEED = 7
 KEEP = 0
 
@@ -60,7 +60,7 @@ def test_shape_comes_from_the_core():
     agent = env.device.describe()["slc_agent"]
     assert env.action_space.n == len(agent["actions"]) and env.actions[KEEP] == (0, 0)
     assert env.observation_space["state"].n == agent["states"]
-    # The seed's counts (slides 9–10): 9 level changes, 1,296 states.
+    # The paper's counts (slides 9–10): 9 level changes, 1,296 states.
     assert (env.action_space.n, env.n_states) == (9, 1296)
     obs, info = env.reset(seed=1)
     assert env.observation_space.contains(obs)

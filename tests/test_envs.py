@@ -37,7 +37,7 @@ def test_env_docstring_has_gymnasium_sections(env_id):
 
 
 def test_reset_is_reproducible_and_actions_validated():
-    env = gym.make("ssdlab/GcScheduling-v0").unwrapped
+    env = gym.make("ssdlab/GcScheduling-v1").unwrapped
     a, _ = env.reset(seed=3)
     b, _ = env.reset(seed=3)
     assert a["state"] == b["state"] and np.array_equal(a["features"], b["features"])
@@ -46,18 +46,18 @@ def test_reset_is_reproducible_and_actions_validated():
 
 
 def test_reward_options():
-    env = gym.make("ssdlab/GcScheduling-v0", reward="neg-latency-ms").unwrapped
+    env = gym.make("ssdlab/GcScheduling-v1", reward="neg-latency-ms").unwrapped
     env.reset(seed=1)
     _, r, *_ = env.step(1)
     assert r <= 0
     with pytest.raises(ValueError, match="reward"):
-        gym.make("ssdlab/GcScheduling-v0", reward="nope")
+        gym.make("ssdlab/GcScheduling-v1", reward="nope")
 
 
 def run_python_q_learning(workload):
     """Tabular Q-learning as in Kang et al. Algorithm 1: α = 0.3, γ = 0.8, ε = 0.8 for the first
     1000 decisions then 0.01; Q(s,a) ← (1−α)Q(s,a) + α[r + γ Q(s′,a′)] with a′ the action taken."""
-    env = gym.make("ssdlab/GcScheduling-v0", workload=workload).unwrapped
+    env = gym.make("ssdlab/GcScheduling-v1", workload=workload).unwrapped
     rng = np.random.default_rng(0)
     q = np.zeros((env.n_states, env.action_space.n))
 
@@ -81,7 +81,7 @@ def run_python_q_learning(workload):
 
 
 def run_fixed(workload, action, overrides=()):
-    env = gym.make("ssdlab/GcScheduling-v0", workload=workload, overrides=overrides).unwrapped
+    env = gym.make("ssdlab/GcScheduling-v1", workload=workload, overrides=overrides).unwrapped
     env.reset(seed=0, options={"sim_seed": SIM_SEED})
     while True:
         _, _, terminated, truncated, _ = env.step(action)
@@ -96,7 +96,7 @@ def test_python_q_learning_reaches_native_rlgc_behaviour():
     wl = copy.deepcopy(DEFAULT_WORKLOAD)
     native = ssdlab.simulate("tiny", wl, overrides=['gc.scheduler="rlgc"'], precondition=True, seed=SIM_SEED)
     python, decisions = run_python_q_learning(wl)
-    # The default action set is 1-5 copies (the seed's reading, config/partial.rs): "never" is an
+    # The default action set is 1-5 copies (the paper's reading, config/partial.rs): "never" is an
     # action set of 0 copies only.
     never = run_fixed(wl, 0, ["gc.rl.actions=[0]"])
     assert decisions > 2000
@@ -108,3 +108,10 @@ def test_python_q_learning_reaches_native_rlgc_behaviour():
     # Both learn to use the idle gaps: far better than never running partial GC.
     assert python.latency_us.write.p99 < never.latency_us.write.p99 / 2
     assert native.latency_us.write.p99 < never.latency_us.write.p99 / 2
+
+
+def test_v0_is_still_registered_with_its_reward_name():
+    # v1 names the paper's reward "paper"; v0 keeps "seed" as its default: the same reward.
+    old = gym.make("ssdlab/GcScheduling-v0").unwrapped
+    new = gym.make("ssdlab/GcScheduling-v1").unwrapped
+    assert old._reward is new._reward

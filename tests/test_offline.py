@@ -14,9 +14,9 @@ CLOUDPHYSICS = "cloudphysics/cloudPhysicsIO.vscsi"
 
 
 def test_toy_tables_one_and_two(cli, tmp_path):
-    """Table I at the seed's difficulty (issue 17): footprints span 15-29, every draw's pruned
+    """Table I at the paper's difficulty (issue 17): footprints span 15-29, every draw's pruned
     search within one internal write of the optimum, traverses counted on the unbounded trees
-    (pruned in the seed's tens to thousands, exhaustive 10^8 and more), and Table II's MCTS
+    (pruned in the paper's tens to thousands, exhaustive 10^8 and more), and Table II's MCTS
     reaching the pruned DFS's result."""
     out = tmp_path / "t1.json"
     p = cli("experiment", "offline", "--toy", "--draws", "2", "--json", str(out), "--report", str(tmp_path / "t1.html"))
@@ -148,7 +148,7 @@ def test_cloudphysics_mcts_vs_greedy_measured(cli, traces, tmp_path):
     for pl in d["placements"].values():
         assert pl["host_writes"] == g["host_writes"] and pl["internal_writes"] >= 0 and "improvement_pct" in pl
     assert "placement: hot-cold" in p.stdout
-    # The seed's conclusion on this trace: MCTS improves on greedy by a measurable amount, and
+    # The paper's conclusion on this trace: MCTS improves on greedy by a measurable amount, and
     # hot/cold placement (with plain greedy cleaning) by much more.
     mcts_gain = m["mcts"]["improvement_pct"]
     hot_cold_gain = d["placements"]["hot-cold"]["improvement_pct"]

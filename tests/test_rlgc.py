@@ -22,7 +22,7 @@ def test_experiment_rlgc_end_to_end(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "normalised to LazyRTGC" in p.stdout and "standard deviation" in p.stdout
     d = json.loads(out.read_text())
-    # The seed's six, plus the references: nogc (Figure 1's ideal) and page-level GC at T_IGC.
+    # The paper's six, plus the references: nogc (Figure 1's ideal) and page-level GC at T_IGC.
     assert set(d["schedulers"]) == set(SCHEDS) | {"nogc", "blocking@t_igc"}
     assert d["references"] == ["blocking@t_igc", "nogc"] and "nogc" in p.stdout
     # nogc is page-level GC at no cost: the same flash work, no GC in the latencies.
@@ -91,7 +91,7 @@ def test_preset_workloads_run_through_the_api():
 @pytest.mark.parametrize("workload", ["home2", "webmail"])
 @pytest.mark.parametrize("device", ["kang-128gb", "kang-512gb"])
 def test_stand_in_tail_is_made_by_gc_not_by_queueing(cli, tmp_path, device, workload):
-    """The calibration of the Table 1 stand-ins (issue 15; the seed's Figure 1, home2): without
+    """The calibration of the Table 1 stand-ins (issue 15; the paper's Figure 1, home2): without
     GC's time (nogc) ≥ 85 % of writes take under 1 ms and p99.99 stays within a few ms, while
     page-level GC's p99 is ~100× its median — the tail is GC's. webmail is the row the first
     calibration (32 requests, 8 ms, 70/30) missed on kang-512gb (p99/p50 2×)."""

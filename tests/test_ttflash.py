@@ -80,7 +80,7 @@ def test_experiment_ttflash_bad_input_is_one_line(cli):
 
 
 def test_ttflash_tail_near_nogc_on_financial1(tmp_path, traces):
-    """The seed's claim on a real trace at its own rate (docs/ttflash.md, measured 2026-11-22:
+    """The paper's claim on a real trace at its own rate (docs/ttflash.md, measured 2026-11-22:
     ttflash read p99.9 1.01x and p99.99 1.02x nogc; blocked I/Os 1.86 % in base, 0 in ttflash)."""
     out = tmp_path / "fin1.json"
     args = ["experiment", "ttflash", "--trace", str(traces / "spc_financial1" / "example.ascii"), "--json", str(out)]
@@ -100,7 +100,7 @@ def test_ttflash_tail_near_nogc_on_cloudphysics_32x_slower(tmp_path, traces):
     """Bursty writes with idle time between: rotating GC must work through the idle time
     (round 6; docs/ttflash.md, measured 2026-11-24: ttflash read p99 / p99.9 / p99.99 0.97 /
     0.94 / 0.89x nogc, base+rain p99.9 55x; before round 6's fix, 64x slower gave p99.9 1,052x).
-    Parity's P/E cost the seed's way (on top of the user's spare, same user capacity and data
+    Parity's P/E cost the paper's way (on top of the user's spare, same user capacity and data
     utilisation): +15 % erases over nogc (seed: 15-18 %, must-show ≤ 25 %)."""
     out = tmp_path / "cp.json"
     trace = traces / "cloudphysics" / "cloudPhysicsIO.vscsi"
@@ -126,7 +126,7 @@ def test_ttflash_tail_near_nogc_on_cloudphysics_32x_slower(tmp_path, traces):
 def test_default_experiment_each_technique_a_step_down():
     """Issue 16's must-shows on the default experiment (mixed70-small, 3 seeds; docs/ttflash.md,
     measured 2026-11-25 with open stripes' parity in RAM, round 12): base+rain p99.9 ≥ 5× nogc
-    (63–74×); the seed's progression base+rain ≥ pb+rain ≥ pb+gtr ≥ pb+gtr+gtf ≥ ttflash at
+    (63–74×); the paper's progression base+rain ≥ pb+rain ≥ pb+gtr ≥ pb+gtr+gtf ≥ ttflash at
     read p99.9 — PB a large step (2.5×), RGC the largest (26×), GTR and GTF small steps of 2 %
     and 3 %: without rotation a group's planes collect the same super-block at once, so few
     GC-blocked reads can be rebuilt (means over the seeds 22,310 → 21,813 → 21,081 µs; one seed
@@ -204,7 +204,7 @@ def test_ttflash_p99_against_the_simulators_nogc():
     knee: 1.71 % of its reads wait over 100 µs behind programs against the reference's 1.58 %,
     which moves the 99th percentile by 17 %; so p99 is bounded over the seeds' mean. Extra P/E
     due to RAIN (against nogc+gtf, which collects into a GC frontier of its own as RAIN does
-    into GC super-blocks) +14.7 / +12.3 / +13.4 %, about the seed's 1/7 (before round 12:
+    into GC super-blocks) +14.7 / +12.3 / +13.4 %, about the paper's 1/7 (before round 12:
     +21.9 / +23.9 / +22.0 %, asserted below as a bound of 20 % so that it can fail)."""
     p99 = []
     for seed in (1, 2, 3):
@@ -223,14 +223,14 @@ def test_ttflash_p99_against_the_simulators_nogc():
 
 
 def test_average_read_latency_against_the_simulators_base_and_nogc():
-    """The seed's average latencies: "ttFlash is 2.52-7.88x faster than Base (with RAIN) and
+    """The paper's average latencies: "ttFlash is 2.52-7.88x faster than Base (with RAIN) and
     1.09-1.33x slower than NoGC (without RAIN)". Every configuration of the authors' simulator
     buffers host writes (64 MiB, background flush; docs/ttflash.md round 13), so its Base
     (``configs/def.config``: ``raid = 0``, aged) is ``base+gtf`` here and its NoGC without RAIN
     is ``nogc+gtf``. Mean read latency on the default experiment, measured 2026-11-26, seeds
-    1-3: Base over ttflash 7.31 / 7.71 / 7.86 (inside the seed's range, at its top: this
+    1-3: Base over ttflash 7.31 / 7.71 / 7.86 (inside the paper's range, at its top: this
     workload runs GC from its first request); ttflash over NoGC 1.02 / 1.03 / 1.00 (less
-    slow than the seed's 1.09-1.33). Against ``base+rain`` without the buffer (the progression's
+    slow than the paper's 1.09-1.33). Against ``base+rain`` without the buffer (the progression's
     Base) it is 20-23x, outside the range: reads there also queue behind synchronous writes.
     GTF as the write cache (2026-12-01), seeds 1-6: Base over ttflash 7.93 / 7.87 / 7.92 / 7.78 /
     6.86 / 7.04 (mean 7.57; the old buffer 7.31 / 7.71 / 7.86 / 8.84 / 7.00 / 7.16, mean 7.65):
@@ -247,14 +247,14 @@ def test_average_read_latency_against_the_simulators_base_and_nogc():
 
 def test_logical_stripes_make_gtr_a_step_down():
     """Issue 16, per-plane GC under RAIN (docs/ttflash-logical.md, measured 2026-11-25): with
-    the seed's logical stripes (``rain.layout = "logical"``) every plane collects on its own,
+    the paper's logical stripes (``rain.layout = "logical"``) every plane collects on its own,
     so without rotation a GC-blocked read usually finds the rest of its stripe free. On the
     default experiment (3 seeds; read p99.9 over nogc, mean of the seeds) PB and GTR are each a
     step down (31.4× → 16.9× → 13.9×; GTR −18 %, where super-block GC gives ≤ 2 %), and so is GTF
     (10.8×, −22 %: its flush paced on the whole group, and a read-modify-write read on a
     collecting plane held in RAM with its parity program; −7 % without the latter); RGC takes
     p99.9 to 1.10–1.12× nogc. The
-    read-modify-write parity of random single-page writes costs +94–117 % erases (the seed's
+    read-modify-write parity of random single-page writes costs +94–117 % erases (the paper's
     1/7 needs whole-stripe writes), asserted so that the price stays visible."""
     stacks = ["nogc", "base+rain", "pb+rain", "pb+gtr", "pb+gtr+gtf", "ttflash"]
     runs = [
@@ -301,7 +301,7 @@ def test_rotating_flush_on_write_heavy_traces(tmp_path, traces):
 
 
 def test_ttflash_preset_at_its_own_spare():
-    """The seed's device (`ttflash`: 8 channels x 8 chips, 10 % spare) scaled to 128 blocks x 64
+    """The paper's device (`ttflash`: 8 channels x 8 chips, 10 % spare) scaled to 128 blocks x 64
     pages per plane so the test takes seconds. RAIN parity is provisioned on top (the RAIN
     stacks run on 147 blocks per plane with the plain device's user capacity); before round 7
     it stopped with "device full". Measured 2026-11-25 with open stripes' parity in RAM (round
@@ -316,7 +316,7 @@ def test_ttflash_preset_at_its_own_spare():
     read = {s: c[s]["latency_us"]["read"] for s in c}
     assert c["nogc"]["physical_blocks_per_plane"] == 128 and c["ttflash"]["physical_blocks_per_plane"] == 147
     assert read["base+rain"]["p99_9"] >= 5 * read["nogc"]["p99_9"]
-    # The seed's progression at p99.9 (measured: 2.92 s, 385 ms, 383 ms, 371 ms, 715 µs).
+    # The paper's progression at p99.9 (measured: 2.92 s, 385 ms, 383 ms, 371 ms, 715 µs).
     for a, b in zip(order, order[1:]):
         assert read[a]["p99_9"] >= read[b]["p99_9"], (a, b)
     for k in ("p99", "p99_9"):

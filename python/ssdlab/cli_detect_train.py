@@ -61,22 +61,22 @@ def run_table(title: str, rows: list[dict[str, Any]]) -> Table:
 @detect_app.command("train")
 def train(
     model: Path = typer.Option(..., "--model", "-o", help="Write the trained tree here (JSON; detect watch/eval read it)."),
-    workload: List[str] = typer.Option([], "--workload", "-w", help="Training workload (repeatable; default the seed's: fio-randwrite, fileserver, varmail)."),
+    workload: List[str] = typer.Option([], "--workload", "-w", help="Training workload (repeatable; default the paper's: fio-randwrite, fileserver, varmail)."),
     seconds: float = typer.Option(600.0, "--seconds", help="Simulated seconds of each run (default 600: training runs, as the experiment's)."),
     queue_depth: int = typer.Option(registry.defaults()["queue_depth"], "--queue-depth", "-q", help="Requests kept outstanding (fio's iodepth, filebench's threads)."),
     device: Optional[str] = typer.Option(None, "--device", "-d", help="Preset or TOML file (default: mqsim-small at 128 blocks per plane)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable)."),
-    window: Optional[int] = typer.Option(None, "--window", help="Samples of each standard deviation (default 50, the seed's)."),
+    window: Optional[int] = typer.Option(None, "--window", help="Samples of each standard deviation (default 50, the paper's)."),
     label: str = experiment.LABEL_OPTION,
     label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC)."),
     features: str = typer.Option(registry.default("detector feature set"), "--features",
-                                 help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
+                                 help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (paper: the paper's 23; scale-free: coefficients of variation, an extension)."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Also write the tree's rules as text."),
 ) -> None:
     """Train the C4.5 GC detector on simulated runs labelled with the device's own GC."""
     experiment.check_device(device)
-    experiment.check_name("--features", features, "detector feature set")
+    features = experiment.feature_set("--features", features)
     experiment.check_name("--label", label, "GC label")
     for path in (model, rules):
         if path is not None and not path.parent.is_dir():

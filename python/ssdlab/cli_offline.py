@@ -64,7 +64,7 @@ def offline_cmd(
     blocks: Optional[int] = typer.Option(None, "--blocks", help="T; default: scaled to the write footprint with --spare."),
     pages_per_block: int = typer.Option(128, "--pages-per-block", help="N_p (toy workloads: always 4)."),
     spare: float = typer.Option(0.07, "--spare", help="Spare factor used to scale --blocks."),
-    playouts: Optional[int] = typer.Option(None, "--playouts", help="mcts: playouts (default 16384, where the seed plateaus; experiment offline defaults to 1024 to run every method quickly)."),
+    playouts: Optional[int] = typer.Option(None, "--playouts", help="mcts: playouts (default 16384, where the paper plateaus; experiment offline defaults to 1024 to run every method quickly)."),
     psi: Optional[int] = typer.Option(None, "--psi", help="pruned/mcts: sampling parameter psi of Algorithms 2-3 (default N_p/4)."),
     param: List[str] = typer.Option([], "--param", help="Other method parameter KEY=VALUE (repeatable), e.g. d=4, workers=2."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),

@@ -1,6 +1,6 @@
 """Offline cleaning (Shafaei & Desnoyers, "Near-Optimal Offline Cleaning for Flash-Based SSDs"):
 run online baselines and offline searches (exhaustive, pruned, MCTS) on one workload in the
-single-write-frontier demand-cleaning model of the seed's §II, and get typed reports.
+single-write-frontier demand-cleaning model of the paper's §II, and get typed reports.
 
 >>> from ssdlab import offline
 >>> run = offline.run_offline(offline.toy("gamma"), ["greedy", offline.method("mcts", playouts=64)])
@@ -56,7 +56,7 @@ def methods() -> list[tuple[str, str]]:
 
 @dataclass(frozen=True)
 class ConvergencePoint:
-    """Best schedule after ``playouts`` MCTS playouts (the seed's Fig. 8)."""
+    """Best schedule after ``playouts`` MCTS playouts (the paper's Fig. 8)."""
 
     playouts: int
     internal_writes: int
@@ -76,7 +76,7 @@ class OfflineReport:
     waf: float
     cleanings: int
     schedules_explored: int
-    #: The seed's Table I "Traverses": root-to-leaf paths of the method's unbounded tree (DFS),
+    #: The paper's Table I "Traverses": root-to-leaf paths of the method's unbounded tree (DFS),
     #: playouts (MCTS), 1 (online policies); ``traverses_estimated`` when it is Knuth's estimate.
     traverses: int
     traverses_estimated: bool
@@ -137,7 +137,7 @@ TOY_DEFAULTS: dict = registry.defaults()["toy"]
 TOY_LIMIT: int = TOY_DEFAULTS["exhaustive_limit"]
 
 
-#: Multi-frontier placements of the core FTL compared in the seed's Figure 9 (§IV-F).
+#: Multi-frontier placements of the core FTL compared in the paper's Figure 9 (§IV-F).
 PLACEMENTS = ("dual-frontier", "hot-cold", "eti", "oracle")
 
 

@@ -75,7 +75,7 @@ class Simulation:
     def __init__(self, device: Union[Device, str], workload: WorkloadSpec, options: dict[str, Any]):
         dev = device if isinstance(device, Device) else Device(device)
         text, origin = dev.core_args()
-        self._core = _core.Simulator(text, origin, list(dev.overrides), core_json(workload, "workload", WorkloadError), core_json(options, "options"))
+        self._core = _core.Simulation(text, origin, list(dev.overrides), core_json(workload, "workload", WorkloadError), core_json(options, "options"))
         self._started = time.perf_counter()
         self.setup = {"ssdlab_version": _core.__version__, "git_commit": _core.__git_commit__,
                       "device": {"source": dev.source, "overrides": list(dev.overrides), "toml": dev.resolved_toml()},

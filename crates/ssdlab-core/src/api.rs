@@ -132,7 +132,7 @@ pub fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
 /// of `methods_json` (one [`OfflineMethod`] object or an array of them) on it, and return
 /// `{"problem": OfflineProblem, "reports": [OfflineReport, …], "placements": [PlacementReport, …]}`
 /// as JSON; `placements_json` is an array of placement names (`dual-frontier`, `hot-cold`, `eti`,
-/// `oracle`, `single`) replayed with greedy cleaning for the seed's Figure 9 comparison.
+/// `oracle`, `single`) replayed with greedy cleaning for the paper's Figure 9 comparison.
 pub fn run_offline_json(
     workload_json: &str,
     setup_json: &str,
@@ -293,7 +293,7 @@ pub fn rl_states(cfg: &DeviceConfig) -> usize {
 }
 
 /// The SLC-cache agents' (`cache.slc = "rl"`, `"external"`) table shape and levels, for outside
-/// agents (the Gymnasium environment `ssdlab/SlcCache-v0`) so they never copy them: states,
+/// agents (the Gymnasium environment `ssdlab/SlcCache-v1`) so they never copy them: states,
 /// the actions as (size, θ) level steps (0 = keep both), the size levels (fractions of the
 /// space the data leaves) and the θ levels (KiB, 4294967295: every write).
 pub fn slc_agent() -> serde_json::Value {

@@ -52,7 +52,7 @@ fn a_tree_trained_on_simulated_runs_detects_gc_in_held_out_runs() {
     assert_eq!(out.eval.rows.len(), 80);
     assert!(r.accuracy >= 0.95, "{:?} {}", r.confusion, r.rules);
     assert!(r.recall >= 0.95 && r.precision >= 0.95, "{:?}", r.confusion);
-    // The tree keys on a standard deviation over the window (the seed's std-dev of svctm):
+    // The tree keys on a standard deviation over the window (the paper's std-dev of svctm):
     // GC makes the host's view vary; a GC-free saturated device is steady.
     assert!(
         r.features_used.iter().any(|f| f.starts_with("std_")),
@@ -101,7 +101,7 @@ fn bad_setups_name_the_field() {
 
 #[test]
 fn trim_on_detection_recovers_the_bandwidth_the_stale_partition_costs() {
-    // The seed's §V on a small device: half the drive filled and deleted, 512 KiB random
+    // The paper's §V on a small device: half the drive filled and deleted, 512 KiB random
     // writes on the rest. Without TRIM the deleted half is data GC must carry; the detector
     // TRIMs it at its first detection, discard at the delete, fstrim at its first tick.
     let out = train_and_eval(&setup(serde_json::json!({
@@ -149,7 +149,7 @@ fn trim_on_detection_recovers_the_bandwidth_the_stale_partition_costs() {
 #[test]
 fn scale_free_attributes_carry_the_detector_across_request_sizes() {
     // Trained on 512 KiB random writes, evaluated on 8 KiB ones: svctm (util / IOPS) is 30x
-    // smaller, so the seed's std-dev thresholds call the small writes' GC "no GC"; the
+    // smaller, so the paper's std-dev thresholds call the small writes' GC "no GC"; the
     // coefficients of variation do not depend on the scale.
     let runs = serde_json::json!({
         "train": [{"name": "uniform-512k", "seconds": 40, "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 100000000u64, "request_pages": 64}}],
@@ -190,7 +190,7 @@ fn scale_free_attributes_carry_the_detector_across_request_sizes() {
 #[test]
 fn erase_only_gc_is_gc_under_any_label_and_not_under_copy() {
     // iozone's sequential rewrite invalidates whole blocks: once the device is full, GC runs
-    // every second but only erases. `any` (the seed's label) calls those seconds GC, `copy`
+    // every second but only erases. `any` (the paper's label) calls those seconds GC, `copy`
     // does not; random writes' GC copies, so there both labels agree.
     let eval = serde_json::json!([
         {"name": "iozone", "seconds": 40, "workload": {"kind": "fs", "personality": "iozone", "requests": 100000000u64}},

@@ -36,7 +36,7 @@ fn the_cliff_is_at_the_configured_cache_size() {
         .iter()
         .find(|p| p.mb_s < first / 2.0)
         .expect("a cliff");
-    // Migration starts when the region has 5 free blocks (the seed's trigger; the open block
+    // Migration starts when the region has 5 free blocks (the paper's trigger; the open block
     // counts as in use), i.e. once 26 of the 32 blocks are full, so the cliff comes after 26
     // blocks' worth and before the whole cache (plus one point's width).
     let width = r.capacity_gb / 400.0;

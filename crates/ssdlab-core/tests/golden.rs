@@ -363,7 +363,7 @@ fn cases() -> Vec<Case> {
     }
     // The hybrid SLC/QLC device (issue 12): migration and QLC GC in steady state with copy-back
     // and without (the channel's copy path), mapping units below the page with idle-time
-    // migration (open loop), and the seed's RL policy resizing the region.
+    // migration (open loop), and the paper's RL policy resizing the region.
     for (name, device, overrides, workload, options) in [
         (
             "hybrid-static",

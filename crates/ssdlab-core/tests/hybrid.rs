@@ -133,7 +133,7 @@ fn no_data_lost_across_migrations_and_mode_changes() {
         vec!["cache.slc=ust"],
         vec!["cache.slc=rl", "cache.rl.epsilon=0.5"],
         vec!["cache.slc=rl", "cache.idle_migration=true"],
-        // The seed's 4 KiB mapping unit (four per 16 KiB page).
+        // The paper's 4 KiB mapping unit (four per 16 KiB page).
         vec!["ftl.mapping_unit_bytes=4096"],
         vec![
             "ftl.mapping_unit_bytes=4096",

@@ -183,7 +183,7 @@ fn gc_reads_a_victim_page_once_and_programs_full_pages() {
     assert!(ftl.is_buffered(22) && ftl.is_buffered(20) && !ftl.is_buffered(19));
 }
 
-/// The hybrid device with the seed's 4 KiB units: a hot unit is acknowledged from the buffer,
+/// The hybrid device with the paper's 4 KiB units: a hot unit is acknowledged from the buffer,
 /// the unit that fills an SLC page waits for transfer + SLC program, and the page reads once.
 #[test]
 fn hybrid_programs_an_slc_page_with_its_last_unit() {

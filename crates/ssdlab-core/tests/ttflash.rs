@@ -203,9 +203,9 @@ fn read_us(r: &ssdlab_core::experiments::ttflash::StackRun, k: &str) -> f64 {
         .unwrap()
 }
 
-/// The seed's claims on the test device (70 % reads, Poisson, mean gap 200 µs, nogc not
+/// The paper's claims on the test device (70 % reads, Poisson, mean gap 200 µs, nogc not
 /// saturated; measured 2026-11-23): GC blocks reads in `base` (p99.9 23× nogc); ttFlash's read
-/// tail is within the seed's bounds of nogc's (< 1.1× at p99 and p99.9, < 2.6× at p99.99;
+/// tail is within the paper's bounds of nogc's (< 1.1× at p99 and p99.9, < 2.6× at p99.99;
 /// measured 1.09×, 1.03×, 1.03×); GC-blocked I/Os drop by orders of magnitude (0.11 → 0.00007).
 #[test]
 fn ttflash_tail_near_nogc_and_blocked_ios_cut() {
@@ -233,7 +233,7 @@ fn ttflash_tail_near_nogc_and_blocked_ios_cut() {
     assert!(base.blocked_fraction > 0.01);
     assert!(tt.blocked_fraction < base.blocked_fraction / 100.0);
     // GC really ran under ttFlash, with parity: a host stripe costs exactly one parity page per
-    // N − 1 data pages (the seed's 1/7); GC stripes cost more (short ones; docs/ttflash.md).
+    // N − 1 data pages (the paper's 1/7); GC stripes cost more (short ones; docs/ttflash.md).
     let r = tt.report.layer.rain;
     assert!(r.superblocks_erased > 0 && r.rebuilt_reads > 0);
     assert_eq!(r.host_parity_writes, r.host_stripes);
@@ -306,7 +306,7 @@ impl RequestSource for Bursts {
 /// through the idle time (round 6: it used to restart from each arrival, one operation per
 /// call, so a trace with sparse arrivals — CloudPhysics — starved GC into forced GC and
 /// read tails of 1,000× nogc). Bursts of large writes separated by idle time: no forced GC,
-/// and the read tail stays within the seed's bounds of nogc.
+/// and the read tail stays within the paper's bounds of nogc.
 #[test]
 fn rotating_gc_catches_up_in_idle_time() {
     let cfg = device();

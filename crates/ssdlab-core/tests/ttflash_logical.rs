@@ -1,4 +1,4 @@
-//! Tiny-Tail Flash with the seed's logical stripes (`rain.layout = "logical"`): pages pinned to
+//! Tiny-Tail Flash with the paper's logical stripes (`rain.layout = "logical"`): pages pinned to
 //! their planes, per-plane GC, parity by read-modify-write. Parity verified by checksums after
 //! GC and trims; rotating GC keeps one collecting plane per group; GTR is a step down.
 

@@ -1,5 +1,5 @@
 //! Tiny-Tail Flash's parity cost on the `ttflash` preset at its own 10 % spare, at steady state
-//! (issue 16): the extra P/E due to RAIN, counted the seed's way (erases over those of the same
+//! (issue 16): the extra P/E due to RAIN, counted the paper's way (erases over those of the same
 //! device without RAIN, at the same user capacity and utilisation; here `nogc+gtf`, the same
 //! buffer without parity), stays within 25 % (the seed: "18 % ... ideally 1/7 ≈ 15 %"), and the
 //! lever that takes it there is where open stripes keep their parity (`rain.open_parity`).

@@ -23,7 +23,7 @@ impl DecisionSimulator {
 
 #[pymethods]
 impl DecisionSimulator {
-    /// Same arguments as `Simulator`; the device must use `gc.scheduler = "external"`.
+    /// Same arguments as `Simulation`; the device must use `gc.scheduler = "external"`.
     #[new]
     fn new(
         device: &str,

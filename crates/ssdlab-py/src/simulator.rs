@@ -1,4 +1,5 @@
-//! `Simulator`: a simulation held by Python, advanced in coarse chunks with the GIL released.
+//! `Simulation` (Python's name; `Simulator` here, beside the core's `sim::Simulation` it holds):
+//! a simulation held by Python, advanced in coarse chunks with the GIL released.
 
 use std::sync::MutexGuard;
 
@@ -12,7 +13,7 @@ use ssdlab_core::trace::OpKind;
 use crate::cell::SimCell;
 use crate::errors::to_py;
 
-#[pyclass(module = "ssdlab._core")]
+#[pyclass(module = "ssdlab._core", name = "Simulation")]
 pub struct Simulator {
     sim: SimCell,
 }

@@ -1,5 +1,5 @@
 //! `SlcDecisionSimulator`: a hybrid SLC/QLC simulation whose SLC-cache setting (region size and
-//! θ) comes from Python (the Gymnasium environment `ssdlab/SlcCache-v0`) through the core's
+//! θ) comes from Python (the Gymnasium environment `ssdlab/SlcCache-v1`) through the core's
 //! `cache.slc = "external"` policy. Coarse crossings: `first` serves requests up to the first
 //! decision point, and `step` applies the agent's action *and* serves requests up to the next
 //! decision point in one call — one crossing per environment step, with the GIL released.
@@ -50,7 +50,7 @@ impl SlcDecisionSimulator {
 
 #[pymethods]
 impl SlcDecisionSimulator {
-    /// Same arguments as `Simulator`; the device must use `cache.slc = "external"`.
+    /// Same arguments as `Simulation`; the device must use `cache.slc = "external"`.
     #[new]
     fn new(
         device: &str,

@@ -31,7 +31,7 @@ FEATURES = ("prev_interval_us", "interval_us", "prev_action", "free_blocks", "re
 RewardFn = Callable[[dict[str, Any]], float]
 
 
-def _seed_reward(obs: dict[str, Any]) -> float:
+def _paper_reward(obs: dict[str, Any]) -> float:
     return float(obs["reward"])
 
 
@@ -39,7 +39,9 @@ def _latency_reward(obs: dict[str, Any]) -> float:
     return -float(obs["response_us"]) / 1000.0
 
 
-REWARDS: dict[str, RewardFn] = {"seed": _seed_reward, "neg-latency-ms": _latency_reward}
+#: Rewards by name. ``"seed"`` is ``"paper"``'s name in the environment's v0 id (its default
+#: there), kept so that v0 runs as it did.
+REWARDS: dict[str, RewardFn] = {"paper": _paper_reward, "neg-latency-ms": _latency_reward, "seed": _paper_reward}
 
 
 class GcSchedulingEnv(gym.Env):
@@ -52,7 +54,7 @@ class GcSchedulingEnv(gym.Env):
     copies of partial GC to run right after the request (Kang, Shin, Yoo, TECS 2017, §5.2,
     Algorithm 1). A non-zero action on a plane whose victim has no valid page left erases it.
     Intensive GC (one free block left) and forced GC (no free block) run by themselves, as in
-    the seed. Every step of the episode is one such decision point.
+    the paper. Every step of the episode is one such decision point.
 
     ## Action Space
     ``Discrete(n)``: action ``i`` runs ``actions[i]`` page copies on every eligible plane; the
@@ -63,7 +65,7 @@ class GcSchedulingEnv(gym.Env):
 
     | Key | Observation | Min | Max |
     |-----|-------------|-----|-----|
-    | ``state`` | the seed's state index (Table 3 binning: previous interval 2 bins × current interval 17 bins × previous action 2 bins, edges in ``gc.rl``) | 0 | n_states − 1 |
+    | ``state`` | the paper's state index (Table 3 binning: previous interval 2 bins × current interval 17 bins × previous action 2 bins, edges in ``gc.rl``) | 0 | n_states − 1 |
     | ``features[0]`` | interval before the previous request, µs | 0 | inf |
     | ``features[1]`` | interval before this request, µs | 0 | inf |
     | ``features[2]`` | copies chosen at the previous decision | 0 | max action |
@@ -71,8 +73,8 @@ class GcSchedulingEnv(gym.Env):
     | ``features[4]`` | response time of the request just served (recent latency), µs | 0 | inf |
 
     ## Rewards
-    ``reward="seed"`` (default): the seed's reward for the response time of the request that
-    follows the action, against running 70th/90th/99th percentiles of write latency: 1, 0.5, 0
+    ``reward="paper"`` (default; ``"seed"`` in the v0 id): the paper's reward for the response
+    time of the request that follows the action, against running 70th/90th/99th percentiles of write latency: 1, 0.5, 0
     and −0.5 above the 99th (levels in ``gc.rl.reward_levels``). ``"neg-latency-ms"``: minus the
     response time in ms. Or any callable taking the raw observation dict.
 
@@ -84,14 +86,15 @@ class GcSchedulingEnv(gym.Env):
     Termination: the workload is exhausted. Truncation: ``max_decisions`` decisions taken (if set).
 
     ## Arguments
-    ``gym.make("ssdlab/GcScheduling-v0", device="tiny", workload=None, overrides=(),
-    reward="seed", max_decisions=None, precondition=True)``. ``device`` is a preset name or TOML
+    ``gym.make("ssdlab/GcScheduling-v1", device="tiny", workload=None, overrides=(),
+    reward="paper", max_decisions=None, precondition=True)``. ``device`` is a preset name or TOML
     file; ``workload`` a workload spec (``ssdlab.workload``); ``overrides`` ``section.key=value``
     strings. The simulation seed is drawn from ``self.np_random`` at ``reset``, unless
     ``reset(options={"sim_seed": n})`` fixes it (to replay the very workload a native run saw).
 
     ## Version History
-    * v0: initial version.
+    * v1: the default reward is named ``"paper"`` (the paper's own reward); nothing else changed.
+    * v0: initial version (still registered; its default reward is named ``"seed"``).
     """
 
     metadata = {"render_modes": []}
@@ -101,7 +104,7 @@ class GcSchedulingEnv(gym.Env):
         device: Union[str, Device] = "tiny",
         workload: Optional[WorkloadSpec] = None,
         overrides: Sequence[str] = (),
-        reward: Union[str, RewardFn] = "seed",
+        reward: Union[str, RewardFn] = "paper",
         max_decisions: Optional[int] = None,
         precondition: bool = True,
     ):

@@ -29,7 +29,7 @@ DEFAULT_STAND_IN = "pc"
 #: region (1/8 of the free space at 50 %) to fill and migrate, so size actions matter, and an
 #: episode runs in well under a second, so ``check_env`` and the tests stay fast.
 DEFAULT_DATA_GB = 1.0
-#: Space utilisation (``precondition.fill_fraction``): the middle of the seed's 30–90 % (slide 7).
+#: Space utilisation (``precondition.fill_fraction``): the middle of the paper's 30–90 % (slide 7).
 DEFAULT_UTILISATION = 0.5
 #: Requests in flight, closed loop: ``ssdlab experiment slc``'s ``--queue-depth`` default, so an
 #: episode replays exactly what that experiment runs.
@@ -43,11 +43,13 @@ FEATURES = ("utilisation", "slc_hit_ratio", "slc_blocks", "slc_target", "size_le
 RewardFn = Callable[[dict[str, Any]], float]
 
 
-def _seed_reward(obs: dict[str, Any]) -> float:
+def _paper_reward(obs: dict[str, Any]) -> float:
     return float(obs["reward"])
 
 
-REWARDS: dict[str, RewardFn] = {"seed": _seed_reward}
+#: Rewards by name. ``"seed"`` is ``"paper"``'s name in the environment's v0 id (its default
+#: there), kept so that v0 runs as it did.
+REWARDS: dict[str, RewardFn] = {"paper": _paper_reward, "seed": _paper_reward}
 
 
 def _real(x: Any) -> bool:
@@ -75,7 +77,7 @@ class SlcCacheEnv(gym.Env):
     request of at most θ goes to SLC, a larger one to QLC (hot/cold separation, slide 5). Every
     decision period (``cache.decision_period_blocks`` SLC blocks per plane of host page writes)
     the agent changes the region's size and θ by one level or keeps them (slide 9) — the SLC
-    cache manager of the seed's Figure "SLC cache management with RL", whose native tabular
+    cache manager of the paper's Figure "SLC cache management with RL", whose native tabular
     Q-learning agent is ``cache.slc = "rl"``. Here the core runs ``cache.slc = "external"``
     and stops at each period's end (at the next request boundary) for the action. Every step
     of the episode is one decision point.
@@ -92,7 +94,7 @@ class SlcCacheEnv(gym.Env):
 
     | Key | Observation | Min | Max |
     |-----|-------------|-----|-----|
-    | ``state`` | the binned state of the native ``rl`` agent (utilisation × SLC-hit share × size level × θ level, six bins each: the seed's 1,296 states, slide 10) | 0 | n_states − 1 |
+    | ``state`` | the binned state of the native ``rl`` agent (utilisation × SLC-hit share × size level × θ level, six bins each: the paper's 1,296 states, slide 10) | 0 | n_states − 1 |
     | ``features[0]`` | space utilisation (mapped / logical pages) | 0 | 1 |
     | ``features[1]`` | share of the period's host page writes that overwrote data still in SLC (how hot the cached data is) | 0 | 1 |
     | ``features[2]`` | blocks in SLC mode now | 0 | total blocks |
@@ -106,7 +108,7 @@ class SlcCacheEnv(gym.Env):
     write); ``info["slc_fraction"]`` and ``info["theta_kib"]`` the current levels' values.
 
     ## Rewards
-    ``reward="seed"`` (default): the core's reward of the period the action governed (slide 11:
+    ``reward="paper"`` (default; ``"seed"`` in the v0 id): the core's reward of the period the action governed (slide 11:
     every write cost counts — SLC and QLC program time of the host pages and the time writes
     waited for migration and QLC GC): 1 − cost / (host pages × tPROG_QLC), the write time saved
     per host page against writing in QLC only, in QLC page programs (``CacheState::reward``).
@@ -125,22 +127,23 @@ class SlcCacheEnv(gym.Env):
     set). Stepping after either raises ``RuntimeError`` until ``reset``.
 
     ## Arguments
-    ``gym.make("ssdlab/SlcCache-v0", device="yoo-qlc", workload=None, overrides=(),
-    utilisation=0.5, reward="seed", max_decisions=None, data_gb=1.0, queue_depth=8)``.
+    ``gym.make("ssdlab/SlcCache-v1", device="yoo-qlc", workload=None, overrides=(),
+    utilisation=0.5, reward="paper", max_decisions=None, data_gb=1.0, queue_depth=8)``.
     ``device`` is a preset name or TOML file (``cache.slc`` is set to ``"external"``; default:
-    the seed's 32 GB device, slide 12); ``workload`` ``None`` (the PC-like stand-in of
-    ``ssdlab experiment slc``), a stand-in name (``"pc"``, ``"ycsb-a"``: seeded synthetic
-    streams, not the seed's traces, addressing the filled part) or any workload spec
+    the paper's 32 GB device, slide 12); ``workload`` ``None`` (the PC-like stand-in of
+    ``ssdlab experiment slc``), a stand-in name (``"pc"``, ``"ycsb-a"``: synthetic
+    streams, not the paper's traces, addressing the filled part) or any workload spec
     (``ssdlab.workload``); ``data_gb`` the data a stand-in writes; ``overrides``
     ``section.key=value`` strings (e.g. ``cache.decision_period_blocks=4``); ``utilisation``
     the space utilisation, in (0, 1] (``precondition.fill_fraction`` and the stand-in's
     footprint); ``queue_depth`` the requests in flight (replayed closed loop, as fast as the
-    device goes: the seed reports throughput). The simulation seed is drawn from
+    device goes: the paper reports throughput). The simulation seed is drawn from
     ``self.np_random`` at ``reset``, unless ``reset(options={"sim_seed": n})`` fixes it (to
     replay the very workload a native run saw).
 
     ## Version History
-    * v0: initial version.
+    * v1: the default reward is named ``"paper"`` (the paper's own reward); nothing else changed.
+    * v0: initial version (still registered; its default reward is named ``"seed"``).
     """
 
     metadata = {"render_modes": []}
@@ -151,7 +154,7 @@ class SlcCacheEnv(gym.Env):
         workload: Union[None, str, WorkloadSpec] = None,
         overrides: Sequence[str] = (),
         utilisation: float = DEFAULT_UTILISATION,
-        reward: Union[str, RewardFn] = "seed",
+        reward: Union[str, RewardFn] = "paper",
         max_decisions: Optional[int] = None,
         data_gb: float = DEFAULT_DATA_GB,
         queue_depth: int = DEFAULT_QUEUE_DEPTH,

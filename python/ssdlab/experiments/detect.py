@@ -3,7 +3,7 @@ with Machine Learning Algorithm" (ICUFN 2017). A C4.5 tree over the host's ``ios
 (the 1 s attributes and their 50-sample standard deviations) is trained on simulated fio 512 KiB
 random writes and filebench ``fileserver``/``varmail``, labelled with the device's own GC
 activity, evaluated on held-out workloads, devices and GC policies, compared with scikit-learn's
-entropy tree on the same split, and used as the seed's manager: TRIM on detection, against no
+entropy tree on the same split, and used as the paper's manager: TRIM on detection, against no
 TRIM, ``discard`` and periodic ``fstrim`` (seconds below a bandwidth floor).
 
 The runs are the core's (``experiments::detect``); this module formats them and adds the
@@ -22,7 +22,7 @@ import typer
 from rich.table import Table
 
 from ssdlab import _core, registry
-from ssdlab.cli_common import console, fail, jobs_option
+from ssdlab.cli_common import console, fail, jobs_option, warn
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
@@ -66,13 +66,26 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
 #: ``--label`` of experiment detect and detect train/eval (names from the core's registry).
 LABEL_OPTION = typer.Option(registry.default("GC label"), "--label",
                             help=f"Which GC an interval's label stands for: {', '.join(registry.names('GC label'))} "
-                                 "(any: the seed's; copy: GC that moved data, erase-only GC excluded).")
+                                 "(any: the paper's; copy: GC that moved data, erase-only GC excluded).")
 
 
 def check_device(device: Optional[str]) -> None:
     """``--device``: a preset name or a TOML file (one error line otherwise)."""
     if device is not None and not Path(device).is_file() and device not in _core.preset_names():
         fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
+
+
+#: Detector feature sets' former names, still read (with a warning): old → current.
+RENAMED_FEATURES = {"seed": "paper"}
+
+
+def feature_set(option: str, value: str) -> str:
+    """``option``'s feature set, its current name (a former one is read with a warning)."""
+    if value in RENAMED_FEATURES:
+        warn(f"{option} {value}: now named {RENAMED_FEATURES[value]}")
+        value = RENAMED_FEATURES[value]
+    check_name(option, value, "detector feature set")
+    return value
 
 
 def check_name(option: str, value: Optional[str], family: str) -> None:
@@ -187,15 +200,15 @@ def experiment_detect(
     train_seconds: Optional[float] = typer.Option(None, "--train-seconds", help="Simulated seconds of each training run (default 600)."),
     eval_seconds: Optional[float] = typer.Option(None, "--eval-seconds", help="Simulated seconds of each held-out run (default 300)."),
     manage: bool = typer.Option(True, "--manage/--no-manage", help="Run the TRIM-policy comparison."),
-    manage_seconds: Optional[float] = typer.Option(None, "--manage-seconds", help="Simulated seconds of each TRIM-policy run (default 3000, the seed's)."),
+    manage_seconds: Optional[float] = typer.Option(None, "--manage-seconds", help="Simulated seconds of each TRIM-policy run (default 3000, the paper's)."),
     fstrim_period: Optional[float] = typer.Option(None, "--fstrim-period", help="fstrim baseline: seconds between TRIMs (default 600)."),
     floor: Optional[float] = typer.Option(None, "--floor-mbps", help="Bandwidth floor, MB/s (default: 0.9 × the discard run's median)."),
     manage_workload: Optional[str] = typer.Option(None, "--manage-workload", help="TRIM comparison churn: fio-randwrite, fileserver (default), varmail or iozone."),
-    stale_fraction: Optional[float] = typer.Option(None, "--stale-fraction", help="TRIM comparison: the rm'd partition's share of the drive (default 0.53, the seed's 68 of 128 GB)."),
+    stale_fraction: Optional[float] = typer.Option(None, "--stale-fraction", help="TRIM comparison: the rm'd partition's share of the drive (default 0.53, the paper's 68 of 128 GB)."),
     label: str = LABEL_OPTION,
-    label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC, the seed's)."),
+    label_threshold: Optional[float] = typer.Option(None, "--label-threshold", help="An interval is GC above this GC fraction (default 0: any GC, the paper's)."),
     features: str = typer.Option(registry.default("detector feature set"), "--features",
-                                 help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (seed: the paper's 23; scale-free: coefficients of variation, an extension)."),
+                                 help=f"Detector attributes: {', '.join(registry.names('detector feature set'))} (paper: the paper's 23; scale-free: coefficients of variation, an extension)."),
     model_out: Optional[Path] = typer.Option(None, "--model", help="Also save the trained tree (JSON, for detect watch/eval)."),
     jobs: int = jobs_option(),
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the results as JSON."),
@@ -203,7 +216,7 @@ def experiment_detect(
 ) -> None:
     """Host-side GC detection with C4.5 over iostat, and TRIM on detection (Park & Kim 2017)."""
     check_device(device)
-    check_name("--features", features, "detector feature set")
+    features = feature_set("--features", features)
     check_name("--label", label, "GC label")
     check_name("--manage-workload", manage_workload, "fs personality")
     try:

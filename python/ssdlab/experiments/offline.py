@@ -21,7 +21,7 @@ from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
 
 ONLINE = ("greedy", "fifo", "cost-benefit", "d-choices")
-#: The seed's Table I — internal writes (exhaustive, pruned, greedy) and traverses (exhaustive,
+#: The paper's Table I — internal writes (exhaustive, pruned, greedy) and traverses (exhaustive,
 #: pruned) — and Table II (MCTS traverses as % of pruned DFS's, accuracy %). Its traces are not
 #: published, so ours are draws from the same distributions at footprints spanning its 15-29;
 #: compare orders, not values.
@@ -68,7 +68,7 @@ def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report
     for c in ("trace", "draw", "footprint", "exhaustive writes", "traverses", "pruned writes", "traverses",
               "greedy writes"):
         t.add_column(c, justify="left" if c == "trace" else "right")
-    s = Table(title="per distribution: mean internal writes, traverses (range), and the seed's Table I",
+    s = Table(title="per distribution: mean internal writes, traverses (range), and the paper's Table I",
               title_justify="left")
     for c in ("trace", "footprint", "exhaustive", "pruned", "greedy", "greedy/opt", "exhaustive traverses",
               "pruned traverses", "seed: ex/pr/gr writes", "seed: ex / pr traverses"):
@@ -106,7 +106,7 @@ def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report
                   "/".join(map(str, seed_row[:3])), f"{_count(seed_row[3])} / {seed_row[4]}")
     for table in (t, s, t2):
         console.print(table)
-    console.print(f"traverses: root-to-leaf paths of the unbounded tree, as the seed counts them (~: Knuth's estimate "
+    console.print(f"traverses: root-to-leaf paths of the unbounded tree, as the paper counts them (~: Knuth's estimate "
                   f"from random probes, the tree being too large to count); exhaustive branches on every cleanable "
                   f"block with empty blocks merged, pruned on Algorithms 1-3's candidates with psi={psi}. The searches "
                   f"themselves use an exact bound, so they visit far fewer (schedules_explored in the JSON).",
@@ -152,7 +152,7 @@ def offline_experiment(
     blocks: Optional[int] = typer.Option(None, "--blocks", help="T; default: scaled to the write footprint with --spare."),
     pages_per_block: int = typer.Option(128, "--pages-per-block", help="N_p (toy workloads: always 4)."),
     spare: float = typer.Option(0.07, "--spare", help="Spare factor used to scale --blocks."),
-    playouts: int = typer.Option(1024, "--playouts", help="MCTS playouts (default 1024 so that every method runs quickly; the seed plateaus by 16384, offline --method mcts's default)."),
+    playouts: int = typer.Option(1024, "--playouts", help="MCTS playouts (default 1024 so that every method runs quickly; the paper plateaus by 16384, offline --method mcts's default)."),
     psi: Optional[int] = typer.Option(None, "--psi", help="Sampling parameter psi of Algorithms 2-3 (default N_p/4)."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),

@@ -19,7 +19,7 @@ from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
 from ssdlab.workload import preset, preset_names, trace
 
-#: The seed's schedulers, in its tables' order, and the one they are normalised to (from the core).
+#: The paper's schedulers, in its tables' order, and the one they are normalised to (from the core).
 SCHEDULERS = tuple(registry.defaults()["rlgc_schedulers"])
 TAIL_KEYS = ("p99", "p99_9", "p99_99", "p99_9999")
 TAIL_LABELS = ("99th", "99.9th", "99.99th", "99.9999th")
@@ -52,7 +52,7 @@ def normalised(runs: dict[str, list[dict]], key: str) -> dict[str, list[float]]:
 
 def share_under(run: dict, us: float, op: str = "write") -> float:
     """The fraction of a run's ``op`` requests that took at most ``us`` (from its distribution;
-    the seed's Figure 1: "less than 1 ms for approximately 85 % of the accesses")."""
+    the paper's Figure 1: "less than 1 ms for approximately 85 % of the accesses")."""
     import numpy as np
 
     h = run.get("latency_histogram", {}).get(op) or {}
@@ -106,8 +106,8 @@ def experiment_rlgc(
     repeat: int = typer.Option(3, "--repeat", help="Seeds per scheduler (default 3; the standard deviation is over these)."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
     passes: float = typer.Option(0.0, "--precondition-passes", help="Random overwrite passes after the sequential fill (default 0: a sequential fill, then the workload)."),
-    from_empty: bool = typer.Option(False, "--from-empty", help="Start from an empty device, as the seed did (no fill: GC starts once the workload has written the device's capacity, so give enough --requests)."),
-    references: bool = typer.Option(True, "--references/--no-references", help="Also run nogc (page-level GC that costs no time: the seed's Figure 1 ideal) and blocking@t_igc (page-level GC triggered at T_IGC, the partial schedulers' level)."),
+    from_empty: bool = typer.Option(False, "--from-empty", help="Start from an empty device, as the paper did (no fill: GC starts once the workload has written the device's capacity, so give enough --requests)."),
+    references: bool = typer.Option(True, "--references/--no-references", help="Also run nogc (page-level GC that costs no time: the paper's Figure 1 ideal) and blocking@t_igc (page-level GC triggered at T_IGC, the partial schedulers' level)."),
     set_: List[str] = typer.Option([], "--set", help="section.key=value for every scheduler."),
     schedulers: str = typer.Option(",".join(SCHEDULERS), "--schedulers", help="Comma-separated GC schedulers to compare."),
     sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run rlgc under other bin edges, action sets and reward levels."),
@@ -116,7 +116,7 @@ def experiment_rlgc(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
-    """Run the seed's six schedulers and print its Tables 5-10 (normalised to LazyRTGC)."""
+    """Run the paper's six schedulers and print its Tables 5-10 (normalised to LazyRTGC)."""
     import numpy as np
 
     if repeat < 1:
@@ -137,7 +137,7 @@ def experiment_rlgc(
     except SsdlabError as e:
         fail(str(e))
     refs = everything["references"]
-    # The ideal first (the seed's Figure 1), the page-level variant at equal spare after the seed's six.
+    # The ideal first (the paper's Figure 1), the page-level variant at equal spare after the paper's six.
     runs: dict[str, list[dict]] = {**{k: v for k, v in refs.items() if k == "nogc"}, **everything["schedulers"],
                                    **{k: v for k, v in refs.items() if k != "nogc"}}
     title = (f"{device}, {trace_path or workload}, {repeat} seed(s)" + (f", time scale {time_scale}" if time_scale != 1.0 else "")
@@ -162,7 +162,7 @@ def experiment_rlgc(
             "runs": [{k: v for k, v in r.items() if k != "series"} for r in rs],
         }
     if sensitivity:
-        sens = Table(title="sensitivity of rlgc to the values the seed leaves open (normalised to LazyRTGC, seed's first run)", title_justify="left")
+        sens = Table(title="sensitivity of rlgc to the values the paper leaves open (normalised to LazyRTGC, seed's first run)", title_justify="left")
         sens.add_column("variant", style="bold")
         for lab in TAIL_LABELS:
             sens.add_column(lab, justify="right")

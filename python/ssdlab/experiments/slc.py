@@ -26,7 +26,7 @@ from ssdlab.experiments import experiment_app
 from ssdlab.experiments.output import finish, report_option
 from ssdlab.workload import trace as trace_spec
 
-#: The seeded stand-ins for the seed's two traces (the core's ``StandIn``).
+#: The seeded stand-ins for the paper's two traces (the core's ``StandIn``).
 STAND_INS = ("pc", "ycsb-a")
 
 
@@ -83,7 +83,7 @@ def tables(r: dict[str, Any]) -> list[Table]:
                       f"{b['slc']:,.1f}", f"{b['qlc']:,.1f}", f"{b['migration']:,.1f}", f"{b['gc']:,.1f}")
         out.append(t)
     if r.get("sensitivity"):
-        t = Table(title="rl sensitivity (values the seed leaves open)", title_justify="left")
+        t = Table(title="rl sensitivity (values the paper leaves open)", title_justify="left")
         for c in ("variant", "utilisation", "write MB/s", "WAF"):
             t.add_column(c, justify="left" if c == "variant" else "right")
         for s in r["sensitivity"]:
@@ -106,7 +106,7 @@ def tables(r: dict[str, Any]) -> list[Table]:
 def experiment_slc(
     device: str = typer.Option("yoo-qlc", "--device", "-d", help="Preset name or TOML file (a hybrid SLC/QLC device)."),
     workload: Optional[str] = typer.Option(None, "--workload", "-w",
-                                           help=f"A seeded stand-in: {', '.join(STAND_INS)} (default pc)."),
+                                           help=f"A synthetic stand-in for the paper's traces: {', '.join(STAND_INS)} (default pc)."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="A trace file instead (folded into the footprint)."),
     data_gb: float = typer.Option(12.0, "--data-gb", help="Data a stand-in run writes, GB."),
     utilisation: List[float] = typer.Option([], "--utilisation", "-u",

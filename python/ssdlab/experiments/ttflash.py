@@ -1,8 +1,8 @@
 """Tiny-Tail Flash (Yan et al., FAST 2017): ``nogc`` (without RAIN), ``nogc+gtf`` (with the RAM buffer:
 the like-for-like reference of the buffered stacks' extra P/E), ``nogc+rain+gtf`` (the NoGC of
 the authors' simulator: parity and the RAM buffer on, GC never runs), ``base+rain``, ``pb+rain``,
-``pb+gtr``, ``pb+gtr+gtf`` and ``ttflash`` (all with RAIN, as the seed's Base), and ``ttflash+rf`` (ssdlab's
-rotating flush: reads behind RAIN's programs rebuilt too) on one workload, printed in the form of the seed's Table 1
+``pb+gtr``, ``pb+gtr+gtf`` and ``ttflash`` (all with RAIN, as the paper's Base), and ``ttflash+rf`` (ssdlab's
+rotating flush: reads behind RAIN's programs rebuilt too) on one workload, printed in the form of the paper's Table 1
 (latency percentiles normalised to ``nogc``), with the fraction of I/Os blocked by GC, average
 latency against ``nogc`` and ``base``, and the extra P/E cycles parity costs."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ssdlab.experiments.output import finish, report_option
 from ssdlab.simulate import build_options
 from ssdlab.workload import synthetic, trace
 
-#: The seed's six stacks, in its order, then ssdlab's rotating flush (from the core).
+#: The paper's six stacks, in its order, then ssdlab's rotating flush (from the core).
 STACKS = list(registry.defaults()["ttflash_stacks"])
 #: The mechanism names a stack joins with ``+`` (from the core).
 MECHANISMS = list(registry.defaults()["ttflash_mechanisms"])
@@ -94,9 +94,9 @@ def print_tables(res: dict[str, Any], console: Console) -> None:
 
 
 def report_tables(res: dict[str, Any]) -> list[Table]:
-    """The seed's Table 1 form per operation, then blocked I/Os, mean latency and P/E cycles."""
+    """The paper's Table 1 form per operation, then blocked I/Os, mean latency and P/E cycles."""
     out = []
-    cfg = {s: res["configs"][s] for s in res["stacks"]}  # in the seed's order
+    cfg = {s: res["configs"][s] for s in res["stacks"]}  # in the paper's order
     ref = cfg.get("nogc")
     for kind in ("read", "write", "all"):
         t = Table(title=f"{kind} latency, normalised to nogc (seed Table 1 form)")
@@ -185,7 +185,7 @@ def breakdown_tables(cfg: dict[str, Any]) -> list[Table]:
 def ttflash_cmd(
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Trace file to replay."),
     workload: Optional[str] = typer.Option(None, "--workload", "-w", help=f"Named synthetic workload: {', '.join(WORKLOADS)}."),
-    device: str = typer.Option("ttflash-small", "--device", "-d", help="Preset or TOML file (ttflash-small: the measured configuration; ttflash: the seed's device at its 10 % spare, minutes per run, --set geometry.blocks_per_plane=256 keeps its shape at 1/16)."),
+    device: str = typer.Option("ttflash-small", "--device", "-d", help="Preset or TOML file (ttflash-small: the measured configuration; ttflash: the paper's device at its 10 % spare, minutes per run, --set geometry.blocks_per_plane=256 keeps its shape at 1/16)."),
     set_: List[str] = typer.Option([], "--set", help="Override a config field (repeatable), e.g. geometry.blocks_per_plane=256."),
     trace_format: str = typer.Option("auto", "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     lba_map: str = typer.Option("modulo", "--lba-map", help="none, dense or modulo (default modulo: a trace's addresses folded onto the smaller simulated device)."),
@@ -193,7 +193,7 @@ def ttflash_cmd(
     repeat: int = typer.Option(TRACE_SPEC["repeat"], "--repeat", help="Replay the trace this many times back to back (default 1: once; for excerpts that write less than the device's buffer and spare)."),
     repeat_shift: bool = typer.Option(TRACE_SPEC["repeat_shift"], "--repeat-shift", help="With --repeat: each pass at fresh addresses (folded by --lba-map modulo), so that the write buffer cannot absorb the later passes and GC runs."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Multiply inter-arrival times (0.5 = twice as fast)."),
-    precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (default 1: GC active from the start, as in the seed's aged device)."),
+    precondition_passes: float = typer.Option(1.0, "--precondition-passes", help="Random overwrite passes after a sequential fill (default 1: GC active from the start, as in the paper's aged device)."),
     precondition_fill: float = typer.Option(1.0, "--precondition-fill", help="Fraction of the logical space preconditioning fills, in (0, 1] (default 1: all of it, 90 % of the `ttflash` preset's flash; 0.51 leaves 46 % of it valid, as the authors' simulator ages its device: 66 % of each plane written, 7 pages in 10 of them valid)."),
     stacks: List[str] = typer.Option([], "--stack", help=f"Run only these stacks (repeatable; any + list of {', '.join(MECHANISMS)} also works, e.g. ttflash+pfg); default {', '.join(STACKS)}."),
     seed: int = typer.Option(1, "--seed", help="Seed of every random choice (same seed, same result)."),
@@ -201,7 +201,7 @@ def ttflash_cmd(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the comparison as JSON."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
-    """Tiny-Tail Flash: the seed's six stacks and ssdlab's rotating flush on one workload, in the seed's Table 1 form."""
+    """Tiny-Tail Flash: the paper's six stacks and ssdlab's rotating flush on one workload, in the paper's Table 1 form."""
     console = Console(width=160)
     if (trace_path is None) == (workload is None):
         fail("give exactly one of --trace or --workload")

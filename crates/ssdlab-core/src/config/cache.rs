@@ -25,10 +25,10 @@ use strum::{EnumIter, EnumMessage, IntoStaticStr};
 #[strum(serialize_all = "kebab-case")]
 #[serde(try_from = "String", into = "&'static str")]
 pub enum SlcPolicyKind {
-    /// No SLC cache: every block in QLC mode (the seed's baseline, HotStorage 2020 slide 13).
+    /// No SLC cache: every block in QLC mode (the paper's baseline, HotStorage 2020 slide 13).
     None,
     /// A fixed SLC region (`cache.slc_blocks`) and a fixed hot/cold threshold (`cache.theta_kib`)
-    /// (the seed's "static scheme", slide 6).
+    /// (the paper's "static scheme", slide 6).
     #[default]
     Static,
     /// Micron's dynamic write acceleration (2014): every write to SLC, the region a static part
@@ -37,10 +37,10 @@ pub enum SlcPolicyKind {
     /// Utilisation-aware self-tuning (2016): region size and θ from a table of space
     /// utilisation tuned offline (`cache.ust_table`).
     Ust,
-    /// The seed's Q-learning agent (slides 8-11): changes the region's size and θ every decision
+    /// The paper's Q-learning agent (slides 8-11): changes the region's size and θ every decision
     /// period to cut the write cost (`[cache.rl]`).
     Rl,
-    /// An outside agent chooses (the Gymnasium environment `ssdlab/SlcCache-v0`).
+    /// An outside agent chooses (the Gymnasium environment `ssdlab/SlcCache-v1`).
     External,
 }
 
@@ -61,7 +61,7 @@ pub struct CacheConfig {
     #[serde(default = "default_slc_blocks")]
     pub slc_blocks: u32,
     /// Hot/cold threshold θ: a write request of at most θ KiB goes to SLC, a larger one to QLC
-    /// (the seed after LAST, Lee et al. 2008: small writes tend to be hot). Slide 7 compares 64
+    /// (the paper after LAST, Lee et al. 2008: small writes tend to be hot). Slide 7 compares 64
     /// and 16 KiB; 64 KiB is the default.
     #[serde(default = "default_theta_kib")]
     pub theta_kib: u32,
@@ -69,7 +69,7 @@ pub struct CacheConfig {
     /// seed's trigger, slide 12: "# of free blocks of each region ≤ 5"), per plane.
     #[serde(default = "default_free_trigger")]
     pub free_trigger: u32,
-    /// Migrate SLC data to QLC while the device is idle, as drives do; the seed's simulator
+    /// Migrate SLC data to QLC while the device is idle, as drives do; the paper's simulator
     /// migrates only on its trigger.
     #[serde(default)]
     pub idle_migration: bool,
@@ -98,7 +98,7 @@ pub struct CacheConfig {
 
 /// SLC region sizes the dynamic policies choose from, as fractions of the space the data leaves
 /// (`ftl::hybrid::slc::CacheState::free_for_slc`): a fraction rather than a block count so one table
-/// or Q-table fits every utilisation and device. The seed gives neither its sizes nor their unit
+/// or Q-table fits every utilisation and device. The paper gives neither its sizes nor their unit
 /// (slide 7's table is a lost figure); ours are none, then 1/16 doubling to 1/2, then 3/4 (the
 /// PC-like stand-in's best static setting was the largest level tried when the top was 1/2).
 /// The `yoo-qlc` static preset's 48 blocks sit between levels 0 and 1 at 50 % utilisation.
@@ -146,7 +146,7 @@ pub fn default_ust_table() -> Vec<UstRow> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SlcRlConfig {
-    /// Step size α and discount γ (open in the seed; ours 0.1 and 0.9).
+    /// Step size α and discount γ (open in the paper; ours 0.1 and 0.9).
     #[serde(default = "rl_alpha")]
     pub alpha: f64,
     #[serde(default = "rl_gamma")]

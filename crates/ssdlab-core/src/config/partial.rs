@@ -1,6 +1,6 @@
 //! `[gc.rl]` and `[gc.partial]`: parameters of the partial-GC schedulers (LazyRTGC, the
 //! RL-assisted schedulers of Kang, Shin, Yoo, TECS 2017, and the idle-time predictors). Every
-//! value the seed leaves open is a field here so results can be checked for dependence on it.
+//! value the paper leaves open is a field here so results can be checked for dependence on it.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +14,7 @@ pub struct RlConfig {
     ///   only skip is a zero inter-request interval (lines 3–5), so no action is "do nothing";
     /// - more than 2: the aggressive variant caps actions "with more than two GC operations" at
     ///   two (§5.3), which would be void if no action exceeded two; "e.g. five page copies" is
-    ///   the seed's own example of an action (§4, §5.1);
+    ///   the paper's own example of an action (§4, §5.1);
     /// - below the intensive amount: intensive GC does "more (5 or 7)" than normal partial GC,
     ///   "typically 1 or 2 page copies" (§5.2) — the policy's usual choices, the lower half of
     ///   the set (Table 3 bins the previous action at max/2).
@@ -147,19 +147,19 @@ pub struct PartialConfig {
     /// Intensive GC stops once a plane has more than T_IGC free blocks (Table 4: 3).
     #[serde(default = "t_igc")]
     pub t_igc: u32,
-    /// Copies per write under intensive GC; 0 = α + 1 with α the LazyRTGC quantum. The seed uses
+    /// Copies per write under intensive GC; 0 = α + 1 with α the LazyRTGC quantum. The paper uses
     /// "5 or 7" set from the erase time (§5.2); α + 1 gives 7 on its 128 Gb chip and 5 on its
-    /// 512 Gb chip — our reconstruction, the seed does not say which chip used which.
+    /// 512 Gb chip — our reconstruction, the paper does not say which chip used which.
     #[serde(default)]
     pub intensive_copies: u32,
     /// LazyRTGC starts partial GC on a plane at this many free blocks or fewer (Zhang et al.,
     /// TODAES 2015: one block left).
     #[serde(default = "one")]
     pub lazy_trigger_blocks: u32,
-    /// idle-ma: moving-average window in intervals (the seed does not give it).
+    /// idle-ma: moving-average window in intervals (the paper does not give it).
     #[serde(default = "ma_window")]
     pub ma_window: u32,
-    /// idle-es: smoothing factor of exponential smoothing (the seed does not give it).
+    /// idle-es: smoothing factor of exponential smoothing (the paper does not give it).
     #[serde(default = "es_alpha")]
     pub es_alpha: f64,
 }

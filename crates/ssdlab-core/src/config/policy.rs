@@ -201,7 +201,7 @@ pub struct GcConfig {
     #[serde(default = "default_scheduler")]
     pub scheduler: SchedulerKind,
     /// GC runs on a plane while its free blocks are below this number (blocks per plane). The
-    /// partial schedulers use it as the seed's T_GC (decide when free blocks ≤ T_GC, per plane).
+    /// partial schedulers use it as the paper's T_GC (decide when free blocks ≤ T_GC, per plane).
     #[serde(default = "default_threshold")]
     pub threshold_blocks: u32,
     /// `[gc.rl]`: the RL-assisted schedulers (`rlgc`, `rlgc-aggressive`, `external`).

@@ -18,7 +18,7 @@ pub const MAX_RAIN_CHANNELS: u32 = 64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ParitySpace {
-    /// Provisioned on top (the seed's accounting: "additional P/E cycles due to RAIN", ideally
+    /// Provisioned on top (the paper's accounting: "additional P/E cycles due to RAIN", ideally
     /// 1/7, at the same user capacity and utilisation): the RAIN device has ⌈N/(N − 1)⌉ × the
     /// blocks per plane and exports the same logical pages as the plain device, so its data
     /// area is as full as the plain device's whole flash. `geometry` describes the plain
@@ -39,7 +39,7 @@ pub enum RainLayout {
     /// N − 1 data pages, and GC collects whole super-blocks, all N planes of a group together
     /// (`ftl/rain/mod.rs`).
     SuperBlock,
-    /// Logical stripes, the seed's SSDsim (its `raid` option, allocation mode 5): stripe s holds
+    /// Logical stripes, the paper's SSDsim (its `raid` option, allocation mode 5): stripe s holds
     /// logical pages s·(N − 1) … s·(N − 1) + N − 2, each pinned to one plane of group s mod G,
     /// and a parity page of its own on the remaining plane (rotating). A page never leaves its
     /// plane (GC copies stay on the plane), so every plane collects on its own — per-plane
@@ -83,14 +83,14 @@ pub struct RainConfig {
     /// Rotating GC: at most one plane per parity group collects at a time.
     #[serde(default)]
     pub rgc: bool,
-    /// Parallel forced GC (`pfg`; an ssdlab extension, not in the seed): when a host write
+    /// Parallel forced GC (`pfg`; an ssdlab extension, not in the paper): when a host write
     /// finds no group with room, the forced GC runs its operations on all planes of the group
     /// at once (plane-blocking speed) instead of one plane at a time, and reads are not rebuilt
     /// while another plane of their group collects. Trades the rotation guarantee during forced
     /// GC for 8× its bandwidth under write bursts; docs/ttflash.md measures both.
     #[serde(default)]
     pub parallel_forced_gc: bool,
-    /// Rotating flush (`rf`; an ssdlab extension, not in the seed): the GTF flush programs a
+    /// Rotating flush (`rf`; an ssdlab extension, not in the paper): the GTF flush programs a
     /// group's pages (parity included) one at a time, on the same chain as rotating GC (GC
     /// first: a collecting group's pages wait), so that at most one plane per group programs
     /// or collects; and a read whose plane is busy with a host program is rebuilt from its
@@ -100,10 +100,10 @@ pub struct RainConfig {
     /// flush programs in parallel again, one program per plane at a time.
     #[serde(default)]
     pub rotating_flush: bool,
-    /// Where parity's room comes from (default `extra`: on top, the seed's accounting).
+    /// Where parity's room comes from (default `extra`: on top, the paper's accounting).
     #[serde(default = "parity_space")]
     pub parity_space: ParitySpace,
-    /// Stripe layout (default `super-block`; `logical` is the seed's SSDsim, with per-plane GC).
+    /// Stripe layout (default `super-block`; `logical` is the paper's SSDsim, with per-plane GC).
     #[serde(default = "layout")]
     pub layout: RainLayout,
     /// Where an open stripe's parity is kept (default `ram`; `victim`: rounds 5–11's design,

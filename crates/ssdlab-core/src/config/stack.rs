@@ -1,4 +1,4 @@
-//! Tiny-Tail Flash's stacks (Yan et al., FAST 2017, the seed's Base → +PB → +GTR → +GTF → +RGC
+//! Tiny-Tail Flash's stacks (Yan et al., FAST 2017, the paper's Base → +PB → +GTR → +GTF → +RGC
 //! progression) as settings of the device's layers: a stack names mechanisms joined with `+`,
 //! and each mechanism is a choice at one layer — `rain` the FTL (`ftl.kind = "rain"`), `pb`
 //! and `nogc` the flash (`[flash]`), `gtf` the write cache (`write_cache.flush = "gc-aware"`),
@@ -20,7 +20,7 @@ impl DeviceConfig {
     /// open-parity and parity-space choices, the write cache's size, watermark and DRAM.
     ///
     /// `gtf` is Tiny-Tail's buffer: the write cache in write-back mode with the GC-aware
-    /// flush, first in first out (the seed's buffer flushes in arrival order), capacitor-backed
+    /// flush, first in first out (the paper's buffer flushes in arrival order), capacitor-backed
     /// ("capacitor-backed RAM", §4), a buffer rather than a cache (a page's slot is free once
     /// it is on flash: `keep_clean = false`), flushing while above `flush_high` (`flush_low`
     /// set to it: the authors' SSDsim flushes in the background while the buffer is over its

@@ -84,10 +84,12 @@ pub const CV_PREFIX: &str = "cv_";
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum FeatureSet {
-    /// The seed's 23 (§III.A): the kept 1 s columns and their standard deviations.
+    /// The paper's 23 (§III.A): the kept 1 s columns and their standard deviations (`seed`,
+    /// this set's name before 2026-12-02, is still read).
     #[default]
-    Seed,
-    /// An extension, not the seed's: the 12 coefficients of variation (std / mean over the
+    #[serde(alias = "seed")]
+    Paper,
+    /// An extension, not the paper's: the 12 coefficients of variation (std / mean over the
     /// window; 0 when the mean is 0) of the same columns. `svctm` and the other per-request
     /// times scale with the request size, so a threshold learned on one workload's standard
     /// deviations does not carry to another's (docs/detect.md); a ratio to the window's own
@@ -106,7 +108,7 @@ impl FeatureSet {
     /// The attribute names of this set, in the order rows give them.
     pub fn names(self) -> Vec<String> {
         match self {
-            FeatureSet::Seed => feature_names(),
+            FeatureSet::Paper => feature_names(),
             FeatureSet::ScaleFree => COLUMNS
                 .iter()
                 .filter(|c| c.std)
@@ -122,8 +124,8 @@ impl FeatureSet {
             .find(|s| s.names() == names)
             .ok_or_else(|| {
                 SsdError::Invalid(format!(
-                    "c45 model: expected the attributes of a detector feature set (seed: {}; scale-free: {}), found {}",
-                    FeatureSet::Seed.names().join(" "),
+                    "c45 model: expected the attributes of a detector feature set (paper: {}; scale-free: {}), found {}",
+                    FeatureSet::Paper.names().join(" "),
                     FeatureSet::ScaleFree.names().join(" "),
                     names.join(" ")
                 ))
@@ -220,7 +222,7 @@ impl FeatureWindow {
     /// Standard deviations over the last `window` samples ([`DEFAULT_WINDOW`] is the paper's).
     /// A window of 0 is an error naming `window`.
     pub fn new(window: usize) -> Result<Self> {
-        Self::with_set(window, FeatureSet::Seed)
+        Self::with_set(window, FeatureSet::Paper)
     }
 
     /// A window giving the attributes of `set`.

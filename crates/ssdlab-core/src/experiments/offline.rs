@@ -43,8 +43,8 @@ pub struct TableOneRow {
     pub mcts: MctsMatch,
 }
 
-/// Table II (§IV-B) on one toy draw: MCTS as the seed ran it — UCB1, Greedy playouts, ψ as the
-/// pruned DFS's, started from Greedy's schedule, one worker — against the pruned DFS. The seed's
+/// Table II (§IV-B) on one toy draw: MCTS as the paper ran it — UCB1, Greedy playouts, ψ as the
+/// pruned DFS's, started from Greedy's schedule, one worker — against the pruned DFS. The paper's
 /// "Traverses (%)" is the playouts MCTS needed to reach the pruned DFS's internal writes as a
 /// share of the pruned tree's traverses (here the median over runs; it can exceed 100 %: MCTS
 /// expands one node per playout and a tree has more nodes than leaves, so it may need more

@@ -1,7 +1,7 @@
 //! The RL-assisted GC comparison: Kang, Shin, Yoo, "Reinforcement Learning-Assisted Garbage
-//! Collection to Mitigate Long-Tail Latency in SSD" (TECS 2017), Tables 5–10 — the seed's six
+//! Collection to Mitigate Long-Tail Latency in SSD" (TECS 2017), Tables 5–10 — the paper's six
 //! schedulers on one workload, each over `repeat` seeds, and (`sensitivity`) `rlgc` under the
-//! alternatives for the values the seed leaves open. Returns every run; the normalisation to
+//! alternatives for the values the paper leaves open. Returns every run; the normalisation to
 //! LazyRTGC and the tables are the front end's (`python/ssdlab/experiments/rlgc.py`).
 
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,7 @@ use crate::sim::{Replay, SimOptions, Simulation};
 use crate::stats::{Distributions, LatencyReport, RequestCounts};
 use crate::trace::{open_workload, ArrivalSpec, WorkloadSpec};
 
-/// The seed's schedulers, in its tables' order.
+/// The paper's schedulers, in its tables' order.
 pub const SCHEDULERS: [SchedulerKind; 6] = [
     SchedulerKind::Blocking,
     SchedulerKind::LazyRtgc,
@@ -23,10 +23,10 @@ pub const SCHEDULERS: [SchedulerKind; 6] = [
     SchedulerKind::IdleEs,
 ];
 
-/// What the tables are normalised to (the seed's Tables 5–10).
+/// What the tables are normalised to (the paper's Tables 5–10).
 pub const BASELINE: SchedulerKind = SchedulerKind::LazyRtgc;
 
-/// Alternatives for the values the seed leaves open (bin edges, action set, reward levels),
+/// Alternatives for the values the paper leaves open (bin edges, action set, reward levels),
 /// each (label, `gc.rl` overrides) applied to `rlgc`. The fine bins are 16 log-spaced edges
 /// from 100 µs to 100 ms (10^(2 + 3i/15), rounded to 0.1 µs).
 pub const SENSITIVITY: &[(&str, &[&str])] = &[
@@ -83,7 +83,7 @@ pub struct RlgcSetup {
     /// Keep the first run's free-block series of each scheduler.
     #[serde(default)]
     pub series: bool,
-    /// Start from an empty device, as the seed did ("We started simulations with empty
+    /// Start from an empty device, as the paper did ("We started simulations with empty
     /// contents"), instead of the sequential fill plus `precondition_passes`.
     #[serde(default)]
     pub from_empty: bool,
@@ -100,12 +100,12 @@ fn yes() -> bool {
     true
 }
 
-/// Reference rows beside the seed's schedulers, each (label, scheduler, overrides), where
+/// Reference rows beside the paper's schedulers, each (label, scheduler, overrides), where
 /// `{t_igc}` is replaced by `gc.partial.t_igc`:
-/// - `nogc`: the seed's Figure 1 "ideal storage without a GC overhead" — page-level GC does
+/// - `nogc`: the paper's Figure 1 "ideal storage without a GC overhead" — page-level GC does
 ///   the same FTL work, but copies and erases take no time;
 /// - `blocking@t_igc`: page-level GC triggered at T_IGC free blocks instead of T_GC, the level
-///   the partial schedulers run down to (the seed's Figure 9: LazyRTGC keeps 3–4 free blocks),
+///   the partial schedulers run down to (the paper's Figure 9: LazyRTGC keeps 3–4 free blocks),
 ///   so that it is compared at the same effective spare space.
 pub const REFERENCES: &[(&str, SchedulerKind, &[&str])] = &[
     ("nogc", SchedulerKind::Blocking, &["flash.nogc=true"]),
@@ -126,7 +126,7 @@ pub struct RlgcRun {
     pub blocked_requests: u64,
     pub requests: RequestCounts,
     pub seed: u64,
-    /// Latency distributions (logarithmic bins), for the seed's Figure 7 CCDFs.
+    /// Latency distributions (logarithmic bins), for the paper's Figure 7 CCDFs.
     pub latency_histogram: Distributions,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<FreeBlocks>,
@@ -181,7 +181,7 @@ impl RlgcSetup {
         if let Some(s) = self.schedulers.iter().find(|s| !SCHEDULERS.contains(s)) {
             return bad(
                 "schedulers",
-                format!("'{}' is not one of the seed's: {seed_names}", s.name()),
+                format!("'{}' is not one of the paper's: {seed_names}", s.name()),
             );
         }
         if !self.schedulers.contains(&BASELINE) {

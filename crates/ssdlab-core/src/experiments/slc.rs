@@ -6,11 +6,11 @@
 //! gives `ust` its table (slide 6: "investigated at offline with representative workloads").
 //!
 //! A run at utilisation u: the first u of the logical space is written sequentially (timing
-//! off), then the workload runs closed loop (as fast as the device goes: the seed reports
+//! off), then the workload runs closed loop (as fast as the device goes: the paper reports
 //! throughput) over that same footprint — a synthetic workload addresses it, a trace is folded
 //! into it modulo its size.
 //!
-//! Workloads. The seed's PC trace ("a larger number of hot data", small writes) and YCSB-A
+//! Workloads. The paper's PC trace ("a larger number of hot data", small writes) and YCSB-A
 //! ("most of the write requests are large and most of data are cold") are not available; the
 //! stand-ins ([`StandIn`]) are seeded synthetic write streams of those two kinds, chosen by us,
 //! and are not the traces. Real excerpts run with `trace`.
@@ -27,7 +27,7 @@ use crate::rl::QTable;
 use crate::sim::{Replay, SimOptions, Simulation};
 use crate::trace::{open_workload, ArrivalSpec, LbaMapMode, Pattern, SyntheticSpec, WorkloadSpec};
 
-/// The seeded stand-ins for the seed's two traces.
+/// The seeded stand-ins for the paper's two traces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StandIn {
@@ -102,7 +102,7 @@ pub struct SlcSetup {
     pub queue_depth: u32,
     #[serde(default)]
     pub seed: u64,
-    /// Also run `rl` under other values of what the seed leaves open.
+    /// Also run `rl` under other values of what the paper leaves open.
     #[serde(default)]
     pub sensitivity: bool,
     /// Also run `rl` from a Q-table trained on the other stand-in (slide 17).
@@ -147,7 +147,7 @@ pub struct WriteLatency {
     pub p99_99: f64,
 }
 
-/// Mean write time per host page, µs, in parts that add up (the seed's Figure 16).
+/// Mean write time per host page, µs, in parts that add up (the paper's Figure 16).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Breakdown {
     pub slc: f64,
@@ -214,7 +214,7 @@ pub struct SlcResult {
     pub pretraining: Option<Pretraining>,
 }
 
-/// `rl`'s sensitivity variants: the values the seed leaves open, and ε around its 0.07.
+/// `rl`'s sensitivity variants: the values the paper leaves open, and ε around its 0.07.
 const SENSITIVITY: &[(&str, &[&str])] = &[
     ("alpha 0.3", &["cache.rl.alpha=0.3"]),
     ("gamma 0.5", &["cache.rl.gamma=0.5"]),

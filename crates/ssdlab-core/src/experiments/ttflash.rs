@@ -1,10 +1,10 @@
-//! The Tiny-Tail Flash comparison, one call per configuration: the seed's stacks run on the
-//! same device and workload — `nogc` (GC at no cost, without RAIN: the seed's "NoGC (without
+//! The Tiny-Tail Flash comparison, one call per configuration: the paper's stacks run on the
+//! same device and workload — `nogc` (GC at no cost, without RAIN: the paper's "NoGC (without
 //! RAIN)"), `nogc+rain+gtf` (GC at no cost, with RAIN's parity and the capacitor-backed
 //! buffer: the NoGC of the authors' simulator, whose `configs/nogc.config` sets `raid = 1`,
 //! which turns on parity and the RAID-group write buffer, on a device not aged, so GC never
-//! runs), `base+rain` (channel-blocking GC with RAIN: the seed's "Base (with RAIN)"),
-//! `pb+rain`, `pb+gtr`, `pb+gtr+gtf` and `ttflash` (each adds one technique, as the seed's
+//! runs), `base+rain` (channel-blocking GC with RAIN: the paper's "Base (with RAIN)"),
+//! `pb+rain`, `pb+gtr`, `pb+gtr+gtf` and `ttflash` (each adds one technique, as the paper's
 //! progression Base → +PB → +GTR → +GTF → +RGC; every stack of it has RAIN, so each step
 //! compares like with like), then `ttflash+rf` (ssdlab's rotating flush). The mechanisms alone
 //! (`base`, `pb` without RAIN, …) remain available as stacks.
@@ -15,10 +15,10 @@ use crate::sim::{SimOptions, Simulation};
 use crate::stats::{Distributions, SimResult, TtflashReport};
 use crate::trace::RequestSource;
 
-/// The stacks of the seed's experiment, in its order, then `ttflash+rf` (the rotating flush,
+/// The stacks of the paper's experiment, in its order, then `ttflash+rf` (the rotating flush,
 /// an ssdlab extension: `rain.rotating_flush`), which removes what ttFlash leaves of the read
 /// tail on the default workloads (reads queued behind RAIN's programs; docs/ttflash.md).
-/// The three GC-free stacks come first. The seed's slides normalise to NoGC "without RAIN"
+/// The three GC-free stacks come first. The paper's slides normalise to NoGC "without RAIN"
 /// (`nogc`); the authors' simulator runs its NoGC with RAIN and the buffer (`nogc+rain+gtf`;
 /// docs/ttflash.md, "Which NoGC"). `nogc+gtf` (the buffer, without RAIN) is the reference of
 /// the extra P/E due to RAIN for every stack with the buffer: the buffer absorbs rewrites (7 %
@@ -69,7 +69,7 @@ pub fn device_for(device: &DeviceConfig, stack: &str) -> Result<DeviceConfig> {
     // RAIN's super-block GC copies into GC super-blocks, apart from the host's. The GC-free
     // stacks without RAIN (`nogc`, `nogc+gtf`: the references of "extra P/E due to RAIN") get
     // the same separation, a GC frontier of their own (`dual-frontier`), so that their erases
-    // differ from a RAIN stack's by parity alone: the seed's "additional P/E cycles due to
+    // differ from a RAIN stack's by parity alone: the paper's "additional P/E cycles due to
     // RAIN". Their latencies do not depend on it (their GC costs no time, and host pages land
     // on the same planes; `tests/ttflash_parity_cost.rs`). Measured on the `ttflash` preset (256 × 64
     // pages per plane) with Financial1 stitched 20× at fresh addresses, whose pages die in the

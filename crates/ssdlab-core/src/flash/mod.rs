@@ -5,7 +5,7 @@
 //! The Tiny-Tail Flash switches (Yan et al., FAST 2017) that concern time live here: the GC
 //! blocking level (plane or channel) and the ideal `nogc` device. Rotating GC is a schedule of
 //! GC operations (the RAIN layer's, `ftl::rain::flush`), not a property of the time lines. A parity group is the same (chip, die, plane) index across all
-//! channels (the seed's "RAIN ... same chip index across channels").
+//! channels (the paper's "RAIN ... same chip index across channels").
 
 mod channel;
 mod explain;

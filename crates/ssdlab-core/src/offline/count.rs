@@ -1,6 +1,6 @@
-//! Traverses of a search tree, counted as the seed counts them (Table I, "Traverses"): the
+//! Traverses of a search tree, counted as the paper counts them (Table I, "Traverses"): the
 //! root-to-leaf paths — complete cleaning schedules — of the tree *without* a bound, one path
-//! per schedule however bad. Exhaustive search in the seed's complete graph branches on every
+//! per schedule however bad. Exhaustive search in the paper's complete graph branches on every
 //! block with fewer than N_p valid pages (Algorithm 1, lines 4–8: empty blocks are distinct
 //! choices there); pruned search on Algorithms 1–3's candidates.
 //!

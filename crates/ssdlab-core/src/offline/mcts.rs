@@ -28,7 +28,7 @@ use crate::rng::{self, Rng};
 pub struct MctsParams {
     pub playouts: u64,
     pub psi: u32,
-    /// Coefficient of the UCB1 exploration term; 1.0 is Eq. 1 of the seed.
+    /// Coefficient of the UCB1 exploration term; 1.0 is Eq. 1 of the paper.
     pub exploration: f64,
     pub workers: usize,
     /// The policy that completes each playout (deterministic: no random draws, so results do

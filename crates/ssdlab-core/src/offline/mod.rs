@@ -1,6 +1,6 @@
 //! Offline cleaning (Shafaei & Desnoyers, "Near-Optimal Offline Cleaning for Flash-Based SSDs"):
 //! online baselines, exhaustive, pruned and MCTS search for cleaning schedules in the
-//! single-frontier demand-cleaning model of the seed's §II, with every reported schedule
+//! single-frontier demand-cleaning model of the paper's §II, with every reported schedule
 //! re-validated by replaying it from scratch.
 //!
 //! ```text
@@ -122,7 +122,7 @@ pub struct OfflineReport {
     pub schedule: Vec<u32>,
     /// Complete schedules visited (DFS) or playouts run (MCTS); 1 for online methods.
     pub schedules_explored: u64,
-    /// The seed's Table I "Traverses": root-to-leaf paths of the method's tree *without* a
+    /// The paper's Table I "Traverses": root-to-leaf paths of the method's tree *without* a
     /// bound — every schedule of the tree however bad (DFS; exhaustive with empty blocks
     /// merged, as it searches), the playouts (MCTS), 1 (online policies).
     pub traverses: u64,
@@ -185,7 +185,7 @@ fn prepare(trace: &[u32], cfg: &OfflineConfig) -> Result<(FutureIndex, Model)> {
     ))
 }
 
-/// Replay `schedule` from an empty device through the model (the seed's §III witness check):
+/// Replay `schedule` from an empty device through the model (the paper's §III witness check):
 /// victim i is cleaned at decision i. Errors if a victim is not cleanable at its decision, or the
 /// schedule is shorter or longer than the number of decisions.
 pub fn replay_schedule(
@@ -332,7 +332,7 @@ pub fn run_offline(
             workers,
         } => {
             // Every online policy's schedule, for the incumbent (the best of all) and the
-            // playout policy (the best deterministic one, unless the seed's Greedy is asked).
+            // playout policy (the best deterministic one, unless the paper's Greedy is asked).
             let mut best_online = (g, greedy.schedule, VictimPolicy::Greedy);
             let mut playout_policy = (g, VictimPolicy::Greedy);
             for p in [

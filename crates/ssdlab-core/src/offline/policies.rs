@@ -33,7 +33,7 @@ impl Online {
                 .filter(|&b| m.is_cleanable(b))
                 .min_by_key(|&b| (m.stamp(b), b)),
             // Cost/Benefit (Chiang & Chang [2]). Age is the time since the block was last opened
-            // as the frontier; the seed does not define age in this model, and the open time is
+            // as the frontier; the paper does not define age in this model, and the open time is
             // the one per-block time stamp it has.
             Rule::MaxScore(weight) => {
                 let now = m.clock();

@@ -37,7 +37,7 @@ pub fn candidates(
     }
 }
 
-/// Every cleanable block, empty ones each a choice of their own, in index order: the seed's
+/// Every cleanable block, empty ones each a choice of their own, in index order: the paper's
 /// complete graph (Algorithm 1, lines 4–8).
 pub fn every_candidate(m: &Model, out: &mut Vec<u32>) {
     out.clear();
@@ -144,7 +144,7 @@ impl Chosen {
 
 /// The pruned candidate set (Algorithm 1 with Algorithms 2 and 3), written to `out`.
 ///
-/// Compared line by line with the seed's Algorithms 1–3 (issue 17):
+/// Compared line by line with the paper's Algorithms 1–3 (issue 17):
 /// * Among blocks whose pages are all static after cleaning, only the first is kept
 ///   (Algorithm 1, lines 15–19).
 /// * The others are grouped by instantaneous write amplification (iwa) in increasing order
@@ -165,7 +165,7 @@ impl Chosen {
 ///   follow it (the text's rule gave 10^5–10^7 pruned schedules on the toys).
 ///
 /// ψ decides the size of the pruned tree more than any rule above: each sampled k is a chance
-/// for a block to beat the candidates. The seed leaves it open ("ranging from 1 to N_p"); the
+/// for a block to beat the candidates. The paper leaves it open ("ranging from 1 to N_p"); the
 /// caller chooses it (`OfflineMethod::default_psi`, and ψ = N_p for Table I, `toy::TOY_PSI`).
 pub fn pruned_candidates(
     m: &Model,

@@ -30,7 +30,7 @@ pub enum OfflineMethod {
     CostBenefit,
     /// Online Random: a uniformly random cleanable block (the victim-policy family's member).
     Random,
-    /// Online d-Choices (§II, \[8\]); the seed does not fix d; 10 is a common choice in \[8\]'s
+    /// Online d-Choices (§II, \[8\]); the paper does not fix d; 10 is a common choice in \[8\]'s
     /// numerical studies and far below T on realistic devices.
     DChoices {
         #[serde(default = "default_d")]
@@ -59,7 +59,7 @@ pub enum OfflineMethod {
         playouts: u64,
         /// How a playout completes the trace: `best-online` (default) — the deterministic
         /// online policy (greedy, fifo, cost-benefit) with the fewest internal writes on this
-        /// trace — or `greedy`, the seed's ("we use Greedy cleaning to complete each traverse").
+        /// trace — or `greedy`, the paper's ("we use Greedy cleaning to complete each traverse").
         /// Either way the search starts from the best schedule of every online policy, so it is
         /// never worse than any of them (issue 17: with Greedy playouts and a Greedy incumbent,
         /// online Cost/Benefit beat MCTS on CloudPhysics, 12.4 % vs 11.3 % under Greedy).
@@ -85,7 +85,7 @@ pub enum Playout {
     /// The best deterministic online policy on the trace.
     #[default]
     BestOnline,
-    /// Greedy, as in the seed.
+    /// Greedy, as in the paper.
     Greedy,
 }
 
@@ -95,16 +95,16 @@ fn default_d() -> u32 {
 fn default_true() -> bool {
     true
 }
-/// 16,384 = 2^14, the largest run count of the seed's Fig. 8.
+/// 16,384 = 2^14, the largest run count of the paper's Fig. 8.
 fn default_playouts() -> u64 {
     16_384
 }
-/// The seed's Eq. 1 has coefficient 1 on sqrt(2 ln n / n_j).
+/// The paper's Eq. 1 has coefficient 1 on sqrt(2 ln n / n_j).
 pub(crate) fn default_exploration() -> f64 {
     1.0
 }
 
-/// ψ when not given. The seed leaves ψ open ("ranging from 1 to N_p") and calls a comparison at
+/// ψ when not given. The paper leaves ψ open ("ranging from 1 to N_p") and calls a comparison at
 /// every k "of dubious utility"; N_p/4 (k at the quartiles, 4 samples) keeps the candidate set
 /// small on 128-page blocks and gives ψ = 1 (every k) on the 4-page toy blocks of Table I.
 pub fn default_psi(pages_per_block: u32) -> u32 {

@@ -182,7 +182,7 @@ fn offline_toy_table_one_exhaustive_pruned_greedy() {
         distinct.sort_unstable();
         distinct.dedup();
         assert_eq!(distinct.len() as u32, dist.footprint(), "{dist:?}");
-        assert!((15..=29).contains(&distinct.len()), "the seed's range");
+        assert!((15..=29).contains(&distinct.len()), "the paper's range");
         let greedy = run_offline(&trace, &cfg, &OfflineMethod::Greedy, 0).unwrap();
         let ex = run_offline(
             &trace,

@@ -1,13 +1,13 @@
-//! Toy problems of the seed's Table I (§IV-A): 8 blocks of 4 pages, traces of 46 writes whose
+//! Toy problems of the paper's Table I (§IV-A): 8 blocks of 4 pages, traces of 46 writes whose
 //! footprints span 15–29 logical pages, drawn from uniform, normal, exponential and gamma
 //! distributions.
 //!
-//! The seed gives neither the distributions' parameters nor each trace's footprint, only the
+//! The paper gives neither the distributions' parameters nor each trace's footprint, only the
 //! range (15–29) and the cleaning each trace needs (optimal / Greedy internal writes: normal
 //! 2 / 3, uniform and exponential 6 / 10, gamma 15 / 23). Cleaning load is set by the footprint
 //! (live pages out of 32), so each distribution is drawn *conditioned on a footprint*: the
 //! lightest trace (normal) at the range's low end, 15; the heaviest (gamma) at its high end,
-//! 29; uniform and exponential, which need the same cleaning in the seed, both at 25, where
+//! 29; uniform and exponential, which need the same cleaning in the paper, both at 25, where
 //! i.i.d. draws need 5.8–6.4 optimal internal writes on average (8 draws each, measured when
 //! choosing; 22 gives 3.8–4.4, 27 gives 8.7–9.3). A trace is 46 independent draws over logical pages 0..31 (the
 //! largest space below 32 physical pages), redrawn whole from the same seeded stream until its
@@ -26,8 +26,8 @@ pub const TOY_WRITES: usize = 46;
 /// Logical pages a toy trace may address: 31, the most below the 32 physical pages (§II: N <
 /// T · N_p), so a footprint of 29 leaves two pages unused rather than needing every page hit.
 pub const TOY_LOGICAL: u32 = 31;
-/// ψ of the pruned search on the toys: N_p = 4, one sampled k (the last page). The seed leaves ψ
-/// open; with ψ = N_p the pruned trees have 10^1–10^3 traverses, the seed's 45–429, while ψ = 2
+/// ψ of the pruned search on the toys: N_p = 4, one sampled k (the last page). The paper leaves ψ
+/// open; with ψ = N_p the pruned trees have 10^1–10^3 traverses, the paper's 45–429, while ψ = 2
 /// gives 10^2–10^5 and ψ = 1 10^4–10^7, with best schedules within one draw of ψ = N_p's
 /// (docs/offline.md, "ψ").
 pub const TOY_PSI: u32 = 4;

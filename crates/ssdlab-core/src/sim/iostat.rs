@@ -2,7 +2,7 @@
 //! keeps in `/proc/diskstats` for a block device, snapshotted once per simulated interval and
 //! turned into the `iostat -x` fields exactly as sysstat computes them
 //! ([`crate::detect::iostat::Interval::between`]), each interval labelled with the ground truth
-//! the seed had to get from a modified OpenSSD firmware: the fraction of the interval during
+//! the paper had to get from a modified OpenSSD firmware: the fraction of the interval during
 //! which any plane was executing a GC step.
 //!
 //! Counters follow the kernel's block-layer accounting (`block/blk-core.c`,
@@ -13,7 +13,7 @@
 //! - `in_flight` is the number of requests arrived and not completed at the snapshot;
 //! - `io_ticks` is the wall time with at least one request in flight;
 //! - `time_in_queue` is the integral of `in_flight` over time — the field's definition, and
-//!   what kernels before 5.0 (the seed's 3.10) computed; 5.0+ report the sum of completed
+//!   what kernels before 5.0 (the paper's 3.10) computed; 5.0+ report the sum of completed
 //!   requests' ticks instead, which differs only by the part of in-flight requests not yet
 //!   completed;
 //! - TRIMs count as discards (kernel 4.18+ fields), flushes are not modelled (no fields).
@@ -52,12 +52,12 @@ pub struct IostatRow {
     pub gc_copy_fraction: f64,
 }
 
-/// Which GC an interval's label stands for. The seed labels by its firmware's debug code,
+/// Which GC an interval's label stands for. The paper labels by its firmware's debug code,
 /// printed "when garbage collection occurred" (§III.A) — any GC. A victim with no valid page is
 /// erased without a copy: no page crosses the channel, no host request waits behind a copy, and
 /// (a workload that rewrites whole blocks, e.g. iozone's sequential rewrite) the host sees
 /// nothing at all — WAF 1.000, every iostat field as without GC (docs/detect.md). `copy` labels
-/// only the GC that moves data, the GC that costs the host bandwidth the seed's §V manages.
+/// only the GC that moves data, the GC that costs the host bandwidth the paper's §V manages.
 #[derive(
     Debug,
     Clone,
@@ -74,7 +74,7 @@ pub struct IostatRow {
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum GcLabel {
-    /// Any GC step in the interval (the seed's reading): [`IostatRow::gc_fraction`].
+    /// Any GC step in the interval (the paper's reading): [`IostatRow::gc_fraction`].
     #[default]
     Any,
     /// GC that moved data (copies; erase-only GC excluded): [`IostatRow::gc_copy_fraction`].
@@ -93,7 +93,7 @@ impl GcLabel {
     }
 }
 
-/// An interval is labelled GC when its `gc_fraction` exceeds this: any GC at all, the seed's
+/// An interval is labelled GC when its `gc_fraction` exceeds this: any GC at all, the paper's
 /// reading — its firmware printed a debug code whenever garbage collection ran (§III.A, Fig. 4),
 /// and a second was "GC" when a code was printed in it. Experiments can label at another
 /// threshold (`experiment detect --label-threshold`).
@@ -101,7 +101,7 @@ pub const GC_LABEL_THRESHOLD: f64 = 0.0;
 
 impl IostatRow {
     /// The row as a table: `t_s`, the `iostat -x` columns of sysstat 12.6 (discards included),
-    /// the combined and pre-12 columns the seed's iostat printed (`tps`, `avgrq-sz`,
+    /// the combined and pre-12 columns the paper's iostat printed (`tps`, `avgrq-sz`,
     /// `avgqu-sz`, `await`, `svctm`), `gc_fraction`, `gc_copy_fraction`, and `gc` (1 when
     /// `gc_fraction` is above [`GC_LABEL_THRESHOLD`], else 0).
     pub fn columns(&self) -> Vec<(&'static str, f64)> {

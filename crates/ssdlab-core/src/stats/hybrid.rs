@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 /// What the hybrid device did during the measured run: where host pages went and where write
-/// time went (the seed's Figure 16 breakdown), in total nanoseconds over host page writes.
+/// time went (the paper's Figure 16 breakdown), in total nanoseconds over host page writes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct HybridReport {
     pub slc_host_pages: u64,
@@ -31,7 +31,7 @@ pub struct HybridReport {
     pub slc_target: u32,
 }
 
-/// The SLC region's size and θ from one decision on (the seed's Figure 15 series).
+/// The SLC region's size and θ from one decision on (the paper's Figure 15 series).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DecisionPoint {
     /// Host pages written in the measured run when the decision was taken.
@@ -43,7 +43,7 @@ pub struct DecisionPoint {
     pub theta_kib: u64,
 }
 
-/// Bins per state feature of the `rl` SLC policy (the seed's 1,296 states: 6⁴).
+/// Bins per state feature of the `rl` SLC policy (the paper's 1,296 states: 6⁴).
 pub const RL_BINS: usize = 6;
 
 /// The four features of the `rl` SLC policy's state, binned (`ftl::hybrid::slc::rl`).

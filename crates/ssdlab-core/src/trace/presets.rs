@@ -9,7 +9,7 @@
 //! traces: results on them say how the schedulers behave under these statistics, not on FIU or
 //! MSR data.
 //!
-//! **Calibration** (issue 15, 2026-11-24; `docs/rlgc.md`): the seed's Figure 1 (home2) has
+//! **Calibration** (issue 15, 2026-11-24; `docs/rlgc.md`): the paper's Figure 1 (home2) has
 //! < 1 ms for ~85 % of accesses on an ideal device without GC and a page-level p99 ~100× the
 //! median, so the tail is GC's, not queueing's. The first stand-ins (16-request bursts 50 µs
 //! apart, 80/20) queued every burst behind itself: the no-GC device kept only 9 % of writes

@@ -1,12 +1,12 @@
 //! GC management by TRIM (Park and Kim §IV–V): the host deletes files the device still holds
-//! as valid until a TRIM says otherwise; the seed TRIMs when its detector sees GC, and counts
+//! as valid until a TRIM says otherwise; the paper TRIMs when its detector sees GC, and counts
 //! the seconds host bandwidth spends below a floor (400 MB/s on its drive: 137 s without the
 //! detector, 66 s with it, over 3,000 s). Here the same workload runs under four host policies
 //! that users actually choose between:
-//! - `none`: deleted extents are never trimmed (the seed's first experiment: its idle-time
+//! - `none`: deleted extents are never trimmed (the paper's first experiment: its idle-time
 //!   auto-TRIM never found idle time);
 //! - `detector`: the trained tree is applied to each interval's features; an interval it calls
-//!   GC makes the host TRIM everything deleted so far (the seed's manager);
+//!   GC makes the host TRIM everything deleted so far (the paper's manager);
 //! - `discard`: every delete is followed by its TRIM (ext4's `discard` mount option);
 //! - `fstrim`: everything deleted is trimmed every `fstrim_period_s` (a `fstrim` timer).
 //!
@@ -56,8 +56,8 @@ pub struct ManageSetup {
 
 impl Default for ManageSetup {
     /// Write/delete churn with no idle time next to a partition of 53 % of the drive that was
-    /// filled and deleted (the seed's 68 GB of 128 GB), 3,000 s as the seed measured. The
-    /// churn is filebench `fileserver`, not the seed's iozone: iozone's write/rewrite/delete
+    /// filled and deleted (the paper's 68 GB of 128 GB), 3,000 s as the paper measured. The
+    /// churn is filebench `fileserver`, not the paper's iozone: iozone's write/rewrite/delete
     /// cycle under a next-fit allocator is a circular log, which a page-mapped FTL with greedy
     /// GC collects without copying (WAF 1.000 with or without TRIM, docs/detect.md), so it
     /// cannot show what TRIM changes; fileserver's random appends and deletes can.

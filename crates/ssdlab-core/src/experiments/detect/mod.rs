@@ -1,5 +1,5 @@
 //! Host-side GC detection: Park and Kim, "SSD Garbage Collection Detection and Management with
-//! Machine Learning Algorithm" (ICUFN 2017). The seed records `iostat` once a second while fio
+//! Machine Learning Algorithm" (ICUFN 2017). The paper records `iostat` once a second while fio
 //! (512 KiB random writes) and filebench (`fileserver`, `varmail`) write to an SSD whose modified
 //! firmware reports when GC runs (§III.A), trains a C4.5 tree on the 1 s attributes and their
 //! 50-sample standard deviations (§III.B: std-dev of `svctm` decisive, 99.66 % accuracy), and
@@ -7,8 +7,8 @@
 //!
 //! Here every run is a simulation with the host view on (`SimOptions::iostat_interval_us`), so
 //! the label is the device's own GC activity ([`crate::sim::IostatRow::gc_fraction`]); the
-//! detector is trained on the seed's three workload kinds and evaluated on held-out runs of
-//! other workloads, devices and GC policies ([`train_and_eval`]), then used as the seed's
+//! detector is trained on the paper's three workload kinds and evaluated on held-out runs of
+//! other workloads, devices and GC policies ([`train_and_eval`]), then used as the paper's
 //! manager against `discard` and periodic `fstrim` (`manage`).
 
 mod manage;
@@ -320,7 +320,7 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     for (run, (rows, x, y)) in setup.eval.iter().zip(held_out) {
         let p = tree.predict_rows(&x)?;
         let c = Confusion::of(&p, &y);
-        // The seed's attributes are defined over a full window: from the window-th interval on.
+        // The paper's attributes are defined over a full window: from the window-th interval on.
         let full = (setup.window - 1).min(y.len());
         let f = Confusion::of(&p[full..], &y[full..]);
         let (all_of, full_of) = if run.same_workload {

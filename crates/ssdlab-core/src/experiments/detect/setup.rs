@@ -30,7 +30,7 @@ pub struct DetectRun {
     /// Another seed than the setup's (a held-out run of a training workload).
     #[serde(default)]
     pub seed: Option<u64>,
-    /// A held-out run of a training workload (another seed): the seed's own test, reported
+    /// A held-out run of a training workload (another seed): the paper's own test, reported
     /// apart from the runs of other workloads, devices and policies.
     #[serde(default)]
     pub same_workload: bool,
@@ -55,16 +55,16 @@ pub struct DetectSetup {
     pub train: Vec<DetectRun>,
     #[serde(default = "default_eval")]
     pub eval: Vec<DetectRun>,
-    /// The detector's attributes: the seed's 23, or the scale-free extension.
+    /// The detector's attributes: the paper's 23, or the scale-free extension.
     #[serde(default)]
     pub features: FeatureSet,
-    /// Samples of each standard deviation (the seed's 50).
+    /// Samples of each standard deviation (the paper's 50).
     #[serde(default = "default_window")]
     pub window: usize,
-    /// Which GC the label stands for: any (the seed's reading) or only GC that moved data.
+    /// Which GC the label stands for: any (the paper's reading) or only GC that moved data.
     #[serde(default)]
     pub label: GcLabel,
-    /// An interval is GC when its label's fraction exceeds this (the seed's reading: any GC).
+    /// An interval is GC when its label's fraction exceeds this (the paper's reading: any GC).
     #[serde(default = "default_threshold")]
     pub label_threshold: f64,
     #[serde(default = "default_interval")]
@@ -92,13 +92,13 @@ pub struct DetectSetup {
 
 fn default_qd() -> u32 {
     // fio's and filebench's runs keep several I/Os outstanding; 16 keeps every plane of the
-    // default device busy (as the seed's saturating runs did) without a queue-made tail.
+    // default device busy (as the paper's saturating runs did) without a queue-made tail.
     16
 }
 /// `mqsim-small` (16 planes, MLC, MQSim's timings) at 128 blocks per plane: 2 GiB of flash,
 /// filled from empty in ~15 simulated s at full speed, so each run has a GC-free start and a
-/// long GC phase — the two classes the seed's fresh-then-written SSD gave it — in seconds of
-/// machine time. The seed's drive (Samsung 840 Pro 128 GB) is 64× larger; its runs were
+/// long GC phase — the two classes the paper's fresh-then-written SSD gave it — in seconds of
+/// machine time. The paper's drive (Samsung 840 Pro 128 GB) is 64× larger; its runs were
 /// correspondingly longer.
 fn default_device() -> String {
     "mqsim-small".into()
@@ -113,7 +113,7 @@ fn default_threshold() -> f64 {
     GC_LABEL_THRESHOLD
 }
 fn default_interval() -> f64 {
-    // iostat's 1 s interval, as the seed sampled (§III.A).
+    // iostat's 1 s interval, as the paper sampled (§III.A).
     1.0
 }
 fn default_seed() -> u64 {
@@ -144,9 +144,9 @@ fn run(name: &str, workload: serde_json::Value, seconds: f64) -> DetectRun {
     }
 }
 
-/// The seed's training workloads (§III.A): fio 512 KiB random writes, filebench `fileserver`
+/// The paper's training workloads (§III.A): fio 512 KiB random writes, filebench `fileserver`
 /// and `varmail`, each from an empty device for 600 simulated s (the GC-free start and ~40
-/// fills' worth of GC; the seed's 16,118 samples were ~5,400 s per workload on a 64× larger
+/// fills' worth of GC; the paper's 16,118 samples were ~5,400 s per workload on a 64× larger
 /// drive).
 pub fn default_train() -> Vec<DetectRun> {
     vec![
@@ -168,7 +168,7 @@ pub fn default_train() -> Vec<DetectRun> {
     ]
 }
 
-/// Held-out runs, 300 s each: the training workloads under another seed (the seed's own test,
+/// Held-out runs, 300 s each: the training workloads under another seed (the paper's own test,
 /// §III.C: "we collected the data in the same way and applied the tree"), then workloads the
 /// tree never saw (4 KiB uniform random writes, a hot/cold mix with 30 % reads, iozone's
 /// write/delete churn), another device (20 % spare instead of 7 %), and other GC policies

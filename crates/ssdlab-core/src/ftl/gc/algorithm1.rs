@@ -1,4 +1,4 @@
-//! The decision point of the seed's Algorithm 1 (Kang, Shin, Yoo, "Reinforcement
+//! The decision point of the paper's Algorithm 1 (Kang, Shin, Yoo, "Reinforcement
 //! Learning-Assisted Garbage Collection to Mitigate Long-Tail Latency in SSD", ACM TECS 16(5s),
 //! 2017, §5.2), shared by the schedulers that decide there: `rlgc` (its own Q-learning agent)
 //! and `external` (an outside agent, the Gymnasium environment). After each request: intensive
@@ -17,9 +17,9 @@ use crate::error::Result;
 /// What the agent knows at a decision point.
 #[derive(Debug, Clone, Copy)]
 pub struct DecisionPoint {
-    /// The seed's state index (Table 3 binning of previous interval, interval, previous action).
+    /// The paper's state index (Table 3 binning of previous interval, interval, previous action).
     pub state: usize,
-    /// The seed's reward of this request's response time (credited to the previous decision).
+    /// The paper's reward of this request's response time (credited to the previous decision).
     pub reward: f64,
     pub prev_interval_ns: u64,
     pub response_ns: u64,

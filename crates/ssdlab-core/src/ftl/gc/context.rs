@@ -15,7 +15,7 @@ use crate::rng::SimRng;
 pub struct RequestInfo {
     pub is_write: bool,
     pub is_read: bool,
-    /// Arrival minus the previous request's arrival (0 for the first): the seed's
+    /// Arrival minus the previous request's arrival (0 for the first): the paper's
     /// inter-request interval (Kang et al. TECS 2017 §5.2).
     pub interval_ns: u64,
     pub arrival_ns: u64,

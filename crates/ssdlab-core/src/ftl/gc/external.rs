@@ -1,12 +1,12 @@
 //! Decision stepping for outside agents (the Gymnasium environment): the `external` scheduler
-//! stops the replay at each GC decision point of the seed's Algorithm 1 (Kang, Shin, Yoo, TECS
+//! stops the replay at each GC decision point of the paper's Algorithm 1 (Kang, Shin, Yoo, TECS
 //! 2017 §5.2: after a write request, a plane at ≤ T_GC free blocks, a non-zero inter-request
 //! interval), exposes an [`Observation`], and runs the partial GC the agent asks for.
 //!
 //! Protocol: `obs = sim.advance_to_decision()?` serves requests until the next decision point
 //! (`None` when the workload ends); `sim.apply_decision(copies)?` runs up to `copies` page copies
 //! (or the erase of a ready victim) on every plane at ≤ T_GC free blocks, starting when the
-//! request completed. The reward in each observation is the seed's reward of *that* request's
+//! request completed. The reward in each observation is the paper's reward of *that* request's
 //! response time, which Algorithm 1 credits to the previous decision: a Gym `step(a)` is
 //! `apply_decision(a)` then `advance_to_decision()`, returning that observation's reward.
 //! Intensive GC (one free block left) and forced GC run by themselves, as for `rlgc`. Needs

@@ -2,7 +2,7 @@
 //! and 12) compare against — predict the next inter-request interval by a moving average
 //! (`idle-ma`) or by exponential smoothing (`idle-es`), and after each request on a plane with
 //! at most T_GC free blocks run as many partial-GC steps as fit before the predicted next
-//! arrival. Intensive GC is the same as for the RL schedulers. The seed gives neither the
+//! arrival. Intensive GC is the same as for the RL schedulers. The paper gives neither the
 //! window nor the smoothing factor: `gc.partial.ma_window` (8) and `gc.partial.es_alpha` (0.5).
 
 use std::collections::VecDeque;

@@ -14,10 +14,10 @@ pub struct Observation {
     pub prev_action: u32,
     /// Fewest free blocks over the planes.
     pub free_blocks: u32,
-    /// This request's response time (µs) and the seed's reward for it.
+    /// This request's response time (µs) and the paper's reward for it.
     pub response_us: f64,
     pub reward: f64,
-    /// The seed's state index (Table 3 binning of `gc.rl`).
+    /// The paper's state index (Table 3 binning of `gc.rl`).
     pub state: u32,
     pub is_write: bool,
     /// Some plane's victim has no valid page left (the next non-zero action erases it).

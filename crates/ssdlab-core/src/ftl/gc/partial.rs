@@ -3,7 +3,7 @@
 //! erase when it is ready — on a plane's time line; and intensive GC with hysteresis (Zhang et
 //! al., LazyRTGC, TODAES 2015; Kang, Shin, Yoo, TECS 2017 §5.2 "Intensive Garbage Collection").
 //!
-//! Thresholds are per plane (the engine's convention): the seed's device is one chip of 2 planes
+//! Thresholds are per plane (the engine's convention): the paper's device is one chip of 2 planes
 //! and counts free blocks for the device; here each plane counts its own, and one decision is
 //! applied to every plane that is at or below the threshold.
 

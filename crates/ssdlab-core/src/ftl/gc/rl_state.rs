@@ -3,12 +3,12 @@
 //! previous action bin); reward = a step function of the response time against running
 //! percentiles t1 < t2 < t3 (70th/90th/99th), negative above t3. Response times are ranked
 //! against requests of the same type (reads against reads, writes against writes), our choice:
-//! the seed's write-intensive traces make the distinction moot there.
+//! the paper's write-intensive traces make the distinction moot there.
 
 use crate::config::RlConfig;
 use crate::rl::RunningPercentiles;
 
-/// Binning and reward of the seed's agent; also used by the external (Gymnasium) scheduler.
+/// Binning and reward of the paper's agent; also used by the external (Gymnasium) scheduler.
 #[derive(Debug, Clone)]
 pub struct RlFeatures {
     prev_edges_ns: Vec<u64>,

@@ -18,7 +18,7 @@
 //! Victims in either region follow `gc.victim` through the FTL's shared victim index (units
 //! are (block, mode) pairs, grouped by (mode, plane)).
 //!
-//! With a mapping unit below the page size (`ftl.mapping_unit_bytes`; the seed's 4 KiB units
+//! With a mapping unit below the page size (`ftl.mapping_unit_bytes`; the paper's 4 KiB units
 //! on 16 KiB pages) "pages" below are mapping units: θ, the region's blocks and the reward
 //! count units, a flash page is programmed when its last unit is written (SLC and QLC alike)
 //! and a host unit that does not fill its page is acknowledged once placed, after the reclaim
@@ -63,7 +63,7 @@ pub struct HybridFtl {
     mapped: u64,
     /// The policy never changes the region's size (`none`, `static`).
     fixed_region: bool,
-    /// Migrate on the trigger before a host write (the seed's simulator), or write straight to
+    /// Migrate on the trigger before a host write (the paper's simulator), or write straight to
     /// QLC when the region is full and migrate only in idle time or under space pressure.
     foreground_migration: bool,
     trigger: u32,

@@ -136,7 +136,7 @@ impl HybridFtl {
                 }
             } else if slc_low && !(self.shrunk_this_request && over) {
                 // A region above its size (the policy shrank it) comes down by one block per
-                // host request, not all at once before one write. Ours (the seed does not say
+                // host request, not all at once before one write. Ours (the paper does not say
                 // how a region shrinks): one block per page write made a 256 KiB request wait
                 // for 16 migrations (64 with 4 KiB units, ~30 s on yoo-qlc) whenever `rl`
                 // shrank the region — a tail of tens of seconds no drive shows.

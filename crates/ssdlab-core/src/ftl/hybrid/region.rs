@@ -170,7 +170,7 @@ impl Plane {
     /// out of a block of that mode and of its erase). A job in progress is continued. Returns the
     /// mode begun, None when neither region has a victim that frees space.
     ///
-    /// Ours: the seed triggers each region on its own free blocks (slide 12). With a region
+    /// Ours: the paper triggers each region on its own free blocks (slide 12). With a region
     /// sized from the free space (`dwa`, `rl`) the pool can run low while the SLC blocks hold
     /// mostly overwritten data; collecting QLC then copies nearly a whole block to free a page.
     /// A victim with v valid pages frees 1 − v / ppb blocks net (its valid pages fill QLC).

@@ -1,5 +1,5 @@
 //! The RAIN FTL's side of a GC-aware write cache's flush (Tiny-Tail Flash's GC-tolerant
-//! flush, GTF; Yan et al., FAST 2017, the seed's slides: "store write blocked by GC in RAM";
+//! flush, GTF; Yan et al., FAST 2017, the paper's slides: "store write blocked by GC in RAM";
 //! the cache's side is `cache::flush`). A flush unit is the rest of the open host stripe
 //! (super-blocks) or a run of pending pages of one logical stripe, issued when the planes of
 //! its group are idle, collecting planes aside. While the flush runs, a page (or a stripe's

@@ -87,7 +87,7 @@ impl Rain {
     /// super-blocks (few valid pages in all, one member full), whose copies sealed a new GC
     /// super-block of the same shape at once: every round freed one super-block and used one,
     /// and GC livelocked (CloudPhysics on the `ttflash` preset at 10 % spare). N candidates
-    /// (a round's worth of turns) is our choice; the seed picks per plane and says nothing of
+    /// (a round's worth of turns) is our choice; the paper picks per plane and says nothing of
     /// super-blocks. Other policies keep their own pick.
     pub(super) fn pick_victim(&mut self, ftl: &mut Ftl, g: u32) -> u32 {
         let cap = (self.n - 1) * self.ppb;

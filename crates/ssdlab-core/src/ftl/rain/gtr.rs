@@ -1,4 +1,4 @@
-//! GC-tolerant read (GTR; Yan et al., FAST 2017, the seed's slides: "XOR to reconstruct page
+//! GC-tolerant read (GTR; Yan et al., FAST 2017, the paper's slides: "XOR to reconstruct page
 //! blocked by GC"): a read whose plane is busy with GC is rebuilt from the rest of its stripe
 //! when that is sooner. With the rotating flush (`rain.rotating_flush`, an ssdlab extension) a
 //! read whose plane is busy with a host program is rebuilt the same way.

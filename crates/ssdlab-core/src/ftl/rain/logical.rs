@@ -1,4 +1,4 @@
-//! RAIN with logical stripes (`rain.layout = "logical"`): the layout of the seed's simulator
+//! RAIN with logical stripes (`rain.layout = "logical"`): the layout of the paper's simulator
 //! (Yan et al., FAST 2017; their SSDsim's `raid` option with static allocation, mode 5), where
 //! every plane collects on its own.
 //!
@@ -15,17 +15,17 @@
 //!   block is erased, so it collects all N planes of a group together (docs/ttflash.md).
 //! * **The price is the read-modify-write.** A write that covers its whole stripe computes the
 //!   parity from the new data; any other write reads the old data and the old parity first and
-//!   programs the new parity after both reads (the seed's "subtractive" update; its `calc_parity`
+//!   programs the new parity after both reads (the paper's "subtractive" update; its `calc_parity`
 //!   also considers reading the other members instead, which costs more reads for one dirty
 //!   page, the common case — we always take the subtractive one). One parity program per
-//!   stripe written, so random single-page writes double the programs; the seed's "ideally 1/7"
+//!   stripe written, so random single-page writes double the programs; the paper's "ideally 1/7"
 //!   needs whole stripes (its buffer's entries are stripes; ours groups the pages of one
 //!   request, or of one GTF flush unit, by stripe).
-//! * **Rotating GC** (`rgc`) is the seed's rule: at most one plane per group collects at a
+//! * **Rotating GC** (`rgc`) is the paper's rule: at most one plane per group collects at a
 //!   time, first come first served (a victim in progress always finishes; the next plane that
 //!   needs GC takes the turn, round-robin over the channels), chained on the group's own clock
 //!   through idle time. A plane with no room for a host page collects at once (forced), turn or
-//!   not: a write cannot wait forever (the seed has no forced GC; its planes run out of pages).
+//!   not: a write cannot wait forever (the paper has no forced GC; its planes run out of pages).
 
 use super::device::RainFtl;
 use super::page_checksum;

@@ -6,7 +6,7 @@
 //! `schedule` (when group GC runs on the time lines: rotating, plane-blocking, forced),
 //! `gtr` (GC-tolerant reads), `flush` and `buffer` (the RAIN side of a GC-aware write cache's
 //! flush: Tiny-Tail's GC-tolerant flush), `rebuild` (rebuild
-//! sets, verification and the parity audit), `logical` (the seed's logical-stripe layout,
+//! sets, verification and the parity audit), `logical` (the paper's logical-stripe layout,
 //! `rain.layout = "logical"`, where GC is per plane).
 //!
 //! ## Parity design: super-blocks and stripe-group GC (how parity stays correct under GC)

@@ -14,7 +14,7 @@ use super::page_checksum;
 
 pub(super) use super::group_state::NONE;
 /// Free super-blocks of a group the host may not take (kept for GC frontiers); GC starts
-/// below this + 2 (or the device's `gc.threshold_blocks`, if more). The seed says nothing of
+/// below this + 2 (or the device's `gc.threshold_blocks`, if more). The paper says nothing of
 /// super-block reserves. Measured (ttflash, 1M requests, 40 % spare; extra erases over nogc at
 /// 64 / 256 blocks per plane): reserve 4 and trigger 7, +34.1 / +25.3 %; 3 and 5, +26.7 /
 /// +23.9 %; 2 and 4, +23.7 / +23.5 %. Below 4 a collecting group can run out in the middle of

@@ -19,7 +19,7 @@ use super::{Host, Personality};
 use crate::error::{Result, SsdError};
 use crate::rng::{stream, SimRng};
 
-/// fio's job as the seed describes it: `bs=512k`, one job (`numjobs=1`).
+/// fio's job as the paper describes it: `bs=512k`, one job (`numjobs=1`).
 pub const DEFAULTS: PersonalityDefaults = PersonalityDefaults {
     nthreads: None,
     io_kib: 512,

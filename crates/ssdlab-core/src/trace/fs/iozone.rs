@@ -8,7 +8,7 @@
 //! (ext4 overwrites the same blocks), delete it (iozone unlinks its temporary file at the end
 //! unless `-w`) — its extents become pending, or TRIMmed under `discard`.
 //!
-//! Open values. The seed gives no iozone options. *File size*: iozone's own default (512 KiB,
+//! Open values. The paper gives no iozone options. *File size*: iozone's own default (512 KiB,
 //! `KILOBYTES` in `iozone.c`) would be absorbed by the page cache; the default here is a
 //! quarter of the partition (`file_mib` sets it), large enough to reach the device and to move
 //! the allocation cursor a quarter of the partition per cycle, so a deleted file's space is

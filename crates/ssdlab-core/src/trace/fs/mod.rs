@@ -10,13 +10,13 @@
 //! the host, still valid on the device), and keeps iozone writing and deleting files on the
 //! other partitions with no idle time, then compares GC with and without TRIM on detection.
 //! The model knows which extents the host has deleted and not yet trimmed, so a caller can
-//! TRIM them ([`RequestSource::trim_deleted`]) when it chooses — as the seed's detector does.
+//! TRIM them ([`RequestSource::trim_deleted`]) when it chooses — as the paper's detector does.
 //!
 //! **Layout.** With `stale_fraction = s` the first `s` of the logical space is a partition of
 //! its own holding one file written once sequentially (1 MiB writes) and then deleted — the
 //! seed's filled-then-`rm`'d partition. The personality runs on a second partition after it
 //! (`partition_fraction` of the space, default all the rest) and never allocates in the stale
-//! one, as iozone ran on the other partitions in the seed.
+//! one, as iozone ran on the other partitions in the paper.
 //!
 //! **Requests.** Every request is 4 KiB-aligned and within its partition. Data requests are
 //! at most the personality's I/O size (≤ 1 MiB) and are split where a file's extents are. TRIMs
@@ -64,7 +64,7 @@ pub const TRIM_MAX: u64 = 128 << 20;
 /// layer at `max_sectors_kb` in any case).
 pub const IO_MAX: u64 = 1 << 20;
 
-/// The stale prefill's request size (the seed's fill, written once sequentially).
+/// The stale prefill's request size (the paper's fill, written once sequentially).
 const STALE_IO: u64 = 1 << 20;
 
 /// Steps of the personality in a row that queue no request before the source gives up (a

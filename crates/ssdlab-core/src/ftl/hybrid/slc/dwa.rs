@@ -1,5 +1,5 @@
 //! `dwa`: Micron's dynamic write acceleration (Micron, "Optimized client computing with dynamic
-//! write acceleration", 2014; the seed's \[4\]), and the static-plus-dynamic caches of today's
+//! write acceleration", 2014; the paper's \[4\]), and the static-plus-dynamic caches of today's
 //! client QLC drives built the same way (e.g. Samsung's 870 QVO "Intelligent TurboWrite": 6 GB
 //! static + up to 36 or 72 GB dynamic). Every write goes to SLC mode (θ = ∞). The region is a
 //! static part (`cache.slc_blocks`, out of over-provisioning) plus a dynamic part: the space the
@@ -9,7 +9,7 @@
 //! the SLC data moves in idle time (`cache.idle_migration`) or when the free pool needs it.
 //!
 //! Open values: the white paper gives no fill level in a form we could read (the figure with it
-//! is lost to us); 0.9 is our assumption — the drive keeps accelerating across the seed's
+//! is lost to us); 0.9 is our assumption — the drive keeps accelerating across the paper's
 //! 30–90 % utilisations up to the last one. How the free space is counted is ours too: blocks
 //! the mapped data would need in QLC and the reserve are subtracted (`free_for_slc`).
 

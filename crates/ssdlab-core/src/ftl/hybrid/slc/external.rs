@@ -1,4 +1,4 @@
-//! `external`: an outside agent (the Gymnasium environment `ssdlab/SlcCache-v0`) chooses the
+//! `external`: an outside agent (the Gymnasium environment `ssdlab/SlcCache-v1`) chooses the
 //! SLC region's size and θ. At the end of every decision period the device records what it
 //! observed and keeps the current setting; the simulation stops at the next request boundary
 //! (`Simulation::advance_to_slc_decision`, in the engine above this layer) and the agent's action — one of the

@@ -1,4 +1,4 @@
-//! `static`: a fixed SLC region and a fixed hot/cold threshold θ (the seed's "static scheme",
+//! `static`: a fixed SLC region and a fixed hot/cold threshold θ (the paper's "static scheme",
 //! Yoo & Shin, HotStorage 2020, slide 6). Validation checks the region fits beside the logical
 //! capacity.
 

@@ -34,7 +34,7 @@ pub struct PeriodStats {
     /// Write requests that started in the period and their pages.
     pub requests: u64,
     pub request_pages: u64,
-    /// The period's write cost (the seed's slide 11): the program time of every host page in its
+    /// The period's write cost (the paper's slide 11): the program time of every host page in its
     /// mode plus the plane time host writes waited for migration and QLC GC, ns.
     pub cost_ns: u64,
 }
@@ -120,7 +120,7 @@ impl CacheState {
 
 /// A policy's decision: the SLC region's size (whole device, blocks), θ (pages: a write
 /// request of at most θ pages goes to SLC), and whether a full region migrates before the next
-/// SLC write (the seed's simulator) or sends writes straight to QLC (drives with a dynamic
+/// SLC write (the paper's simulator) or sends writes straight to QLC (drives with a dynamic
 /// cache), migrating in idle time or when the free pool needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {

@@ -1,4 +1,4 @@
-//! `none`: every block in QLC mode, no SLC region (the seed's baseline, Yoo & Shin,
+//! `none`: every block in QLC mode, no SLC region (the paper's baseline, Yoo & Shin,
 //! HotStorage 2020, slide 13).
 
 use super::{CacheState, Decision, SlcPolicy};

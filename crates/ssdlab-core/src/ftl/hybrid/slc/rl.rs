@@ -1,4 +1,4 @@
-//! `rl`: the seed's SLC-cache manager (Yoo & Shin, "Reinforcement Learning-Based SLC Cache
+//! `rl`: the paper's SLC-cache manager (Yoo & Shin, "Reinforcement Learning-Based SLC Cache
 //! Technique for Enhancing SSD Write Performance", HotStorage 2020, slides 8–11): tabular
 //! Q-learning that, every decision period, observes the host and the SSD, is rewarded with the
 //! write cost of the previous period, and changes the SLC region's size and the hot/cold
@@ -23,7 +23,7 @@
 //!   per-period reward is noisy, so a small step. Start at size level 2 and θ = 64 KiB (the
 //!   slide-7 setting 1). The table starts at zero, which is what writing in QLC only earns:
 //!   an action that saved write time is preferred to an untried one, ε explores the rest.
-//! - Migration on the seed's trigger in the foreground (slide 12), as `static`.
+//! - Migration on the paper's trigger in the foreground (slide 12), as `static`.
 
 use super::{CacheState, Decision, SlcPolicy, SIZE_LEVELS, THETA_LEVELS_KIB};
 use crate::config::SlcRlConfig;
@@ -33,11 +33,11 @@ use crate::rng;
 
 pub use crate::stats::{RlState, RL_BINS};
 
-/// States and actions (the seed's 1,296 states: [`RL_BINS`] bins of four features).
+/// States and actions (the paper's 1,296 states: [`RL_BINS`] bins of four features).
 pub const RL_STATES: usize = RL_BINS * RL_BINS * RL_BINS * RL_BINS;
 pub const RL_ACTIONS: usize = 9;
 
-/// Upper edges of the utilisation bins (the seed's experiments run 30–90 %).
+/// Upper edges of the utilisation bins (the paper's experiments run 30–90 %).
 const UTIL_EDGES: [f64; RL_BINS - 1] = [0.2, 0.4, 0.55, 0.7, 0.85];
 /// Upper edges of the SLC-hit bins (share of host page writes overwriting SLC data).
 const HIT_EDGES: [f64; RL_BINS - 1] = [0.02, 0.1, 0.25, 0.5, 0.75];

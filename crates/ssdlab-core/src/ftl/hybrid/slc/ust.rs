@@ -1,9 +1,9 @@
-//! `ust`: utilisation-aware self-tuning (the seed's \[3\], "Utilization-aware self-tuning design
-//! for TLC flash storage devices", 2016; the seed's slide 6–7 "dynamic scheme"): the SLC
+//! `ust`: utilisation-aware self-tuning (the paper's \[3\], "Utilization-aware self-tuning design
+//! for TLC flash storage devices", 2016; the paper's slide 6–7 "dynamic scheme"): the SLC
 //! region's size and θ are a function of space utilisation, read from a table tuned offline
 //! on representative workloads (`cache.ust_table`, rows sorted by `up_to`).
 //!
-//! The seed's table is a lost figure (slide 7). Ours is tuned the way the slide says drives
+//! The paper's table is a lost figure (slide 7). Ours is tuned the way the slide says drives
 //! tune theirs: `ssdlab experiment slc --tune-ust` runs `static` at every size level and θ of
 //! the dynamic policies on the seeded stand-in workloads at each utilisation and keeps, per
 //! utilisation, the setting with the best mean write throughput (see `config/cache.rs` for the

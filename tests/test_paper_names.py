@@ -1,0 +1,50 @@
+""""paper" where the paper is meant (issue 57): in what a user reads — the CLI's help (every
+command, as the docs site's reference prints it), ``ssdlab policies``, the Gymnasium
+environments' docs and README — "seed" is only ever a random seed, or a former name said to be
+one."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The uses of "seed" that are random seeds (or a former name, named as such).
+RANDOM_SEED = [r"--seed\b", r"[Ss]eed of every random choice", r"same seed", r"\b\d+ seeds\b", r"× seeds",
+               r"Seeds per scheduler", r"\(seeds ", r"simulation seed", r"\bseed=", r"one seed",
+               r'``"seed"``', r"`seed`, this set's name before"]
+
+
+def _left(text: str) -> list[str]:
+    for pattern in RANDOM_SEED:
+        text = re.sub(pattern, "", text)
+    return [text[max(0, m.start() - 60):m.end() + 40].replace("\n", " ")
+            for m in re.finditer(r"(?i)\bseed", text)]
+
+
+def _run(*args: str) -> str:
+    p = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return p.stdout
+
+
+def test_the_cli_help_and_policies_say_paper(tmp_path):
+    out = tmp_path / "cli.md"
+    _run("typer", "ssdlab.cli", "utils", "docs", "--name", "ssdlab", "--output", str(out))
+    assert _left(out.read_text()) == []
+    assert _left(_run("ssdlab", "policies")) == []
+
+
+def test_the_env_docs_and_readme_say_paper():
+    import ssdlab.envs
+    from ssdlab.envs.gc_scheduling import GcSchedulingEnv
+    from ssdlab.envs.slc_cache import SlcCacheEnv
+    docs = [ssdlab.envs.__doc__, GcSchedulingEnv.__doc__, SlcCacheEnv.__doc__]
+    assert _left("\n".join(d or "" for d in docs)) == []
+    assert _left((ROOT / "README.md").read_text()) == []
+
+
+def test_the_check_can_fail():
+    assert _left("as the seed found (§III)") != []
