@@ -160,12 +160,15 @@ fn scale_free_attributes_carry_the_detector_across_request_sizes() {
         extra["features"] = features.into();
         train_and_eval(&setup(extra)).unwrap()
     };
-    let (seed, free) = (with("seed"), with("scale-free"));
+    let (paper, free) = (with("paper"), with("scale-free"));
     assert!(
-        seed.report.accuracy < 0.6,
-        "seed attributes: {:?}",
-        seed.report.confusion
+        paper.report.accuracy < 0.6,
+        "the paper's attributes: {:?}",
+        paper.report.confusion
     );
+    // The set's former name is still read.
+    let old: ssdlab_core::detect::features::FeatureSet = serde_json::from_str("\"seed\"").unwrap();
+    assert_eq!(old, ssdlab_core::detect::features::FeatureSet::Paper);
     assert!(
         free.report.accuracy >= 0.95,
         "scale-free: {:?}",

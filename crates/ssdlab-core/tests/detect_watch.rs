@@ -194,7 +194,7 @@ fn a_model_of_the_wrong_shape_is_one_clear_error() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.starts_with("c45 model: expected the attributes of a detector feature set (seed: ")
+        e.starts_with("c45 model: expected the attributes of a detector feature set (paper: ")
             && e.contains("scale-free: cv_rrqm/s")
             && e.ends_with("found svctm std_svctm"),
         "{e}"
