@@ -1,6 +1,7 @@
-"""scripts/pgo, the profile-guided build (issue 19, docs/speed.md item 54): it must build, train
-and give the same results as the standard build, on every configuration of the benchmark matrix
-and a trace replay. Its speed is measured by `scripts/pgo bench`, never here."""
+"""scripts/pgo, the profile-guided build (issue 19; docs/speed.md, "A profile-guided build:
+scripts/pgo"): it must build, train and give the same results as the standard build, on every
+configuration of the benchmark matrix and a trace replay. Its speed is measured by
+`scripts/pgo bench`, never here."""
 import os
 import shutil
 import subprocess

@@ -576,10 +576,11 @@ fn lean_gc_copies_take_the_same_steps_as_the_checked_ones() {
 
 #[test]
 fn gc_refuses_only_what_gc_begin_if_would_not_start() {
-    // `Ftl::gc_refuses`, `rlgc-aggressive`'s quick refusal of an early victim (speed item 41),
-    // may answer yes only when `gc_begin_if` would start nothing — never while a job runs on the
-    // plane — and for fewest-valid exactly then. Checked against `gc_begin_if` on a copy of the
-    // FTL, with jobs left half done now and then.
+    // `Ftl::gc_refuses`, `rlgc-aggressive`'s quick refusal of an early victim (docs/speed.md,
+    // "rlgc-aggressive's refused early victims answered in line"), may answer yes only when
+    // `gc_begin_if` would start nothing — never while a job runs on the plane — and for
+    // fewest-valid exactly then. Checked against `gc_begin_if` on a copy of the FTL, with jobs left
+    // half done now and then.
     for policy in ["greedy", "fifo", "d-choices:d=4"] {
         let cfg = small_tiny(policy, "single");
         let mut ftl = Ftl::new(&cfg).unwrap();

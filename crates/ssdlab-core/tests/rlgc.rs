@@ -291,10 +291,11 @@ fn sensitivity_options_reshape_the_agent_and_bad_values_name_the_field() {
     }
 }
 
-/// The idle predictors' idle-time steps: a started victim's copies run and are timed together
-/// when a copy's duration is fixed (copy-back; speed item 39), one step at a time when each is
-/// logged (the host view's iostat records every GC step). The two must agree on everything:
-/// how many copies fit before the predicted idle end, each request's latency, every count.
+/// The idle predictors' idle-time steps: a started victim's copies run and are timed together when
+/// a copy's duration is fixed (copy-back; docs/speed.md, "The idle predictors' idle-time copies in
+/// runs"), one step at a time when each is logged (the host view's iostat records every GC step).
+/// The two must agree on everything: how many copies fit before the predicted idle end, each
+/// request's latency, every count.
 #[test]
 fn idle_time_copies_in_runs_match_the_steps_one_at_a_time() {
     for name in ["idle-ma", "idle-es"] {
@@ -325,10 +326,11 @@ fn idle_time_copies_in_runs_match_the_steps_one_at_a_time() {
     }
 }
 
-/// A scheduler set after construction replaces the blocking one's "on demand only" shortcut
-/// (the device skips the per-page and per-request calls only for a scheduler that says it acts
-/// only on demand, docs/speed.md item 56): `rlgc` set on a blocking configuration must run
-/// as `rlgc` configured — including its decisions at every request's end.
+/// A scheduler set after construction replaces the blocking one's "on demand only" shortcut (the
+/// device skips the per-page and per-request calls only for a scheduler that says it acts only on
+/// demand, docs/speed.md, "Calls that do nothing, skipped; the open-loop time computed once"):
+/// `rlgc` set on a blocking configuration must run as `rlgc` configured — including its decisions
+/// at every request's end.
 #[test]
 fn a_scheduler_set_on_a_blocking_device_is_asked_at_every_decision_point() {
     let rl = DeviceConfig::from_preset("tiny", &["gc.scheduler=\"rlgc\"".into()]).unwrap();

@@ -156,11 +156,12 @@ impl ChannelTimeline {
         start
     }
 
-    /// Insert `iv` at `idx` of the live list, moving the shorter side: the live intervals
-    /// before it one slot down into the pruned front when there is one, else the ones after it
-    /// up. A host transfer reserves near the present, in front of GC bursts reserved far ahead
-    /// (without copy-back, hundreds of intervals): `Vec::insert` moved all of those for every
-    /// such transfer (`docs/speed.md` item 44). The pruned slots are never read.
+    /// Insert `iv` at `idx` of the live list, moving the shorter side: the live intervals before it
+    /// one slot down into the pruned front when there is one, else the ones after it up. A host
+    /// transfer reserves near the present, in front of GC bursts reserved far ahead (without
+    /// copy-back, hundreds of intervals): `Vec::insert` moved all of those for every such transfer
+    /// (docs/speed.md, "A copy's two transfers reserved in one go; inserts that move the shorter
+    /// side"). The pruned slots are never read.
     #[inline]
     fn insert_live(&mut self, idx: usize, iv: (u64, u64)) {
         if self.head > 0 && idx - self.head < self.busy.len() - idx {
@@ -256,10 +257,10 @@ impl ChannelTimeline {
 /// copy-back, its call cost ~20 of its ~56 instructions (saving and restoring registers).
 ///
 /// With `pair`, when the gap found also holds a second `dur` right after the first (no interval
-/// starts before `start + 2 × dur`), both are reserved as one interval and the answer says so:
-/// what a second call at `start + dur` would have done, since it would find that gap free and
-/// merge with the first (`docs/speed.md` item 44). Returns the start and whether both were
-/// reserved.
+/// starts before `start + 2 × dur`), both are reserved as one interval and the answer says so: what
+/// a second call at `start + dur` would have done, since it would find that gap free and merge with
+/// the first (docs/speed.md, "A copy's two transfers reserved in one go; inserts that move the
+/// shorter side"). Returns the start and whether both were reserved.
 #[inline(always)]
 fn merge_reserve(
     out: &mut Vec<(u64, u64)>,

@@ -199,10 +199,11 @@ impl Resources {
         (0..self.chan_gc_until.len() as u32).map(move |ch| ch * self.per_channel + k)
     }
 
-    /// When every plane of `plane`'s parity group ([`Self::group_of`]) is free, leaving out
-    /// those busy with GC at `now` (0 when that leaves none). RAIN's flush asks this about
-    /// twice a request; as a loop over the group it costs ~99 instructions a call against the
-    /// `filter`, `map`, `max` chain's ~137, whose fold was not inlined (`docs/speed.md` item 45).
+    /// When every plane of `plane`'s parity group ([`Self::group_of`]) is free, leaving out those
+    /// busy with GC at `now` (0 when that leaves none). RAIN's flush asks this about twice a
+    /// request; as a loop over the group it costs ~99 instructions a call against the `filter`,
+    /// `map`, `max` chain's ~137, whose fold was not inlined (docs/speed.md, "A RAIN group's free
+    /// time in one loop").
     pub fn group_free_at(&self, plane: u32, now: u64) -> u64 {
         let mut at = 0;
         for p in self.group_of(plane) {
@@ -321,8 +322,9 @@ impl Resources {
     }
 
     /// [`Resources::read`] with the array read time of the block's cell mode (hybrid devices).
-    /// Forced in line, as `write_in` and `host_start` (`#[inline]` left them calls on every
-    /// host page): 2.6 % fewer instructions on the timed replay (`docs/speed.md` item 55).
+    /// Forced in line, as `write_in` and `host_start` (`#[inline]` left them calls on every host
+    /// page): 2.6 % fewer instructions on the timed replay (docs/speed.md, "The PGO build's
+    /// inlining decisions on the page path, by hand").
     #[inline(always)]
     pub fn read_in(&mut self, plane: u32, ready: u64, read_ns: u64) -> OpDone {
         let start = self.host_start(plane, ready);

@@ -145,7 +145,7 @@ impl HostInterface {
 
 /// `rel` × `time_scale`, out of line: in line, the compiler computed it (~25 instructions)
 /// for every request and kept `rel` when the scale is 1, the common case (docs/speed.md
-/// item 56).
+/// docs/speed.md, "Calls that do nothing, skipped; the open-loop time computed once").
 #[cold]
 #[inline(never)]
 fn scaled(rel: u64, time_scale: f64) -> u64 {

@@ -53,7 +53,7 @@ pub struct Simulation {
     source: Box<dyn RequestSource>,
     /// The next request, already fetched (see `advance`), written in place by the source: a
     /// request returned by value through `dyn RequestSource` and moved on at once costs
-    /// store-forwarding stalls (docs/speed.md item 20).
+    /// store-forwarding stalls (docs/speed.md, "The request fetched ahead is written in place").
     ahead: Ahead,
     ahead_req: Request,
     ahead_first: u64,

@@ -266,8 +266,8 @@ impl ArrivalProcess {
             return 0;
         }
         if let Kind::Closed = self.kind {
-            // Every gap is 0: the clock stays at 0 (and `f64::round` is a libm call per
-            // request on the baseline x86-64 target; docs/speed.md item 19).
+            // Every gap is 0: the clock stays at 0 (and `f64::round` is a libm call per request on
+            // the baseline x86-64 target; docs/speed.md, "Closed-loop arrivals skip the clock").
             return 0;
         }
         let (g, _) = self.next_gap(rng);

@@ -2,14 +2,15 @@
 //! queue and gone to sleep, is woken only when the consumer has drained it to a low-water mark
 //! — not at every item taken, as `std::sync::mpsc::sync_channel` wakes a blocked sender.
 //!
-//! Why (docs/speed.md item 53): the trace reader parses a plain trace ~2× faster than a timed
-//! replay consumes it (9.2–10 M lines/s against 4.4 M requests/s), so with a plain bounded
-//! channel it fills the channel, sleeps, and is woken by the simulation's every `recv`: one
-//! futex wake a batch, paid on the simulation's thread (on the project's VM an
-//! inter-processor interrupt to a halted virtual CPU). A gzip trace, whose
-//! reader keeps up only just and so rarely sleeps, replayed faster than the same trace in plain
-//! text. With a low-water mark the reader sleeps once per refill of several batches, and the
-//! consumer wakes it only then; the consumer is woken only when it has found the queue empty.
+//! Why (docs/speed.md, "The parse thread's hand-off wakes the reader once a refill, not once a
+//! batch"): the trace reader parses a plain trace ~2× faster than a timed replay consumes it
+//! (9.2–10 M lines/s against 4.4 M requests/s), so with a plain bounded channel it fills the
+//! channel, sleeps, and is woken by the simulation's every `recv`: one futex wake a batch, paid on
+//! the simulation's thread (on the project's VM an inter-processor interrupt to a halted virtual
+//! CPU). A gzip trace, whose reader keeps up only just and so rarely sleeps, replayed faster than
+//! the same trace in plain text. With a low-water mark the reader sleeps once per refill of several
+//! batches, and the consumer wakes it only then; the consumer is woken only when it has found the
+//! queue empty.
 //!
 //! Either side going away — dropped, or unwound by a panic — is seen by the other: a sender
 //! whose receiver has gone gets its item back at once, a receiver whose sender has gone gets

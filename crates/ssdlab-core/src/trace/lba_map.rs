@@ -138,10 +138,10 @@ impl LbaMapped {
         Ok(r)
     }
 
-    /// Is `r` inside the logical capacity (mode `none`)? The common case — a request of some
-    /// bytes that ends inside it, which is then no larger than it — is decided in line; the
-    /// rest, with its messages, by [`Self::check_unmapped_slow`] (docs/speed.md item 46: the
-    /// call and both checks were ~60 instructions a request of a replay).
+    /// Is `r` inside the logical capacity (mode `none`)? The common case — a request of some bytes
+    /// that ends inside it, which is then no larger than it — is decided in line; the rest, with
+    /// its messages, by [`Self::check_unmapped_slow`] (docs/speed.md, "A replay's per-request
+    /// checks in line": the call and both checks were ~60 instructions a request of a replay).
     #[inline]
     fn check_unmapped(&self, r: &Request) -> Result<()> {
         match r.offset_bytes.checked_add(r.size_bytes) {
@@ -275,8 +275,9 @@ impl RequestSource for LbaMapped {
         }
     }
 
-    /// In place when the request needs no split (mode `none`, or `modulo` without a wrap):
-    /// the engine's look-ahead is written field by field (docs/speed.md item 20).
+    /// In place when the request needs no split (mode `none`, or `modulo` without a wrap): the
+    /// engine's look-ahead is written field by field (docs/speed.md, "The request fetched ahead is
+    /// written in place").
     fn next_into(&mut self, out: &mut Request) -> Result<bool> {
         if self.pending.is_empty() {
             if !self.inner.next_into(out)? {

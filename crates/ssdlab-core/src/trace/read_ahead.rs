@@ -178,7 +178,7 @@ impl<F: LineFormat + 'static> RequestSource for ReadAhead<F> {
     }
 
     /// The common case (a parsed request waiting in the current batch) in place; the rest as
-    /// `next_request` (docs/speed.md item 20).
+    /// `next_request` (docs/speed.md, "The request fetched ahead is written in place").
     fn next_into(&mut self, out: &mut Request) -> Result<bool> {
         if self.source.is_none() {
             if let Some(item) = self.items.next() {

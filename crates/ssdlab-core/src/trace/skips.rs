@@ -163,7 +163,7 @@ impl RequestSource for NonEmpty {
     }
     /// Tested before taken: `Option::take` on the 56-byte request wrote `None` back and moved
     /// the whole option for every request of the trace, not only the first (docs/speed.md
-    /// item 46).
+    /// docs/speed.md, "A replay's per-request checks in line").
     fn next_into(&mut self, out: &mut Request) -> Result<bool> {
         if self.first.is_none() {
             return self.inner.next_into(out);

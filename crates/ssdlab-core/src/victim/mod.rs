@@ -43,9 +43,10 @@ pub enum Rule {
     /// The block closed (online) or opened (offline) longest ago.
     Oldest,
     /// The block with the highest [`score`] `age · benefit / cost`, where `(benefit, cost) =
-    /// weight(valid, pages_per_block)`; age ≥ 1. The weight depends on the valid count alone,
-    /// so a model may tabulate it once per valid count (the FTL's index does, speed item 38)
-    /// and still round exactly as evaluating it in full.
+    /// weight(valid, pages_per_block)`; age ≥ 1. The weight depends on the valid count alone, so a
+    /// model may tabulate it once per valid count (the FTL's index does, docs/speed.md,
+    /// "Cost-benefit's scan on a table of weights") and still round exactly as evaluating it in
+    /// full.
     MaxScore(fn(u32, u32) -> (f64, f64)),
     /// Sample `d` candidate blocks uniformly with replacement, clean the one with the fewest
     /// valid pages (d = 1: a uniformly random block).

@@ -127,7 +127,8 @@ impl Algorithm1 {
                 _ => (copies, None),
             };
             // An early victim the FTL refuses without taking one is no action, known here
-            // without the call (`rlgc-aggressive`: most planes at most decisions; item 41).
+            // without the call (`rlgc-aggressive`: most planes at most decisions;
+            // docs/speed.md, "`rlgc-aggressive`'s refused early victims answered in line").
             if max_valid.is_some_and(|m| gc.ftl.gc_refuses(p, m)) {
                 continue;
             }

@@ -89,10 +89,11 @@ impl GcContext<'_> {
         self.collect_while(plane, not_before, move |f| !f.host_can_write(plane))
     }
 
-    /// The plane the next host page of `lpn` goes to: the allocator's choice, after forced GC
-    /// there if it is out of space (whatever the scheduler: a write cannot wait forever), else
-    /// any plane that can take it, else `DeviceFull` — never a hang. The common path is forced
-    /// in line into every page write, the rest kept out of line (`docs/speed.md` item 55).
+    /// The plane the next host page of `lpn` goes to: the allocator's choice, after forced GC there
+    /// if it is out of space (whatever the scheduler: a write cannot wait forever), else any plane
+    /// that can take it, else `DeviceFull` — never a hang. The common path is forced in line into
+    /// every page write, the rest kept out of line (docs/speed.md, "The PGO build's inlining
+    /// decisions on the page path, by hand").
     #[inline(always)]
     pub fn host_plane(&mut self, lpn: u32, not_before: u64) -> Result<u32> {
         let plane = self.ftl.next_host_plane(lpn);
@@ -158,9 +159,10 @@ impl GcContext<'_> {
     }
 }
 
-/// What timing a GC step needs of it: a [`GcStep`] without its page numbers, small enough to
-/// pass in a register (item 48: the whole step was built on the stack for every copy, ahead
-/// of the test that counts a batched copy without timing it).
+/// What timing a GC step needs of it: a [`GcStep`] without its page numbers, small enough to pass
+/// in a register (docs/speed.md, "A blocking GC step timed without building it": the whole step was
+/// built on the stack for every copy, ahead of the test that counts a batched copy without timing
+/// it).
 #[derive(Clone, Copy)]
 enum Timed {
     Copy { read: bool, program: bool },
@@ -225,9 +227,10 @@ pub trait GcScheduler: Send {
         Ok(())
     }
     /// True when [`Self::after_page_write`] does nothing unless the plane needs GC
-    /// ([`crate::ftl::map::Ftl::needs_gc`]) and [`Self::after_request`] does nothing at all: a device
-    /// model may then skip both calls otherwise (two calls through `dyn` a host page and one a
-    /// request that would return at once; docs/speed.md item 56). False unless overridden.
+    /// ([`crate::ftl::map::Ftl::needs_gc`]) and [`Self::after_request`] does nothing at all: a
+    /// device model may then skip both calls otherwise (two calls through `dyn` a host page and one
+    /// a request that would return at once; docs/speed.md, "Calls that do nothing, skipped; the
+    /// open-loop time computed once"). False unless overridden.
     fn on_demand_only(&self) -> bool {
         false
     }

@@ -19,7 +19,7 @@ pub struct LazyRtgc {
     /// The free epoch ([`crate::ftl::map::Ftl::free_epoch`]) at which the last look found no plane
     /// at the trigger and none with a job: while it stands no free count has changed, and a job
     /// starts only here (forced GC finishes the victims it starts), so the look would find the
-    /// same (speed item 42).
+    /// same (docs/speed.md, "LazyRTGC's per-request look skipped while settled").
     settled: Option<u64>,
 }
 

@@ -149,10 +149,11 @@ pub fn run_action(
 /// Run steps on `plane` while the estimated end of the next one stays within `until`. Returns
 /// the number of steps run.
 ///
-/// When a copy's duration is fixed ([`crate::flash::Resources::fixed_copy_ns`]: copy-back, one
-/// unit per page), a started victim's next copies are run and timed together (speed item 39):
-/// as many as steps one at a time would run before the estimate passes `until` — copy i (from
-/// 0) starts at `t + i · fixed` and runs if that plus the estimate `copy_ns` is within `until`.
+/// When a copy's duration is fixed ([`crate::flash::Resources::fixed_copy_ns`]: copy-back, one unit
+/// per page), a started victim's next copies are run and timed together (docs/speed.md, "The idle
+/// predictors' idle-time copies in runs"): as many as steps one at a time would run before the
+/// estimate passes `until` — copy i (from 0) starts at `t + i · fixed` and runs if that plus the
+/// estimate `copy_ns` is within `until`.
 pub fn run_within(
     gc: &mut GcContext,
     pg: &PartialGc,

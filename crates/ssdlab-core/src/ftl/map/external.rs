@@ -205,15 +205,15 @@ impl ExternalBlocks<'_> {
         Ok(to)
     }
 
-    /// GC: copy the valid pages of one block from its valid page `from` on, up to (not
-    /// including) page `end` of that block, into `blk`, at most `room` of them: what that many
-    /// [`Self::copy`] calls would do, each warming the L2P entry of the page after it. Returns
-    /// how many and the last page copied. When a copy is only the move of a mapping (no
-    /// content or program-mark checks, one unit per page, the source block a candidate of
-    /// neither victim index — a victim being cleaned — and `blk` with the room), in one loop
-    /// on the FTL's tables as local slices (`program`'s page order here, the moves in
-    /// `LeanTables::move_run`, shared with the plain FTL's lean loop); else by `copy`. Why:
-    /// per copy, `copy`'s checks and `Result`s cost twice the move (`docs/speed.md` item 37).
+    /// GC: copy the valid pages of one block from its valid page `from` on, up to (not including)
+    /// page `end` of that block, into `blk`, at most `room` of them: what that many [`Self::copy`]
+    /// calls would do, each warming the L2P entry of the page after it. Returns how many and the
+    /// last page copied. When a copy is only the move of a mapping (no content or program-mark
+    /// checks, one unit per page, the source block a candidate of neither victim index — a victim
+    /// being cleaned — and `blk` with the room), in one loop on the FTL's tables as local slices
+    /// (`program`'s page order here, the moves in `LeanTables::move_run`, shared with the plain
+    /// FTL's lean loop); else by `copy`. Why: per copy, `copy`'s checks and `Result`s cost twice
+    /// the move (docs/speed.md, "The hybrid device's copies on the FTL's tables").
     pub fn copy_run(&mut self, from: u32, end: u32, blk: u32, room: u32) -> Result<(u32, u32)> {
         let f = &mut *self.ftl;
         let ppb = f.pages_per_block;

@@ -54,7 +54,8 @@ impl Ftl {
         if self.jobs[plane as usize].is_some() {
             return true;
         }
-        // The index decides a refusal: for fewest-valid it takes nothing (speed item 31).
+        // The index decides a refusal: for fewest-valid it takes nothing (docs/speed.md, "The early
+        // trigger's victim not taken to be put back").
         match self.victims.select_if(
             plane,
             &self.valid,
@@ -78,11 +79,12 @@ impl Ftl {
     }
 
     /// Warm the P2L entries of the block fewest-valid would take next on `plane` (a hint; other
-    /// victim rules: nothing). A blocking GC burst takes victim after victim (on `mqsim-small`
-    /// at WAF 7.5 a victim frees ~0.13 of a block, so ~8 in a row), and the load of each one's
-    /// first P2L entry was a cache miss the copy loop waited on (`docs/speed.md` item 51). Out
-    /// of line: in line it made `gc_begin_if` and `gc_begin` too big to be inlined where the
-    /// partial schedulers call them at every action (+3 % of `rlgc`'s instructions).
+    /// victim rules: nothing). A blocking GC burst takes victim after victim (on `mqsim-small` at
+    /// WAF 7.5 a victim frees ~0.13 of a block, so ~8 in a row), and the load of each one's first
+    /// P2L entry was a cache miss the copy loop waited on (docs/speed.md, "The next victim's P2L
+    /// entries warmed when a victim is chosen"). Out of line: in line it made `gc_begin_if` and
+    /// `gc_begin` too big to be inlined where the partial schedulers call them at every action (+3
+    /// % of `rlgc`'s instructions).
     #[inline(never)]
     fn prefetch_next_victim(&mut self, plane: u32) {
         if let Some(n) = self.victims.peek_least(plane) {
@@ -212,14 +214,14 @@ impl Ftl {
         Ok(n)
     }
 
-    /// [`Ftl::copy_rest`] when a copy is nothing but the move of one mapping (one unit per page,
-    /// no content or program-mark checks, blocks allocated per plane): the same copies in the
-    /// same order, with the job, the counter and the bitmap scan kept in registers rather than
-    /// stored and re-read for every page. Each step is a whole-page copy (`read` and `program`
-    /// both hold with one unit per page). Why a second loop: per GC copy, `copy_one`'s
-    /// bookkeeping cost as much as the move itself (callgrind, `docs/speed.md` item 24).
-    /// It restates `program_from`'s frontier rule, `invalidate` for a victim page and `map`'s
-    /// stores, so a change to those must be made here too; the test
+    /// [`Ftl::copy_rest`] when a copy is nothing but the move of one mapping (one unit per page, no
+    /// content or program-mark checks, blocks allocated per plane): the same copies in the same
+    /// order, with the job, the counter and the bitmap scan kept in registers rather than stored
+    /// and re-read for every page. Each step is a whole-page copy (`read` and `program` both hold
+    /// with one unit per page). Why a second loop: per GC copy, `copy_one`'s bookkeeping cost as
+    /// much as the move itself (callgrind, docs/speed.md, "GC copies in a lean loop"). It restates
+    /// `program_from`'s frontier rule, `invalidate` for a victim page and `map`'s stores, so a
+    /// change to those must be made here too; the test
     /// `lean_gc_copies_take_the_same_steps_as_the_checked_ones` compares the two loops.
     #[inline(always)]
     fn copy_rest_lean(
@@ -259,9 +261,10 @@ impl Ftl {
                     }
                 }
             }
-            // Then as many copies as the block has room for, on the tables borrowed as local
-            // slices (item 27): a store into one table cannot move another's address or length,
-            // so they stay in registers instead of being reloaded after every store.
+            // Then as many copies as the block has room for, on the tables borrowed as local slices
+            // (docs/speed.md, "The lean loop on local slices"): a store into one table cannot move
+            // another's address or length, so they stay in registers instead of being reloaded
+            // after every store.
             let (mut t, next_page) = self.lean_tables();
             let page = next_page[blk as usize];
             let room = (ppb - page).min(limit - n);
@@ -364,10 +367,10 @@ impl Ftl {
     }
 }
 
-/// The FTL's mapping tables borrowed as local slices ([`Ftl::lean_tables`]), for the lean GC
-/// copy loops (`Ftl::copy_rest_lean`, `ExternalBlocks::copy_run`; item 27): a store into one table cannot
-/// move another's address or length, so they stay in registers instead of being reloaded after
-/// every store.
+/// The FTL's mapping tables borrowed as local slices ([`Ftl::lean_tables`]), for the lean GC copy
+/// loops (`Ftl::copy_rest_lean`, `ExternalBlocks::copy_run`; docs/speed.md, "The lean loop on local
+/// slices"): a store into one table cannot move another's address or length, so they stay in
+/// registers instead of being reloaded after every store.
 pub(super) struct LeanTables<'a> {
     p2l: &'a mut [u32],
     l2p: &'a mut [u32],
@@ -428,10 +431,10 @@ impl LeanTables<'_> {
     ///
     /// The stores that do not depend on the logical page (the valid bits of both blocks, their
     /// valid counts, the write clock) are made once for the run, not per page (`docs/speed.md`
-    /// item 43): within the run nothing reads them but the scan for the victim's next valid
-    /// page, which only looks past the page just moved, and `on_copy` cannot reach the FTL.
-    /// The victim's bits are cleared from `from` to the last page moved: every valid page in
-    /// that range was moved, so that is the same as clearing each.
+    /// docs/speed.md, "GC copies moved in runs"): within the run nothing reads them but the scan
+    /// for the victim's next valid page, which only looks past the page just moved, and `on_copy`
+    /// cannot reach the FTL. The victim's bits are cleared from `from` to the last page moved:
+    /// every valid page in that range was moved, so that is the same as clearing each.
     #[inline(always)]
     pub(super) fn move_run(
         &mut self,

@@ -5,11 +5,12 @@
 //! ~30 % (docs/speed-targets.md, "Scale"). Only how memory is backed changes, never its contents,
 //! so results are the same; where the kernel has THP off (or another OS), nothing changes.
 //!
-//! A table of a huge page or more starts on a huge-page boundary, and the advice covers it to
-//! the end of its last huge page: the kernel backs only whole, aligned huge pages, and a table
-//! placed where the allocator put it (16 B past a page boundary) lost its first and last one —
-//! on `mqsim-small` (1 Mi pages) the L2P, 3.9 MiB, had none and the P2L one of two. Whole, the
-//! timing-free bench ran 7–10 % faster and the timed one 3–5 % (`docs/speed.md` item 50).
+//! A table of a huge page or more starts on a huge-page boundary, and the advice covers it to the
+//! end of its last huge page: the kernel backs only whole, aligned huge pages, and a table placed
+//! where the allocator put it (16 B past a page boundary) lost its first and last one — on
+//! `mqsim-small` (1 Mi pages) the L2P, 3.9 MiB, had none and the P2L one of two. Whole, the
+//! timing-free bench ran 7–10 % faster and the timed one 3–5 % (docs/speed.md, "The FTL's tables
+//! wholly on huge pages").
 
 use std::mem::{align_of, size_of};
 

@@ -379,7 +379,7 @@ impl Ftl {
     /// unknown), which the `oracle` placement uses. Forced in line: with `#[inline]` the
     /// compiler kept one shared copy for preconditioning and the timed path (24 % of the bench
     /// example's samples); in line, 3 % fewer instructions on the timed preset (`docs/speed.md`
-    /// item 55).
+    /// docs/speed.md, "The PGO build's inlining decisions on the page path, by hand").
     #[inline(always)]
     pub fn write_host_hinted(&mut self, lpn: u32, plane: u32, next_write: u64) -> Result<u32> {
         let stream = self.place.host_stream(lpn, next_write);

@@ -48,9 +48,10 @@ enum Kind {
 #[derive(Debug, Clone)]
 enum SetRule {
     Sample(u32),
-    /// The rule's weight `(benefit, cost)` for each valid count 0..=pages_per_block, computed
-    /// once: the scan then does one multiplication and one division a candidate, the same
-    /// operations on the same values as the rule's [`victim::score`] (speed item 38).
+    /// The rule's weight `(benefit, cost)` for each valid count 0..=pages_per_block, computed once:
+    /// the scan then does one multiplication and one division a candidate, the same operations on
+    /// the same values as the rule's [`victim::score`] (docs/speed.md, "Cost-benefit's scan on a
+    /// table of weights").
     MaxScore(Vec<(f64, f64)>),
 }
 
@@ -180,13 +181,13 @@ impl VictimIndex {
         self.select_if(plane, valid, closed_at, now, rng, u32::MAX)
     }
 
-    /// [`VictimIndex::select`], keeping the victim only if it has at most `max_valid` valid
-    /// pages; otherwise the index is as if it had been taken and inserted again, and `None`.
-    /// For fewest-valid that is no change (its head would be unlinked and linked back), so the
-    /// block is not taken at all, in line: `rlgc-aggressive`'s early trigger refuses at nearly
-    /// every decision (speed item 31). FIFO re-queues a refused block at the back and the sets
-    /// append it, an order their later choices depend on, so [`VictimIndex::take_if`] takes
-    /// and inserts it.
+    /// [`VictimIndex::select`], keeping the victim only if it has at most `max_valid` valid pages;
+    /// otherwise the index is as if it had been taken and inserted again, and `None`. For
+    /// fewest-valid that is no change (its head would be unlinked and linked back), so the block is
+    /// not taken at all, in line: `rlgc-aggressive`'s early trigger refuses at nearly every
+    /// decision (docs/speed.md, "The early trigger's victim not taken to be put back"). FIFO
+    /// re-queues a refused block at the back and the sets append it, an order their later choices
+    /// depend on, so [`VictimIndex::take_if`] takes and inserts it.
     #[inline]
     pub fn select_if(
         &mut self,
@@ -221,11 +222,12 @@ impl VictimIndex {
         Some(b)
     }
 
-    /// Whether [`VictimIndex::select_if`] would refuse on `plane` (return `None`) without
-    /// changing anything: no candidate, or for fewest-valid a least-valid block with more than
-    /// `max_valid` valid pages. `false` when only taking a block can tell (the other rules take
-    /// and re-insert a refused block, which moves it in their order). For an early trigger that
-    /// is refused on most planes at most decisions (speed item 41).
+    /// Whether [`VictimIndex::select_if`] would refuse on `plane` (return `None`) without changing
+    /// anything: no candidate, or for fewest-valid a least-valid block with more than `max_valid`
+    /// valid pages. `false` when only taking a block can tell (the other rules take and re-insert a
+    /// refused block, which moves it in their order). For an early trigger that is refused on most
+    /// planes at most decisions (docs/speed.md, "rlgc-aggressive's refused early victims answered
+    /// in line").
     #[inline]
     pub fn refuses(&mut self, plane: u32, valid: &[u32], max_valid: u32) -> bool {
         if self.counts[plane as usize] == 0 {

@@ -242,7 +242,7 @@ fn precondition(ftl: &mut Ftl, p: &Precondition, seed: u64) -> Result<u64> {
 
 /// One host page write with blocking GC, timing off: the timing-free fast path. Forced in line
 /// into preconditioning's two loops, as the PGO build has it: 7 % fewer instructions there
-/// (`docs/speed.md` item 55).
+/// (docs/speed.md, "The PGO build's inlining decisions on the page path, by hand").
 #[inline(always)]
 fn write_one(ftl: &mut Ftl, lpn: u32, gc_rng: &mut SimRng) -> Result<()> {
     let plane = GcContext {
