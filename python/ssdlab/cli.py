@@ -196,7 +196,7 @@ def run(
     fs_opt: List[str] = typer.Option([], "--fs-opt", help=f"fs benchmarks: another field, KEY=VALUE (repeatable): {', '.join(k for k in FS_SPEC if k not in ('trim', 'stale_fraction', 'arrival'))}."),
     timing: TimingMode = typer.Option(TimingMode.timed, "--timing", help="timed, or none (FTL only: WAF studies)."),
     replay: str = typer.Option("auto", "--replay", help="auto, open (trace timestamps) or closed (fixed queue depth)."),
-    queue_depth: int = typer.Option(registry.defaults()["queue_depth"], "--queue-depth", "-q", help="Closed loop: requests kept outstanding (NVMe-like; experiments keep their papers' own)."),
+    queue_depth: int = typer.Option(registry.defaults()["queue_depth"], "--queue-depth", "-q", help=f"Closed loop: requests kept outstanding (default {registry.defaults()['queue_depth']}, NVMe-like; experiments keep their papers' own)."),
     time_scale: float = typer.Option(1.0, "--time-scale", help="Open loop: multiply inter-arrival times (0.5 = twice as fast)."),
     precondition: bool = typer.Option(True, "--precondition/--no-precondition", help="Fill the device (sequential, then random) before measuring, so GC is in steady state (ssdlab.simulate leaves it off unless asked: the API runs the device as given)."),
     precondition_passes: float = typer.Option(2.0, "--precondition-passes", help="Random overwrite passes of preconditioning after the sequential fill (default 2: steady-state GC)."),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from ssdlab import _core, registry
 from ssdlab.workload import WorkloadSpec
@@ -220,13 +220,14 @@ class ToyRow:
     mcts: dict
 
 
-def table_one(seed: int = 1, draws: Optional[int] = None, jobs: Optional[int] = None) -> list[ToyRow]:
+def table_one(seed: int = 1, draws: Optional[int] = None, jobs: Optional[int] = None,
+              progress: Optional[Callable[[int, int], None]] = None) -> list[ToyRow]:
     """Tables I and II (§IV-A, §IV-B) on ``draws`` draws (seeds ``seed``, ``seed + 1``, …) of each
     toy distribution, run by the core, up to ``jobs`` draws at once on threads (default: the
     core's, one per CPU; no result depends on it)."""
     n = TOY_DEFAULTS["draws"] if draws is None else draws
     return [ToyRow(dist=row["dist"], draw=row["draw"], run=run_from_core(row), mcts=row["mcts"])
-            for row in json.loads(_core.offline_table_one_json(seed, n, jobs))]
+            for row in json.loads(_core.offline_table_one_json(seed, n, jobs, progress=progress))]
 
 
 def trace(path: Union[str, Path], *, format: str = "auto", lba_map: str = "dense", max_requests: Optional[int] = None) -> WorkloadSpec:

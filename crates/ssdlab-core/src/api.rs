@@ -79,6 +79,7 @@ pub fn ttflash_experiment(
     options: SimOptions,
     stacks: &[String],
     jobs: usize,
+    progress: &crate::experiments::parallel::Progress,
 ) -> Result<String> {
     let stacks: Vec<String> = if stacks.is_empty() {
         crate::experiments::ttflash::STACKS
@@ -90,9 +91,10 @@ pub fn ttflash_experiment(
     };
     let g = &device.geometry;
     let (bytes, page) = (g.logical_bytes(), u64::from(g.page_size));
-    let v = crate::experiments::ttflash::compare(&device, &stacks, &options, jobs, || {
-        open_workload(workload, bytes, page, options.seed)
-    })?;
+    let v =
+        crate::experiments::ttflash::compare(&device, &stacks, &options, jobs, progress, || {
+            open_workload(workload, bytes, page, options.seed)
+        })?;
     Ok(v.to_string())
 }
 
@@ -153,8 +155,15 @@ pub fn run_offline_json(
 /// `ssdlab experiment offline --toy`: Tables I and II on `draws` draws of the four toy traces,
 /// as JSON (a list of `{dist, draw, problem, reports, placements, mcts}`); `jobs` draws at once
 /// (0: one per CPU).
-pub fn offline_table_one(seed: u64, draws: u64, jobs: usize) -> Result<String> {
-    to_json(&crate::experiments::offline::table_one(seed, draws, jobs)?)
+pub fn offline_table_one(
+    seed: u64,
+    draws: u64,
+    jobs: usize,
+    progress: &crate::experiments::parallel::Progress,
+) -> Result<String> {
+    to_json(&crate::experiments::offline::table_one(
+        seed, draws, jobs, progress,
+    )?)
 }
 
 /// One method object or an array of them; an unknown name lists the valid ones.
@@ -308,41 +317,61 @@ pub fn slc_agent() -> serde_json::Value {
 
 /// `ssdlab experiment fill`: the drive-review write curve (JSON
 /// [`crate::experiments::fill::FillSetup`] in, [`crate::experiments::fill::FillResult`] out).
-pub fn fill_experiment(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::fill::FillSetup =
+pub fn fill_experiment(
+    setup_json: &str,
+    progress: std::sync::Arc<crate::experiments::parallel::Progress>,
+) -> Result<String> {
+    let mut setup: crate::experiments::fill::FillSetup =
         from_json(setup_json, |e| SsdError::config("experiment fill", e))?;
+    setup.progress = progress;
     to_json(&crate::experiments::fill::run(&setup)?)
 }
 
 /// `ssdlab experiment slc`: the SLC-cache policies by utilisation (JSON
 /// [`crate::experiments::slc::SlcSetup`] in, [`crate::experiments::slc::SlcResult`] out).
-pub fn slc_experiment(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::slc::SlcSetup =
+pub fn slc_experiment(
+    setup_json: &str,
+    progress: std::sync::Arc<crate::experiments::parallel::Progress>,
+) -> Result<String> {
+    let mut setup: crate::experiments::slc::SlcSetup =
         from_json(setup_json, |e| SsdError::config("experiment slc", e))?;
+    setup.progress = progress;
     to_json(&crate::experiments::slc::compare(&setup)?)
 }
 
 /// `ssdlab experiment detect`: train the GC detector, evaluate it on held-out runs, compare
 /// TRIM policies (JSON [`crate::experiments::detect::DetectSetup`] in; the report, the tree and
 /// the train/eval datasets out).
-pub fn detect_experiment(setup_json: &str) -> Result<crate::experiments::detect::DetectOutcome> {
-    let setup: crate::experiments::detect::DetectSetup =
+pub fn detect_experiment(
+    setup_json: &str,
+    progress: std::sync::Arc<crate::experiments::parallel::Progress>,
+) -> Result<crate::experiments::detect::DetectOutcome> {
+    let mut setup: crate::experiments::detect::DetectSetup =
         from_json(setup_json, |e| SsdError::config("experiment detect", e))?;
+    setup.progress = progress;
     crate::experiments::detect::train_and_eval(&setup)
 }
 
 /// `ssdlab experiment slc --tune-ust`: `ust`'s table tuned offline on the stand-ins (JSON
 /// [`crate::experiments::slc::SlcSetup`] in, [`crate::experiments::slc::UstTuning`] out).
-pub fn tune_ust(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::slc::SlcSetup =
+pub fn tune_ust(
+    setup_json: &str,
+    progress: std::sync::Arc<crate::experiments::parallel::Progress>,
+) -> Result<String> {
+    let mut setup: crate::experiments::slc::SlcSetup =
         from_json(setup_json, |e| SsdError::config("experiment slc", e))?;
+    setup.progress = progress;
     to_json(&crate::experiments::slc::tune_ust(&setup)?)
 }
 
 /// `ssdlab experiment rlgc`: every run of the RL-assisted GC comparison (JSON
 /// [`crate::experiments::rlgc::RlgcSetup`] in, [`crate::experiments::rlgc::RlgcComparison`] out).
-pub fn rlgc_experiment(setup_json: &str) -> Result<String> {
-    let setup: crate::experiments::rlgc::RlgcSetup =
+pub fn rlgc_experiment(
+    setup_json: &str,
+    progress: std::sync::Arc<crate::experiments::parallel::Progress>,
+) -> Result<String> {
+    let mut setup: crate::experiments::rlgc::RlgcSetup =
         from_json(setup_json, |e| SsdError::config("experiment rlgc", e))?;
+    setup.progress = progress;
     to_json(&crate::experiments::rlgc::compare(&setup)?)
 }

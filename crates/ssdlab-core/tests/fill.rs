@@ -21,6 +21,7 @@ fn setup(extra: &[&str], request_kib: u32, points: u32) -> FillSetup {
         queue_depth: 8,
         points,
         seed: 1,
+        progress: Default::default(),
     }
 }
 
@@ -116,6 +117,7 @@ fn client_qlc_cache_is_static_plus_dynamic_and_then_qlc_speed() {
         queue_depth: 32,
         points: 200,
         seed: 1,
+        progress: Default::default(),
     })
     .unwrap();
     let block = 256.0 * 16384.0 / 1e9;

@@ -485,7 +485,14 @@ fn run(c: &Case) -> Value {
         let workload = api::parse_workload(&c.workload.to_string())?;
         let options = api::parse_options(&c.options.to_string())?;
         if let Some(stacks) = &c.stacks {
-            let text = api::ttflash_experiment(device, &workload, options, stacks, 0)?;
+            let text = api::ttflash_experiment(
+                device,
+                &workload,
+                options,
+                stacks,
+                0,
+                &Default::default(),
+            )?;
             return Ok(serde_json::from_str(&text).expect("experiment JSON"));
         }
         let mut sim = api::build_simulation(device, &workload, options)?;

@@ -370,8 +370,10 @@ fn write_rate_counts_host_bytes_whatever_the_mapping_unit() {
         let setup = format!(
             r#"{{"device":"yoo-qlc","overrides":["ftl.mapping_unit_bytes={unit}"],"stand_in":"ycsb-a","data_gb":0.2,"utilisations":[0.5],"policies":["none"],"seed":1}}"#
         );
-        let v: serde_json::Value =
-            serde_json::from_str(&ssdlab_core::api::slc_experiment(&setup).unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(
+            &ssdlab_core::api::slc_experiment(&setup, Default::default()).unwrap(),
+        )
+        .unwrap();
         v["utilisations"]["0.5"]["policies"]["none"]["write_mb_s"]
             .as_f64()
             .unwrap()

@@ -1,17 +1,56 @@
 //! The experiments' bindings, one call per comparison with the GIL released: thin wrappers of
 //! `ssdlab_core::api::{ttflash_experiment, rlgc_experiment, fill_experiment, slc_experiment, tune_ust}`.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use pyo3::prelude::*;
 use ssdlab_core::api;
+use ssdlab_core::experiments::parallel::Progress;
 
 use crate::errors::to_py;
+
+/// Run `f` with the GIL released; with a `progress` callable, on a thread of its own while
+/// this one calls `progress(done, total)` (simulations, or a fill's points) every 200 ms and
+/// once at the end. The callback only reads the counters: it never changes a result.
+pub fn with_progress<R: Send>(
+    py: Python<'_>,
+    progress: Option<Bound<'_, PyAny>>,
+    f: impl FnOnce(Arc<Progress>) -> R + Send,
+) -> PyResult<R> {
+    let p = Arc::new(Progress::default());
+    let Some(cb) = progress else {
+        return Ok(py.detach(|| f(p)));
+    };
+    std::thread::scope(|s| {
+        let worker = {
+            let p = Arc::clone(&p);
+            s.spawn(move || f(p))
+        };
+        let mut reported = Ok(());
+        while !worker.is_finished() {
+            py.detach(|| std::thread::sleep(Duration::from_millis(200)));
+            // A callback that raises (Ctrl-C in it) is reported once the experiment ends: its
+            // thread cannot be stopped midway.
+            if reported.is_ok() {
+                reported = cb.call1(p.get()).map(drop);
+            }
+        }
+        let out = worker
+            .join()
+            .map_err(|_| pyo3::exceptions::PyRuntimeError::new_err("the experiment panicked"))?;
+        reported?;
+        cb.call1(p.get())?;
+        Ok(out)
+    })
+}
 
 /// Run the stacks (the experiment's `STACKS` when empty) on a device (preset or TOML text, with
 /// overrides), a workload (JSON) and run options (JSON), up to `jobs` at once (None: the
 /// core's `AUTO_JOBS`, one per CPU; results do not depend on it). Returns the comparison as JSON (`configs.<stack>` with
 /// `latency_us`, `blocked_fraction`, `erases`, …).
 #[pyfunction]
-#[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new(), jobs=None))]
+#[pyo3(signature = (device, origin, overrides, workload_json, options_json, stacks=Vec::new(), jobs=None, progress=None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
 pub fn ttflash_experiment_json(
     py: Python<'_>,
@@ -22,44 +61,65 @@ pub fn ttflash_experiment_json(
     options_json: &str,
     stacks: Vec<String>,
     jobs: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let jobs = jobs.unwrap_or(ssdlab_core::experiments::parallel::AUTO_JOBS);
     let cfg = api::load_device(device, origin, &overrides).map_err(to_py)?;
     let wl = api::parse_workload(workload_json).map_err(to_py)?;
     let opts = api::parse_options(options_json).map_err(to_py)?;
-    py.detach(|| api::ttflash_experiment(cfg, &wl, opts, &stacks, jobs))
-        .map_err(to_py)
+    with_progress(py, progress, |p| {
+        api::ttflash_experiment(cfg, &wl, opts, &stacks, jobs, &p)
+    })?
+    .map_err(to_py)
 }
 
 /// `rlgc_experiment_json`: every run of the RL-assisted GC comparison (Kang et al., TECS 2017)
 /// from a JSON setup (`ssdlab_core::experiments::rlgc::RlgcSetup`), the GIL released.
 #[pyfunction]
-pub fn rlgc_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
-    py.detach(|| api::rlgc_experiment(setup_json))
-        .map_err(to_py)
+#[pyo3(signature = (setup_json, progress=None))]
+pub fn rlgc_experiment_json(
+    py: Python<'_>,
+    setup_json: &str,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    with_progress(py, progress, |p| api::rlgc_experiment(setup_json, p))?.map_err(to_py)
 }
 
 /// `fill_experiment_json`: the drive-review write curve (`ssdlab_core::experiments::fill`) from
 /// a JSON setup, the GIL released. Returns `points` (`{written_gb, mb_s}`), `cache_gb`, ….
 #[pyfunction]
-pub fn fill_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
-    py.detach(|| api::fill_experiment(setup_json))
-        .map_err(to_py)
+#[pyo3(signature = (setup_json, progress=None))]
+pub fn fill_experiment_json(
+    py: Python<'_>,
+    setup_json: &str,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    with_progress(py, progress, |p| api::fill_experiment(setup_json, p))?.map_err(to_py)
 }
 
 /// `slc_experiment_json`: the SLC-cache policies by utilisation (`ssdlab_core::experiments::slc`)
 /// from a JSON setup, the GIL released. Returns `utilisations.<u>.policies.<name>.{write_mb_s,
 /// waf, latency_us, breakdown_us, …}`, `sensitivity`, `pretraining`.
 #[pyfunction]
-pub fn slc_experiment_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
-    py.detach(|| api::slc_experiment(setup_json)).map_err(to_py)
+#[pyo3(signature = (setup_json, progress=None))]
+pub fn slc_experiment_json(
+    py: Python<'_>,
+    setup_json: &str,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    with_progress(py, progress, |p| api::slc_experiment(setup_json, p))?.map_err(to_py)
 }
 
 /// `tune_ust_json`: `ust`'s table tuned offline on the stand-ins, the GIL released. Returns
 /// `table` (rows `{up_to, slc_fraction, theta_kib}`) and every `candidates` measured.
 #[pyfunction]
-pub fn tune_ust_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
-    py.detach(|| api::tune_ust(setup_json)).map_err(to_py)
+#[pyo3(signature = (setup_json, progress=None))]
+pub fn tune_ust_json(
+    py: Python<'_>,
+    setup_json: &str,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    with_progress(py, progress, |p| api::tune_ust(setup_json, p))?.map_err(to_py)
 }
 
 /// `detect_experiment`: the GC-detection experiment (`ssdlab_core::experiments::detect`) from a
@@ -67,9 +127,11 @@ pub fn tune_ust_json(py: Python<'_>, setup_json: &str) -> PyResult<String> {
 /// labels, the tree's eval predictions) — numpy arrays for the scikit-learn comparison.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
+#[pyo3(signature = (setup_json, progress=None))]
 pub fn detect_experiment<'py>(
     py: Python<'py>,
     setup_json: &str,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(
     String,
     Bound<'py, numpy::PyArray2<f64>>,
@@ -79,9 +141,8 @@ pub fn detect_experiment<'py>(
     Bound<'py, numpy::PyArray1<u32>>,
 )> {
     use numpy::IntoPyArray;
-    let out = py
-        .detach(|| api::detect_experiment(setup_json))
-        .map_err(to_py)?;
+    let out =
+        with_progress(py, progress, |p| api::detect_experiment(setup_json, p))?.map_err(to_py)?;
     let report = api::to_json(&out.report).map_err(to_py)?;
     let matrix = |rows: &[Vec<f64>]| -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
         let cols = out.report.feature_names.len();

@@ -35,14 +35,17 @@ pub fn run_offline_json(
 /// (`api::offline_table_one`), `jobs` draws at once (None: the core's `AUTO_JOBS`, one per
 /// CPU).
 #[pyfunction]
-#[pyo3(signature = (seed, draws, jobs=None))]
+#[pyo3(signature = (seed, draws, jobs=None, progress=None))]
 pub fn offline_table_one_json(
     py: Python<'_>,
     seed: u64,
     draws: u64,
     jobs: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let jobs = jobs.unwrap_or(ssdlab_core::experiments::parallel::AUTO_JOBS);
-    py.detach(|| api::offline_table_one(seed, draws, jobs))
-        .map_err(to_py)
+    crate::experiments::with_progress(py, progress, |p| {
+        api::offline_table_one(seed, draws, jobs, &p)
+    })?
+    .map_err(to_py)
 }

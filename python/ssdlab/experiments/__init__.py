@@ -13,19 +13,28 @@ experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce a paper's com
 @experiment_app.callback()
 def _running(ctx: typer.Context) -> None:
     """Reproduce a paper's comparison."""
-    # On a terminal, a spinner with the elapsed time while the core runs the experiment's
-    # simulations (they report no per-run progress yet); its output prints above it.
+    # On a terminal, a bar of the experiment's simulations done (the core counts them; a stage
+    # adds its own when it starts) with the time elapsed and an estimate of the time left; its
+    # output prints above it. Experiments that report nothing keep it a spinner.
     from ssdlab.cli_common import err_console
+    from ssdlab.experiments.output import PROGRESS_KEY
 
     if not sys.stderr.isatty() or ctx.resilient_parsing:
         return
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
 
-    bar = Progress(SpinnerColumn(), TextColumn(f"experiment {ctx.invoked_subcommand}"), TimeElapsedColumn(),
+    bar = Progress(SpinnerColumn(), TextColumn(f"experiment {ctx.invoked_subcommand}"), BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                    console=err_console, transient=True)
-    bar.add_task("run", total=None)
+    task = bar.add_task("run", total=None)
     bar.start()
     ctx.call_on_close(bar.stop)
+
+    def advance(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total or None)
+
+    ctx.meta[PROGRESS_KEY] = advance
 
 from ssdlab.experiments import offline as _offline  # noqa: E402,F401  (registers "offline")
 from ssdlab.experiments import ttflash as _ttflash  # noqa: E402,F401  (registers "ttflash")

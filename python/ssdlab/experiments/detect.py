@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 from rich.table import Table
@@ -25,6 +25,7 @@ from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail, jobs_option, warn
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments import output
 from ssdlab.experiments.output import finish, report_option
 
 if TYPE_CHECKING:
@@ -121,10 +122,11 @@ def sklearn_comparison(train_x: np.ndarray, train_y: np.ndarray, eval_x: np.ndar
             "sklearn_leaves": int(clf.get_n_leaves())}
 
 
-def run(**kw: Any) -> dict[str, Any]:
-    """The experiment, by the core, plus the scikit-learn comparison (see :func:`setup`)."""
+def run(progress: Optional[Callable[[int, int], None]] = None, **kw: Any) -> dict[str, Any]:
+    """The experiment, by the core, plus the scikit-learn comparison (see :func:`setup`);
+    ``progress(done, total)`` is called as its simulations finish."""
     s = setup(**kw)
-    report, tx, ty, ex, ey, pred = _core.detect_experiment(core_json(s, "experiment detect"))
+    report, tx, ty, ex, ey, pred = _core.detect_experiment(core_json(s, "experiment detect"), progress=progress)
     r = json.loads(report)
     sk = sklearn_comparison(tx, ty, ex, ey, pred, seed=s.get("seed", 1))
     r["sklearn_agreement"] = sk["sklearn_agreement"] if sk else None
@@ -220,7 +222,7 @@ def experiment_detect(
     check_name("--label", label, "GC label")
     check_name("--manage-workload", manage_workload, "fs personality")
     try:
-        r = run(device=device, overrides=set_, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds,
+        r = run(progress=output.progress(), device=device, overrides=set_, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds,
                 manage=manage, manage_seconds=manage_seconds, fstrim_period_s=fstrim_period, floor_mb_s=floor,
                 manage_workload=manage_workload, stale_fraction=stale_fraction, label=label,
                 label_threshold=label_threshold, features=features, jobs=jobs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.table import Table
@@ -17,17 +17,18 @@ from ssdlab import _core
 from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments import output
 from ssdlab.experiments.output import finish, report_option
 
 
 def run(device: str, overrides: list[str], slc: Optional[str] = None, request_kib: int = 128, queue_depth: int = 32,
-        points: int = 100, seed: int = 0) -> dict[str, Any]:
+        points: int = 100, seed: int = 0, progress: Optional[Callable[[int, int], None]] = None) -> dict[str, Any]:
     """The curve, by the core. ``slc`` sets ``cache.slc`` (an SLC-cache policy name)."""
     text = Path(device).read_text() if Path(device).is_file() else device
     sets = list(overrides) + (["ftl.kind=hybrid", f"cache.slc={slc}"] if slc else [])
     setup = {"device": text, "origin": device, "overrides": sets, "request_kib": request_kib,
              "queue_depth": queue_depth, "points": points, "seed": seed}
-    return json.loads(_core.fill_experiment_json(core_json(setup, "experiment fill")))
+    return json.loads(_core.fill_experiment_json(core_json(setup, "experiment fill"), progress=progress))
 
 
 def report_tables(r: dict[str, Any]) -> list[Table]:
@@ -76,7 +77,8 @@ def experiment_fill(
 ) -> None:
     """The drive-review write curve: throughput against data written over one full sequential fill."""
     try:
-        r = run(device, set_, slc=slc, request_kib=request_kib, queue_depth=queue_depth, points=points, seed=seed)
+        r = run(device, set_, slc=slc, request_kib=request_kib, queue_depth=queue_depth, points=points, seed=seed,
+                progress=output.progress())
     except SsdlabError as e:  # bad input: one line, no traceback
         fail(str(e))
     printed = report_tables(r)

@@ -18,6 +18,7 @@ from ssdlab.cli_common import console, err_console, jobs_option
 from ssdlab.cli_offline import WORKLOAD_HELP, problem_line, workload_of
 from ssdlab.errors import SsdlabError
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments import output
 from ssdlab.experiments.output import finish, report_option
 
 ONLINE = ("greedy", "fifo", "cost-benefit", "d-choices")
@@ -61,7 +62,7 @@ def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report
               jobs: Optional[int] = None) -> None:
     """Tables I and II: exhaustive (bounded DFS) vs pruned DFS vs Greedy, and MCTS vs pruned DFS, on
     several draws of each toy trace."""
-    rows = offline.table_one(seed, draws, jobs)
+    rows = offline.table_one(seed, draws, jobs, progress=output.progress())
     psi = offline.TOY_DEFAULTS["psi"]
     t = Table(title=f"Table I: exhaustive vs pruned (psi={psi}) vs greedy (8 blocks x 4 pages, 46 writes)",
               title_justify="left")

@@ -5,11 +5,24 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from ssdlab import _core
 from ssdlab.cli_common import console, fail, write_json
 from ssdlab.cli_report import report_option  # noqa: F401  (re-exported: each experiment's option)
+
+
+#: Where an experiment's command finds its progress bar (click's context ``meta``: per
+#: invocation, set by ``ssdlab experiment``'s callback on a terminal).
+PROGRESS_KEY = "ssdlab.experiment.progress"
+
+
+def progress() -> Optional[Callable[[int, int], None]]:
+    """The running command's progress callback ``(done, total)``, if it shows a bar."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(PROGRESS_KEY) if ctx is not None else None
 
 
 def command_line() -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from statistics import mean, pstdev
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.table import Table
@@ -16,6 +16,7 @@ from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments import output
 from ssdlab.experiments.output import finish, report_option
 from ssdlab.workload import preset, preset_names, trace
 
@@ -27,7 +28,8 @@ BASELINE = registry.defaults()["rlgc_baseline"]
 
 def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat: int, passes: float,
             schedulers: list[str], sensitivity: bool, series: bool, time_scale: float = 1.0,
-            from_empty: bool = False, references: bool = True, jobs: Optional[int] = None) -> dict[str, Any]:
+            from_empty: bool = False, references: bool = True, jobs: Optional[int] = None,
+            progress: Optional[Callable[[int, int], None]] = None) -> dict[str, Any]:
     """Every run of the comparison, by the core (``experiments::rlgc``): ``schedulers`` (name →
     runs, in order), ``references`` (label → runs: ``nogc``, ``blocking@t_igc``) and
     ``sensitivity`` (label → (overrides, run)). Up to ``jobs`` runs at once on threads (default:
@@ -38,7 +40,7 @@ def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat
              "sensitivity": sensitivity, "series": series, "from_empty": from_empty, "references": references}
     if jobs is not None:  # else the core's default
         setup["jobs"] = jobs
-    out = json.loads(_core.rlgc_experiment_json(core_json(setup, "experiment rlgc")))
+    out = json.loads(_core.rlgc_experiment_json(core_json(setup, "experiment rlgc"), progress=progress))
     return {"schedulers": {s["scheduler"]: s["runs"] for s in out["schedulers"]},
             "references": {r["label"]: r["runs"] for r in out["references"]},
             "sensitivity": {r["label"]: (r["overrides"], r["run"]) for r in out["sensitivity"]}}
@@ -133,7 +135,7 @@ def experiment_rlgc(
         fail(f"--workload {workload}: expected one of {', '.join(preset_names())} (or --trace)")
     try:
         everything = run_all(device, list(set_), wl, seed, repeat, passes, chosen, sensitivity, series_path is not None,
-                             time_scale, from_empty, references, jobs)
+                             time_scale, from_empty, references, jobs, progress=output.progress())
     except SsdlabError as e:
         fail(str(e))
     refs = everything["references"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.table import Table
@@ -23,6 +23,7 @@ from ssdlab import _core
 from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments import output
 from ssdlab.experiments.output import finish, report_option
 from ssdlab.workload import trace as trace_spec
 
@@ -52,15 +53,19 @@ def setup(device: str, overrides: list[str], *, workload: Optional[str] = None, 
     return s
 
 
-def run(device: str, overrides: list[str], **kw: Any) -> dict[str, Any]:
+def run(device: str, overrides: list[str], progress: Optional[Callable[[int, int], None]] = None,
+        **kw: Any) -> dict[str, Any]:
     """The comparison, by the core (see :func:`setup` for the keywords)."""
-    return json.loads(_core.slc_experiment_json(core_json(setup(device, overrides, **kw), "experiment slc")))
+    return json.loads(_core.slc_experiment_json(core_json(setup(device, overrides, **kw), "experiment slc"),
+                                                progress=progress))
 
 
-def tune_ust(device: str, overrides: list[str], **kw: Any) -> dict[str, Any]:
+def tune_ust(device: str, overrides: list[str], progress: Optional[Callable[[int, int], None]] = None,
+             **kw: Any) -> dict[str, Any]:
     """``ust``'s table tuned offline on both stand-ins: ``table`` and every ``candidates`` run."""
     kw.setdefault("workload", "pc")
-    return json.loads(_core.tune_ust_json(core_json(setup(device, overrides, **kw), "experiment slc")))
+    return json.loads(_core.tune_ust_json(core_json(setup(device, overrides, **kw), "experiment slc"),
+                                          progress=progress))
 
 
 def report_tables(r: dict[str, Any]) -> list[Table]:
@@ -132,7 +137,7 @@ def experiment_slc(
     kw: dict[str, Any] = dict(data_gb=data_gb, utilisations=utilisation or None, queue_depth=queue_depth, seed=seed, jobs=jobs)
     try:
         if tune:
-            r = tune_ust(device, set_, **kw)
+            r = tune_ust(device, set_, progress=output.progress(), **kw)
             t = Table(title="ust table tuned on the pc and ycsb-a stand-ins", title_justify="left")
             for c in ("up to", "SLC fraction of free space", "θ KiB"):
                 t.add_column(c, justify="right")
@@ -141,7 +146,7 @@ def experiment_slc(
             console.print(t)
             finish("slc-tune", r, json_path, report_path, [t])
             return
-        r = run(device, set_, workload=None if trace else (workload or "pc"), trace=str(trace) if trace else None,
+        r = run(device, set_, progress=output.progress(), workload=None if trace else (workload or "pc"), trace=str(trace) if trace else None,
                 policies=policy or None, sensitivity=sensitivity, pretrain=pretrain, **kw)
     except SsdlabError as e:  # bad input: one line, no traceback
         fail(str(e))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.console import Console
@@ -19,6 +19,7 @@ from ssdlab import _core, registry
 from ssdlab.cli_common import fail, jobs_option
 from ssdlab.errors import SsdlabError, WorkloadError, core_json
 from ssdlab.experiments import experiment_app
+from ssdlab.experiments import output
 from ssdlab.experiments.output import finish, report_option
 from ssdlab.simulate import build_options
 from ssdlab.workload import synthetic, trace
@@ -60,6 +61,7 @@ def run(
     precondition_fill: float = 1.0,
     stacks: Optional[List[str]] = None,
     jobs: Optional[int] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> dict[str, Any]:
     """Run the stacks, up to ``jobs`` at once on threads (default: the core's, one per CPU; no
     result depends on it); returns the parsed JSON (``configs.<stack>`` …). Preconditioning
@@ -69,7 +71,8 @@ def run(
     pre = ({"sequential": True, "random_passes": precondition_passes, "fill_fraction": precondition_fill}
            if precondition_passes >= 0 else False)
     opts = build_options(workload, seed=seed, replay="open", time_scale=time_scale, precondition=pre)
-    out = _core.ttflash_experiment_json(text, device, list(overrides or []), core_json(workload, "workload", WorkloadError), core_json(opts, "options"), list(stacks or STACKS), jobs)
+    out = _core.ttflash_experiment_json(text, device, list(overrides or []), core_json(workload, "workload", WorkloadError), core_json(opts, "options"), list(stacks or STACKS), jobs,
+                                       progress=progress)
     res = json.loads(out)
     res["workload"] = workload
     res["time_scale"] = time_scale
@@ -216,7 +219,8 @@ def ttflash_cmd(
         wl = named_workload(workload, max_requests)
     try:
         res = run(device, wl, overrides=set_, time_scale=time_scale, seed=seed, precondition_passes=precondition_passes,
-                  precondition_fill=precondition_fill, stacks=stacks or None, jobs=jobs)
+                  precondition_fill=precondition_fill, stacks=stacks or None, jobs=jobs,
+                  progress=output.progress())
     except SsdlabError as e:  # bad input: one line, no traceback (anything else is a bug and should show)
         fail(str(e))
     print_tables(res, console)

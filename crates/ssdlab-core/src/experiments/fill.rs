@@ -36,6 +36,9 @@ pub struct FillSetup {
     pub points: u32,
     #[serde(default)]
     pub seed: u64,
+    /// How far the run has got (the front end's progress bar; not part of the JSON).
+    #[serde(skip)]
+    pub progress: std::sync::Arc<crate::experiments::parallel::Progress>,
 }
 
 fn default_request_kib() -> u32 {
@@ -117,6 +120,8 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
     // Closed loop: a request is issued when one of the queue's completes.
     let mut inflight: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
     let per_point = n.div_ceil(u64::from(setup.points));
+    // The bar counts the curve's points (a point is a slice of the fill).
+    setup.progress.add(n.div_ceil(per_point.max(1)));
     let (mut points, mut last_t, mut last_lpn, mut prev_issue) = (Vec::new(), 0u64, 0u64, 0u64);
     let mut latest = 0u64;
     let mut lpn = 0u64;
@@ -136,6 +141,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         if lpn - last_lpn >= per_point || lpn == n {
             let bytes = (lpn - last_lpn) * unit;
             let dt = latest.saturating_sub(last_t).max(1);
+            setup.progress.one_done();
             points.push(FillPoint {
                 written_gb: (lpn * unit) as f64 / 1e9,
                 mb_s: bytes as f64 / dt as f64 * 1e3,

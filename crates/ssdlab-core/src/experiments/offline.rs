@@ -149,7 +149,12 @@ pub fn compare(
 /// against the pruned DFS ([`MctsMatch`]). The draws are independent (each MCTS match runs on one
 /// worker): up to `jobs` at once on threads ([`super::parallel`]; 0: one per CPU), which
 /// changes no result.
-pub fn table_one(seed: u64, draws: u64, jobs: usize) -> Result<Vec<TableOneRow>> {
+pub fn table_one(
+    seed: u64,
+    draws: u64,
+    jobs: usize,
+    progress: &super::parallel::Progress,
+) -> Result<Vec<TableOneRow>> {
     if draws == 0 {
         return Err(SsdError::config("draws", "must be at least 1"));
     }
@@ -170,7 +175,7 @@ pub fn table_one(seed: u64, draws: u64, jobs: usize) -> Result<Vec<TableOneRow>>
         .collect();
     // Toy problems are a few KiB: only the CPUs and the items bound the jobs.
     let jobs = super::parallel::jobs_for(jobs, items.len(), &[], &Default::default());
-    super::parallel::map(&items, jobs, |&(dist, draw)| {
+    super::parallel::map(&items, jobs, progress, |&(dist, draw)| {
         let workload = OfflineWorkload::Toy(ToySpec {
             dist,
             writes: crate::offline::TOY_WRITES,

@@ -3,7 +3,7 @@
 //! nothing in any result — only the wall-clock time. Results come back in the configurations'
 //! order, and an error is the one a sequential run would have stopped at.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::config::DeviceConfig;
@@ -59,14 +59,52 @@ fn jobs_within(
     jobs
 }
 
-/// `f` applied to every item, on up to `jobs` threads, the results in item order. Items are
-/// taken in order, so when item k fails every item before it has been run: the error returned
-/// is the first in item order, as a sequential run's. No item after a failure is started.
+/// How far an experiment has got, for a progress bar: the simulations done, of those known so
+/// far (each stage of an experiment adds its own when it starts, so the total can grow). Read
+/// from another thread while the experiment runs (the bindings' progress callback); it never
+/// changes a result.
+#[derive(Debug, Default)]
+pub struct Progress {
+    done: AtomicU64,
+    total: AtomicU64,
+}
+
+impl Progress {
+    /// `n` more simulations to come.
+    pub fn add(&self, n: u64) {
+        self.total.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// One of them done.
+    pub fn one_done(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (done, total) now.
+    pub fn get(&self) -> (u64, u64) {
+        (
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// `f` applied to every item, on up to `jobs` threads, the results in item order; `progress`
+/// counts the items (added when the map starts, done as each finishes). Items are taken in
+/// order, so when item k fails every item before it has been run: the error returned is the
+/// first in item order, as a sequential run's. No item after a failure is started.
 pub fn map<T: Sync, R: Send>(
     items: &[T],
     jobs: usize,
+    progress: &Progress,
     f: impl Fn(&T) -> Result<R> + Sync,
 ) -> Result<Vec<R>> {
+    progress.add(items.len() as u64);
+    let f = |item: &T| {
+        let r = f(item);
+        progress.one_done();
+        r
+    };
     if jobs <= 1 || items.len() <= 1 {
         return items.iter().map(f).collect();
     }
@@ -110,9 +148,13 @@ mod tests {
             std::hint::black_box(h);
             Ok(x * 1000)
         };
-        let one = map(&items, 1, f).unwrap();
+        let one = map(&items, 1, &Progress::default(), f).unwrap();
         for jobs in [2, 3, 8, 64] {
-            assert_eq!(map(&items, jobs, f).unwrap(), one, "jobs {jobs}");
+            assert_eq!(
+                map(&items, jobs, &Progress::default(), f).unwrap(),
+                one,
+                "jobs {jobs}"
+            );
         }
         assert_eq!(one[7], 7000);
     }
@@ -128,7 +170,9 @@ mod tests {
             }
         };
         for jobs in [1, 2, 4] {
-            let e = map(&items, jobs, f).unwrap_err().to_string();
+            let e = map(&items, jobs, &Progress::default(), f)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("item 9"), "jobs {jobs}: {e}");
         }
     }

@@ -94,6 +94,9 @@ pub struct RlgcSetup {
     /// depends on it.
     #[serde(default)]
     pub jobs: usize,
+    /// How far the run has got (the front end's progress bar; not part of the JSON).
+    #[serde(skip)]
+    pub progress: std::sync::Arc<crate::experiments::parallel::Progress>,
 }
 
 fn yes() -> bool {
@@ -315,7 +318,7 @@ pub fn compare(setup: &RlgcSetup) -> Result<RlgcComparison> {
         &SimOptions::default(),
     );
     let seed = |i: u32| setup.seed + u64::from(i);
-    let mut done = super::parallel::map(&tasks, jobs, |t| match *t {
+    let mut done = super::parallel::map(&tasks, jobs, &setup.progress, |t| match *t {
         Task::Scheduler(s, i) => setup.run_one(s, &[], seed(i), setup.series && i == 0),
         Task::Reference(k, i) => setup.run_with(REFERENCES[k].1, &refs[k], seed(i), false),
         Task::Sensitivity(k) => {

@@ -115,6 +115,8 @@ pub struct SlcSetup {
     /// depends on it.
     #[serde(default)]
     pub jobs: usize,
+    #[serde(skip)] // how far the run has got (the front end's progress bar)
+    pub progress: std::sync::Arc<crate::experiments::parallel::Progress>,
 }
 
 fn default_data_gb() -> f64 {
@@ -445,7 +447,8 @@ pub fn compare(setup: &SlcSetup) -> Result<SlcResult> {
     if setup.pretrain {
         tasks.extend([Task::Trained(other), Task::Untrained]);
     }
-    let done = super::parallel::map(&tasks, jobs(setup, tasks.len())?, |t| match *t {
+    let (n, progress) = (jobs(setup, tasks.len())?, &setup.progress);
+    let done = super::parallel::map(&tasks, n, progress, |t| match *t {
         Task::Grid(p, u) => setup.run_one(p, u, &[], None, None),
         Task::Sensitivity(k) => setup.run_one(SlcPolicyKind::Rl, mid, SENSITIVITY[k].1, None, None),
         Task::Trained(s) => setup.run_one(SlcPolicyKind::Rl, mid, &[], None, Some(s)),
@@ -542,7 +545,8 @@ pub fn tune_ust(setup: &SlcSetup) -> Result<UstTuning> {
             }
         }
     }
-    let mb_s = super::parallel::map(&tasks, jobs(setup, tasks.len())?, |&(u, f, theta, s)| {
+    let (n, progress) = (jobs(setup, tasks.len())?, &setup.progress);
+    let mb_s = super::parallel::map(&tasks, n, progress, |&(u, f, theta, s)| {
         // `ust` with one row is `static` at a size relative to the free space (a block count
         // would be refused at low utilisation: `static` is validated against the worst case,
         // every logical page in QLC).

@@ -139,6 +139,7 @@ pub fn compare(
     stacks: &[String],
     opts: &SimOptions,
     jobs: usize,
+    progress: &super::parallel::Progress,
     open: impl Fn() -> Result<Box<dyn RequestSource>> + Sync,
 ) -> Result<serde_json::Value> {
     let devices = stacks
@@ -147,7 +148,7 @@ pub fn compare(
         .collect::<Result<Vec<_>>>()?;
     let jobs = super::parallel::jobs_for(jobs, stacks.len(), &devices, opts);
     let items: Vec<(&String, &DeviceConfig)> = stacks.iter().zip(&devices).collect();
-    let runs = super::parallel::map(&items, jobs, |&(stack, cfg)| {
+    let runs = super::parallel::map(&items, jobs, progress, |&(stack, cfg)| {
         run_device(cfg.clone(), stack, opts.clone(), open()?)
     })?;
     let erases_of = |name: &str| {

@@ -182,8 +182,9 @@ pub fn manage(
     jobs: usize,
 ) -> Result<ManageReport> {
     m.validate()?;
-    let mut runs =
-        crate::experiments::parallel::map(&m.modes, jobs, |&mode| run_mode(m, mode, setup, tree))?;
+    let mut runs = crate::experiments::parallel::map(&m.modes, jobs, &setup.progress, |&mode| {
+        run_mode(m, mode, setup, tree)
+    })?;
     let floor = match m.floor_mb_s {
         Some(f) => f,
         None => {

@@ -296,7 +296,8 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
         Ok((rows, x, y))
     };
     let training: &[DetectRun] = if given.is_none() { &setup.train } else { &[] };
-    let trained = crate::experiments::parallel::map(training, jobs(training.len()), sim)?;
+    let trained =
+        crate::experiments::parallel::map(training, jobs(training.len()), &setup.progress, sim)?;
     let mut train_runs = Vec::new();
     for (run, (rows, x, y)) in training.iter().zip(trained) {
         train_runs.push(summary(&run.name, &rows, &y));
@@ -316,7 +317,12 @@ pub fn train_and_eval(setup: &DetectSetup) -> Result<DetectOutcome> {
     let mut eval_runs = Vec::new();
     let (mut same, mut other) = (None::<Confusion>, None::<Confusion>);
     let (mut same_full, mut other_full) = (None::<Confusion>, None::<Confusion>);
-    let held_out = crate::experiments::parallel::map(&setup.eval, jobs(setup.eval.len()), sim)?;
+    let held_out = crate::experiments::parallel::map(
+        &setup.eval,
+        jobs(setup.eval.len()),
+        &setup.progress,
+        sim,
+    )?;
     for (run, (rows, x, y)) in setup.eval.iter().zip(held_out) {
         let p = tree.predict_rows(&x)?;
         let c = Confusion::of(&p, &y);

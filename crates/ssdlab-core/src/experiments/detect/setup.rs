@@ -88,6 +88,9 @@ pub struct DetectSetup {
     /// depends on it.
     #[serde(default)]
     pub jobs: usize,
+    /// How far the run has got (the front end's progress bar; not part of the JSON).
+    #[serde(skip)]
+    pub progress: std::sync::Arc<crate::experiments::parallel::Progress>,
 }
 
 fn default_qd() -> u32 {
