@@ -32,6 +32,11 @@ def names(name: str) -> tuple[str, ...]:
     return tuple(m["name"] for m in family(name)["members"])
 
 
+def former(name: str) -> dict[str, str]:
+    """A family's former names still read: old name → the member's name now."""
+    return dict(family(name).get("former", []))
+
+
 def default(name: str) -> str:
     """The member a family uses when none is named (empty when there is none)."""
     return family(name)["default"]

@@ -60,6 +60,16 @@ where
             T::FAMILY
         );
     }
+    // A former name reads as the member it names now, and is no member's name.
+    for &(old, new) in T::FORMER {
+        assert!(T::iter().all(|m| m.name() != old), "{}: '{old}'", T::FAMILY);
+        assert_eq!(
+            T::parse_name(old).map(|m| m.name()),
+            Ok(new),
+            "{}",
+            T::FAMILY
+        );
+    }
 }
 
 #[test]

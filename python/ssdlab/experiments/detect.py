@@ -76,15 +76,13 @@ def check_device(device: Optional[str]) -> None:
         fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
 
 
-#: Detector feature sets' former names, still read (with a warning): old → current.
-RENAMED_FEATURES = {"seed": "paper"}
-
-
 def feature_set(option: str, value: str) -> str:
-    """``option``'s feature set, its current name (a former one is read with a warning)."""
-    if value in RENAMED_FEATURES:
-        warn(f"{option} {value}: now named {RENAMED_FEATURES[value]}")
-        value = RENAMED_FEATURES[value]
+    """``option``'s feature set, its current name (a former one, the core's, is read with a
+    warning)."""
+    renamed = registry.former("detector feature set")
+    if value in renamed:
+        warn(f"{option} {value}: now named {renamed[value]}")
+        value = renamed[value]
     check_name(option, value, "detector feature set")
     return value
 

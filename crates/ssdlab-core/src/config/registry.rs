@@ -32,6 +32,9 @@ pub struct Family {
     /// The member used when none is named (empty when there is none).
     pub default: String,
     pub members: Vec<Member>,
+    /// Former names still read, each with its member's name now (front ends warn on them).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub former: &'static [(&'static str, &'static str)],
 }
 
 /// A family enum. `Into<&'static str>` is the variant's kebab-case name (`strum::IntoStaticStr`),
@@ -44,6 +47,8 @@ where
     const FAMILY: &'static str;
     /// Where a member is named, e.g. `gc.victim`.
     const KEY: &'static str;
+    /// Members' former names, still read: (old, current).
+    const FORMER: &'static [(&'static str, &'static str)] = &[];
 
     /// The member's name.
     fn name(&self) -> &'static str {
@@ -68,9 +73,14 @@ where
             .join(", ")
     }
 
-    /// The member named `s` (parameter-free families), or an error listing the valid names.
+    /// The member named `s` (parameter-free families; a former name too), or an error listing
+    /// the valid names.
     fn parse_name(s: &str) -> Result<Self, String> {
         let s = s.trim();
+        let s = Self::FORMER
+            .iter()
+            .find(|(old, _)| *old == s)
+            .map_or(s, |&(_, new)| new);
         Self::iter().find(|m| m.name() == s).ok_or_else(|| {
             format!(
                 "unknown {} '{s}'; expected one of: {}",
@@ -92,6 +102,7 @@ where
                     summary: first_paragraph(m.get_documentation().unwrap_or("")),
                 })
                 .collect(),
+            former: Self::FORMER,
         }
     }
 }
@@ -116,10 +127,11 @@ macro_rules! impl_registry {
             const KEY: &'static str = $key;
         }
     };
-    ($ty:ty, $family:literal, $key:literal, default) => {
+    ($ty:ty, $family:literal, $key:literal, default $(, former = $former:expr)?) => {
         impl $crate::config::Registry for $ty {
             const FAMILY: &'static str = $family;
             const KEY: &'static str = $key;
+            $(const FORMER: &'static [(&'static str, &'static str)] = $former;)?
             fn default_member() -> Option<Self> {
                 Some(<$ty as Default>::default())
             }
@@ -134,7 +146,7 @@ macro_rules! impl_try_from_name {
     ($ty:ty) => {
         impl TryFrom<String> for $ty {
             type Error = String;
-            fn try_from(s: String) -> Result<Self, String> {
+            fn try_from(s: String) -> ::std::result::Result<Self, String> {
                 <$ty as $crate::config::Registry>::parse_name(&s)
             }
         }

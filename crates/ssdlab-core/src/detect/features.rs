@@ -81,13 +81,11 @@ pub const CV_PREFIX: &str = "cv_";
     strum::IntoStaticStr,
     strum::EnumMessage,
 )]
-#[serde(rename_all = "kebab-case")]
+#[serde(try_from = "String", into = "&'static str")]
 #[strum(serialize_all = "kebab-case")]
 pub enum FeatureSet {
-    /// The paper's 23 (§III.A): the kept 1 s columns and their standard deviations (`seed`,
-    /// this set's name before 2026-12-02, is still read).
+    /// The paper's 23 (§III.A): the kept 1 s columns and their standard deviations.
     #[default]
-    #[serde(alias = "seed")]
     Paper,
     /// An extension, not the paper's: the 12 coefficients of variation (std / mean over the
     /// window; 0 when the mean is 0) of the same columns. `svctm` and the other per-request
@@ -97,12 +95,15 @@ pub enum FeatureSet {
     ScaleFree,
 }
 
+// `seed`: the paper's set before 2026-12-02 (docs/decisions/interface.md).
 crate::config::impl_registry!(
     FeatureSet,
     "detector feature set",
     "detect.features",
-    default
+    default,
+    former = &[("seed", "paper")]
 );
+crate::config::impl_try_from_name!(FeatureSet);
 
 impl FeatureSet {
     /// The attribute names of this set, in the order rows give them.
