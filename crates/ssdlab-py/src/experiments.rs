@@ -1,6 +1,7 @@
 //! The experiments' bindings, one call per comparison with the GIL released: thin wrappers of
 //! `ssdlab_core::api::{ttflash_experiment, rlgc_experiment, fill_experiment, slc_experiment, tune_ust}`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,7 +13,8 @@ use crate::errors::to_py;
 
 /// Run `f` with the GIL released; with a `progress` callable, on a thread of its own while
 /// this one calls `progress(done, total)` (simulations, or a fill's points) every 200 ms and
-/// once at the end. The callback only reads the counters: it never changes a result.
+/// once at the end, woken when `f` returns (no wait for the rest of a period). The callback
+/// only reads the counters: it never changes a result.
 pub fn with_progress<R: Send>(
     py: Python<'_>,
     progress: Option<Bound<'_, PyAny>>,
@@ -22,14 +24,22 @@ pub fn with_progress<R: Send>(
     let Some(cb) = progress else {
         return Ok(py.detach(|| f(p)));
     };
+    let (waiter, ended) = (std::thread::current(), AtomicBool::new(false));
     std::thread::scope(|s| {
         let worker = {
-            let p = Arc::clone(&p);
-            s.spawn(move || f(p))
+            let (p, ended) = (Arc::clone(&p), &ended);
+            s.spawn(move || {
+                let out = f(p);
+                // Set before the wake-up: a wait that starts after it returns at once.
+                ended.store(true, Ordering::Release);
+                waiter.unpark();
+                out
+            })
         };
         let mut reported = Ok(());
-        while !worker.is_finished() {
-            py.detach(|| std::thread::sleep(Duration::from_millis(200)));
+        // `is_finished` too: a worker that panicked never sets `ended`.
+        while !ended.load(Ordering::Acquire) && !worker.is_finished() {
+            py.detach(|| std::thread::park_timeout(Duration::from_millis(200)));
             // A callback that raises (Ctrl-C in it) is reported once the experiment ends: its
             // thread cannot be stopped midway.
             if reported.is_ok() {

@@ -54,20 +54,10 @@ def draw(src: Source, op=None):
 def _draw_sweep(src: Source, ms: list[tuple[str, str]], x_axis: str, line_axis: str):
     """One panel per metric (2 × 2), one line per value of the other axis; the sizes evenly
     spaced (a size sweep doubles, and usually starts at 0: no cache)."""
-    xs = sorted({g.keys[x_axis] for g in src.groups})
-    pos = {x: i for i, x in enumerate(xs)}
-    by_line: dict = {}
-    for g in src.groups:
-        by_line.setdefault(g.keys.get(line_axis), []).append(g)
-    cols = colours(len(by_line))
+    cols = colours(common.line_count(src, line_axis))
     fig, axes = figure(WIDE_IN, 4.2, 2, 2)
     for ax, (k, label) in zip(axes, ms):
-        for (name, gs), c in zip(by_line.items(), cols):
-            gs = sorted(common.with_scalar(gs, k), key=lambda g: g.keys[x_axis])
-            ax.plot([pos[g.keys[x_axis]] for g in gs], [g.scalars[k] for g in gs], marker="o", ms=3,
-                    color=c, label=_line_label(name))
-        ax.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
-        ax.set_xlabel(common.short(x_axis))
+        common.draw_lines(ax, src, x_axis, line_axis, k, cols, evenly=True, label=_line_label)
         ax.set_ylabel(label)
         if k == "latency_us.write.p99":
             ax.set_yscale("log")

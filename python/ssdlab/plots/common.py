@@ -1,7 +1,7 @@
 """Helpers the plot kinds share: which groups have a value, a sweep's two-axis layout, labels."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -41,15 +41,22 @@ def sweep_lines(src: Source) -> Optional[tuple[str, str]]:
     return None
 
 
-def draw_lines(ax, src: Source, x_axis: str, line_axis: str, key: str, colours: list) -> None:
-    """``key`` against ``x_axis``, one line per value of ``line_axis`` (means over seeds)."""
+def draw_lines(ax, src: Source, x_axis: str, line_axis: str, key: str, colours: list, *,
+               evenly: bool = False, label: Optional[Callable[[Any], str]] = None) -> None:
+    """``key`` against ``x_axis``, one line per value of ``line_axis`` (means over seeds).
+    ``evenly``: the x values at evenly spaced ticks (a doubling sweep that starts at 0);
+    ``label``: a line's name from its value (default ``axis=value``)."""
     lines: dict[Any, list[Group]] = {}
     for g in src.groups:
         lines.setdefault(g.keys.get(line_axis), []).append(g)
+    xs = sorted({g.keys[x_axis] for g in src.groups})
+    at = {x: i for i, x in enumerate(xs)} if evenly else {x: x for x in xs}
     for (name, gs), c in zip(lines.items(), colours):
         gs = sorted(with_scalar(gs, key), key=lambda g: g.keys[x_axis])
-        ax.plot([g.keys[x_axis] for g in gs], [g.scalars[key] for g in gs], marker="o", ms=3, color=c,
-                label=f"{short(line_axis)}={name}")
+        ax.plot([at[g.keys[x_axis]] for g in gs], [g.scalars[key] for g in gs], marker="o", ms=3, color=c,
+                label=label(name) if label else f"{short(line_axis)}={name}")
+    if evenly:
+        ax.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
     ax.set_xlabel(short(x_axis))
 
 

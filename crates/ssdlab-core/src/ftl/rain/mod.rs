@@ -65,7 +65,6 @@
 //!   of GC and every read of the group is rebuildable. Without `rgc`, a group's GC runs
 //!   eagerly on all its planes in parallel (plane-blocking GC).
 
-mod buffer;
 mod device;
 mod flush;
 mod group_gc;
