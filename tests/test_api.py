@@ -95,3 +95,17 @@ def test_device_file_round_trip(tmp_path):
     path.write_text(toml + "\n[extra]\nx = 1\n")
     with pytest.raises(ssdlab.ConfigError, match="unknown field `extra`"):
         ssdlab.simulate(str(path), wl.synthetic("uniform", 10))
+
+
+def test_a_device_is_parsed_and_validated_once(monkeypatch):
+    # resolved_toml, advisories, the memory estimate and describe share one description.
+    from ssdlab import _core
+    calls = []
+    real = _core.device_json
+    monkeypatch.setattr(_core, "device_json", lambda *a: calls.append(a) or real(*a))
+    d = ssdlab.Device("tiny", ("gc.victim=fifo",))
+    d.resolved_toml(), d.advisories(), d.memory_estimate_bytes(), d.describe()
+    assert len(calls) == 1
+    # A caller's edit of describe()'s answer is its own.
+    d.describe()["toml"] = "changed"
+    assert d.describe()["toml"] == d.resolved_toml() != "changed"

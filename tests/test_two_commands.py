@@ -46,18 +46,14 @@ def test_the_readme_is_for_users_and_short():
 def test_the_readme_main_job_and_tour_run(tmp_path):
     """The main job (``ssdlab run`` of the install command) and every line of the five-minute
     tour, in order, in one folder (the tour's later lines read what earlier ones wrote)."""
-    import os
     import shlex
-    import subprocess
-    import sys
 
-    from conftest import TRACES
+    from conftest import TRACES, run_cli
     text = (ROOT / "README.md").read_text()
     install = _block_after(text, "## Install and the two commands")
     assert install == ["pip install . && ssdlab run"]
     tour = _block_after(text, "## A five-minute tour")
     assert len(tour) >= 5
-    env = dict(os.environ, COLUMNS="200")
     skipped = []
     for line in ["ssdlab run", *tour]:
         args = shlex.split(line)
@@ -68,8 +64,7 @@ def test_the_readme_main_job_and_tour_run(tmp_path):
                 continue
             args = [str(TRACES / a[len("../shared/traces/"):]) if a.startswith("../shared/traces/") else a
                     for a in args]
-        p = subprocess.run([sys.executable, "-m", "ssdlab", *args[1:]], capture_output=True, text=True,
-                           cwd=tmp_path, env=env, timeout=600)
+        p = run_cli(*args[1:], cwd=tmp_path, timeout=600)
         assert p.returncode == 0, f"{line}: exit {p.returncode}\n{p.stderr[-2000:]}"
     assert (tmp_path / "ccdf.png").stat().st_size > 0
     if skipped:
