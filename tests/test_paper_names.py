@@ -61,3 +61,28 @@ def test_the_feature_sets_former_name_is_read_with_a_warning(cli):
     p = cli("detect", "train", "-o", "tree.json", "--features", "seed", "--label", "nope")
     assert p.returncode == 2
     assert "ssdlab: warning: --features seed: now named paper" in p.stderr
+
+
+#: How "seed" reads when it means a paper ("the seed's Table I", "(seed: 99.66 %)", "seed Table 1").
+PAPER_SEED = re.compile(r"\b[Tt]he\s+seed\b(?!\s+(?:of|is the key|aside|and|when|is drawn))|\bseed's\b|\(seed[ :]"
+                        r"|^seed: |\bseed Table")
+#: Its random-seed uses that the pattern also meets: (file, the text around it).
+SWEEP_SEED = {("plots/source.py", "but the seed: what a sweep"), ("sweeps/spec.py", "(seed included)")}
+
+
+def test_what_the_package_prints_says_paper():
+    # Every string the Python package holds — table titles and headers the experiments print,
+    # help texts, docstrings — so that an experiment's own output is covered, not only --help.
+    import ast
+    pkg = ROOT / "python" / "ssdlab"
+    found = []
+    for path in sorted(pkg.rglob("*.py")):
+        rel = str(path.relative_to(pkg))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                for m in PAPER_SEED.finditer(node.value):
+                    around = node.value[max(0, m.start() - 20):m.end() + 20]
+                    if not any(rel == f and ok in " ".join(around.split()) for f, ok in SWEEP_SEED):
+                        found.append(f"{rel}:{node.lineno}: {around!r}")
+    assert found == []
+    assert PAPER_SEED.search("(the seed: 99.66 % accuracy)") and PAPER_SEED.search("seed: ex/pr/gr writes")

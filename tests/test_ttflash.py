@@ -135,7 +135,7 @@ def test_default_experiment_each_technique_a_step_down():
     ``nogc+gtf``, the same buffer without RAIN: +11.3 / −6.2 / +16.5 % per seed, ~300 erases
     each; +7.2 % pooled; before round 12 +24.0 %). ttflash's p99 does not hold here against
     nogc without RAIN (1.17–1.46×: reads queued behind RAIN parity's programs, not GC; the
-    seed itself puts ttFlash's mean latency 1.09–1.33× above "NoGC (without RAIN)"), but does
+    paper itself puts ttFlash's mean latency 1.09–1.33× above "NoGC (without RAIN)"), but does
     over the seeds against the authors' NoGC, which runs with RAIN (mean 1.08; see
     ``test_ttflash_p99_against_the_simulators_nogc``). ssdlab's rotating flush
     (``ttflash+rf``) removes that: at most one plane per group programs or collects, and a read

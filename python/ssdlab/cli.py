@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -248,8 +247,6 @@ def run(
                        hot_space_fraction=hot_space_fraction, zipf_theta=zipf_theta,
                        arrival=arrival_spec(arrival, iops, interval_us, burst_requests, burst_interval_us,
                                             idle_mean_us, idle_dist, idle_shape))
-    if power_cut is not None and not (math.isfinite(power_cut) and power_cut >= 0):
-        fail(f"--power-cut: expected a simulated time in seconds, 0 or more, got {power_cut}")
     pre = {"sequential": True, "random_passes": precondition_passes} if precondition else False
     if iostat_path is not None:
         try:

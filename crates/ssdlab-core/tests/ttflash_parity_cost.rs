@@ -1,7 +1,7 @@
 //! Tiny-Tail Flash's parity cost on the `ttflash` preset at its own 10 % spare, at steady state
 //! (issue 16): the extra P/E due to RAIN, counted the paper's way (erases over those of the same
 //! device without RAIN, at the same user capacity and utilisation; here `nogc+gtf`, the same
-//! buffer without parity), stays within 25 % (the seed: "18 % ... ideally 1/7 ≈ 15 %"), and the
+//! buffer without parity), stays within 25 % (the paper: "18 % ... ideally 1/7 ≈ 15 %"), and the
 //! lever that takes it there is where open stripes keep their parity (`rain.open_parity`).
 
 use crate::support::devices::{mixed_on as mixed, ttflash_test_device};

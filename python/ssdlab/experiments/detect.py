@@ -159,7 +159,7 @@ def tables(r: dict[str, Any]) -> list[Table]:
                       _pct(x.get("accuracy")))
     out.append(t)
     c = r["confusion"]
-    t = Table(title="held-out detection (the seed: 99.66 % accuracy, std-dev of svctm decisive)", title_justify="left",
+    t = Table(title="held-out detection (the paper: 99.66 % accuracy, std-dev of svctm decisive)", title_justify="left",
               show_header=False)
     t.add_column("metric", style="bold")
     t.add_column("value", justify="right")
@@ -181,7 +181,7 @@ def tables(r: dict[str, Any]) -> list[Table]:
     out.append(t)
     m = r.get("management")
     if m:
-        t = Table(title=f"TRIM policies over {m['seconds']:.0f} s (floor {m['floor_mb_s']:.1f} MB/s; the seed: 137 s → 66 s below 400 MB/s)",
+        t = Table(title=f"TRIM policies over {m['seconds']:.0f} s (floor {m['floor_mb_s']:.1f} MB/s; the paper: 137 s → 66 s below 400 MB/s)",
                   title_justify="left")
         for col in ("host policy", "mean write MB/s", "s below floor", "trims", "trimmed pages", "detections", "GC intervals", "WAF"):
             t.add_column(col, justify="left" if col == "host policy" else "right")

@@ -72,11 +72,11 @@ def table_one(seed: int, draws: Optional[int], json_path: Optional[Path], report
     s = Table(title="per distribution: mean internal writes, traverses (range), and the paper's Table I",
               title_justify="left")
     for c in ("trace", "footprint", "exhaustive", "pruned", "greedy", "greedy/opt", "exhaustive traverses",
-              "pruned traverses", "seed: ex/pr/gr writes", "seed: ex / pr traverses"):
+              "pruned traverses", "paper: ex/pr/gr writes", "paper: ex / pr traverses"):
         s.add_column(c, justify="left" if c == "trace" else "right")
     t2 = Table(title="Table II: MCTS (UCB1, greedy playouts, from greedy) vs pruned DFS", title_justify="left")
     for c in ("trace", "draw", "pruned writes", "pruned traverses", "MCTS playouts needed (median)",
-              "traverses %", "accuracy %", "seed: traverses % / accuracy %"):
+              "traverses %", "accuracy %", "paper: traverses % / accuracy %"):
         t2.add_column(c, justify="left" if c == "trace" else "right")
     out: dict = {}
     by_dist: dict[str, list] = {}

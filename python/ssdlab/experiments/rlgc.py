@@ -164,7 +164,7 @@ def experiment_rlgc(
             "runs": [{k: v for k, v in r.items() if k != "series"} for r in rs],
         }
     if sensitivity:
-        sens = Table(title="sensitivity of rlgc to the values the paper leaves open (normalised to LazyRTGC, seed's first run)", title_justify="left")
+        sens = Table(title="sensitivity of rlgc to the values the paper leaves open (normalised to LazyRTGC's run of the first seed)", title_justify="left")
         sens.add_column("variant", style="bold")
         for lab in TAIL_LABELS:
             sens.add_column(lab, justify="right")

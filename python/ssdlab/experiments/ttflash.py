@@ -102,7 +102,7 @@ def report_tables(res: dict[str, Any]) -> list[Table]:
     cfg = {s: res["configs"][s] for s in res["stacks"]}  # in the paper's order
     ref = cfg.get("nogc")
     for kind in ("read", "write", "all"):
-        t = Table(title=f"{kind} latency, normalised to nogc (seed Table 1 form)")
+        t = Table(title=f"{kind} latency, normalised to nogc (the paper's Table 1 form)")
         t.add_column("percentile")
         for s in cfg:
             t.add_column(s, justify="right")

@@ -1,4 +1,4 @@
-"""MCTS convergence (the offline-cleaning seed's Figure 8): the best schedule's internal writes
+"""MCTS convergence (the offline-cleaning paper's Figure 8): the best schedule's internal writes
 after n playouts, beside greedy and the best online policy — where the search must end below."""
 from __future__ import annotations
 

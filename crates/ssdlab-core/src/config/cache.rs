@@ -56,7 +56,7 @@ pub struct CacheConfig {
     #[serde(default)]
     pub slc: Option<SlcPolicyKind>,
     /// Size of the SLC region in blocks (whole device), for the policies that take a size. The
-    /// seed's slide 7 gives its table of sizes only as a figure (lost); the presets say why they
+    /// paper's slide 7 gives its table of sizes only as a figure (lost); the presets say why they
     /// pick theirs.
     #[serde(default = "default_slc_blocks")]
     pub slc_blocks: u32,
@@ -66,7 +66,7 @@ pub struct CacheConfig {
     #[serde(default = "default_theta_kib")]
     pub theta_kib: u32,
     /// Migration (SLC) and GC (QLC) start when a region's free blocks fall to this many (the
-    /// seed's trigger, slide 12: "# of free blocks of each region ≤ 5"), per plane.
+    /// paper's trigger, slide 12: "# of free blocks of each region ≤ 5"), per plane.
     #[serde(default = "default_free_trigger")]
     pub free_trigger: u32,
     /// Migrate SLC data to QLC while the device is idle, as drives do; the paper's simulator
@@ -86,7 +86,7 @@ pub struct CacheConfig {
     /// applies (the last one above it). Default: tuned offline (see `default_ust_table`).
     #[serde(default = "default_ust_table")]
     pub ust_table: Vec<UstRow>,
-    /// The policy decides every this many SLC blocks per plane of host page writes (the seed
+    /// The policy decides every this many SLC blocks per plane of host page writes (the paper
     /// gives no period; one SLC block per plane is the finest step at which the region's use
     /// changes).
     #[serde(default = "one_u32")]

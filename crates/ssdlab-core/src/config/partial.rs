@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct RlConfig {
     /// The action set: page copies per action; any action erases a ready victim instead. The
-    /// seed fixes no size; our reading of its text is 1..=5:
+    /// paper fixes no size; our reading of its text is 1..=5:
     /// - at least 1: Algorithm 1 runs `partial_gc(A_t)` whenever it is triggered (line 7); the
     ///   only skip is a zero inter-request interval (lines 3–5), so no action is "do nothing";
     /// - more than 2: the aggressive variant caps actions "with more than two GC operations" at

@@ -63,7 +63,7 @@ pub enum OpenParity {
     /// since a victim is copied member by member (`rain.open_gc_stripes_max` reports the peak;
     /// 701 pages, 2.7 MiB, on the preset at 64 pages per block). A power loss loses nothing:
     /// every page the parity covers is on flash, and the parity is recomputed from them. The
-    /// seed does not say how its GC keeps copies protected; this is our reading of a RAIN
+    /// paper does not say how its GC keeps copies protected; this is our reading of a RAIN
     /// controller.
     Ram,
     /// Nowhere until the stripe closes (rounds 5–11 of docs/ttflash.md): a GC copy is

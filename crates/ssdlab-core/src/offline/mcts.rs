@@ -1,6 +1,6 @@
 //! Monte Carlo Tree Search over pruned candidates (Shafaei & Desnoyers §III-C, Fig. 7): UCB1
 //! selection (Eq. 1), expansion of one untried candidate, a playout to the end of the trace,
-//! back-propagation; a fixed number of playouts, best schedule kept. The seed completes each
+//! back-propagation; a fixed number of playouts, best schedule kept. The paper completes each
 //! traverse with Greedy; by default the playout policy is the best deterministic online policy
 //! on the trace and the search starts from the best online schedule (`offline::run_offline`),
 //! so a "near-optimal" bound no online policy beats (issue 17).

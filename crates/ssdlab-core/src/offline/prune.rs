@@ -14,7 +14,7 @@ use super::model::Model;
 #[derive(Debug, Clone, Copy)]
 pub enum Branching {
     /// Every block with fewer than N_p valid pages, empty ones each a choice of their own: the
-    /// seed's complete graph (Algorithm 1, lines 4–8), for counting its traverses.
+    /// paper's complete graph (Algorithm 1, lines 4–8), for counting its traverses.
     Complete,
     /// All cleanable blocks (empty blocks collapsed, an exact symmetry).
     All,

@@ -129,7 +129,7 @@ impl QLearner {
     }
 
     /// ε-greedy: with probability ε a uniformly random action *other than* the greedy one (the
-    /// seed §4: "a random action, which is different from the one selected by the policy"),
+    /// paper §4: "a random action, which is different from the one selected by the policy"),
     /// otherwise the greedy one.
     pub fn choose(&mut self, s: usize, epsilon: f64) -> usize {
         let best = self.table.best(s);

@@ -48,7 +48,7 @@ pub struct ManageSetup {
     /// Bandwidth floor, MB/s; `None`: `floor_fraction` of the `discard` run's median write
     /// bandwidth per interval — what the drive gives this workload when the host trims every
     /// delete at once, free of charge in this model, so with no stale data to carry. The
-    /// seed's 400 MB/s was 0.89 of its drive's 449 MB/s average.
+    /// paper's 400 MB/s was 0.89 of its drive's 449 MB/s average.
     pub floor_mb_s: Option<f64>,
     pub floor_fraction: f64,
     pub modes: Vec<ManageMode>,

@@ -144,7 +144,7 @@ pub struct DetectReport {
     pub same_workloads: Option<Scores>,
     pub other_workloads: Option<Scores>,
     /// The same two groups counting only the intervals whose attributes are defined as the
-    /// seed defines them — over a full window of `window` samples (from each run's
+    /// paper defines them — over a full window of `window` samples (from each run's
     /// `window`-th interval on). The first ones of a run see only its start, and a window that
     /// spans a fresh device's fill-up sees a change of regime, not GC (docs/detect.md).
     pub full_window: GroupScores,
@@ -234,7 +234,7 @@ pub(crate) fn start(run: &DetectRun, setup: &DetectSetup) -> Result<Simulation> 
 }
 
 /// Feature rows and labels of one run's intervals (the window starts empty at each run, as the
-/// seed's detector starts with each measurement).
+/// paper's detector starts with each measurement).
 pub fn features_of(rows: &[IostatRow], setup: &DetectSetup) -> Result<(Vec<Vec<f64>>, Vec<u32>)> {
     let mut w = FeatureWindow::with_set(setup.window, setup.features)?;
     let x = rows.iter().map(|r| w.push(&r.interval)).collect();

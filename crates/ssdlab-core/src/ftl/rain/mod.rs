@@ -10,7 +10,7 @@
 //! `rain.layout = "logical"`, where GC is per plane).
 //!
 //! ## Parity design: super-blocks and stripe-group GC (how parity stays correct under GC)
-//! * A **parity group** is the same (chip, die, plane) index on every channel (the seed:
+//! * A **parity group** is the same (chip, die, plane) index on every channel (the paper:
 //!   "RAIN ... same chip index across channels"). A **super-block** is the blocks with the same
 //!   block index on the N planes of one group. The RAIN layer owns block allocation: free
 //!   super-blocks are counted per group.

@@ -16,7 +16,7 @@
 //! deleted-but-valid on the device after the first round. *Request size*: iozone's record
 //! size (`-r`; 1 KiB by default, `RECLEN`) does not reach the device, because buffered writes
 //! are written back in large sequential requests; 512 KiB is the write-back size of the
-//! seed's Linux 3.10 (`max_sectors_kb` = `BLK_DEF_MAX_SECTORS` = 1,024 sectors).
+//! paper's Linux 3.10 (`max_sectors_kb` = `BLK_DEF_MAX_SECTORS` = 1,024 sectors).
 
 use super::alloc::{File, Partition};
 use super::spec::{FsSpec, PersonalityDefaults};

@@ -14,7 +14,7 @@
 //!
 //! **Layout.** With `stale_fraction = s` the first `s` of the logical space is a partition of
 //! its own holding one file written once sequentially (1 MiB writes) and then deleted — the
-//! seed's filled-then-`rm`'d partition. The personality runs on a second partition after it
+//! paper's filled-then-`rm`'d partition. The personality runs on a second partition after it
 //! (`partition_fraction` of the space, default all the rest) and never allocates in the stale
 //! one, as iozone ran on the other partitions in the paper.
 //!

@@ -43,7 +43,7 @@ pub struct PeriodStats {
 #[derive(Debug, Clone, Copy)]
 ///
 /// "Pages" here are mapping units when `ftl.mapping_unit_bytes` is below the page size (the
-/// seed's 4 KiB units on 16 KiB pages): the FTL's and the policies' unit of data.
+/// paper's 4 KiB units on 16 KiB pages): the FTL's and the policies' unit of data.
 pub struct CacheState {
     pub logical_pages: u64,
     /// Logical pages holding data (written and not trimmed).
