@@ -40,7 +40,7 @@ pub struct RainFtl {
     pub(super) holding: bool,
     /// Programs held in RAM until their plane's GC ends (or, with the rotating flush, until
     /// their group's previous program has ended).
-    pub(super) held: Vec<super::flush::Held>,
+    pub(super) held: Vec<super::held::Held>,
     /// End of the latest host program (flush or parity) on each plane, and of the latest
     /// rotating-flush program in each group (`rain.rotating_flush`).
     pub(super) prog_until: Vec<u64>,

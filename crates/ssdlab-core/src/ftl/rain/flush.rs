@@ -11,21 +11,10 @@
 //! one at a time on the rotating GC's chain.
 
 use super::device::RainFtl;
+use super::held::Held;
 use crate::error::Result;
 use crate::flash::OpDone;
 use crate::ftl::FlushHow;
-
-/// A program the GTF flush holds in RAM until its plane's GC ends: the plane, the host page
-/// (`None`: a stripe's parity) and when it was flushed; with logical stripes, a parity program
-/// also waits for its read-modify-write's reads on the planes of `reads` (channel bits of its
-/// group) that were collecting, done when it is placed.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Held {
-    pub(crate) plane: u32,
-    pub(crate) lpn: Option<u32>,
-    pub(crate) since: u64,
-    pub(crate) reads: u64,
-}
 
 impl RainFtl {
     /// Pages of the next flush unit (`pending`: the cache's next pages, in flush order): the

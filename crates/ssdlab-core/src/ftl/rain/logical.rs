@@ -231,7 +231,7 @@ impl RainFtl {
         st.host_stripes += 1;
         st.host_parity_writes += 1;
         if deferred != 0 {
-            self.held.push(super::flush::Held {
+            self.held.push(super::held::Held {
                 plane: pplane,
                 lpn: None,
                 since: parity_ready,

@@ -70,6 +70,7 @@ mod flush;
 mod group_gc;
 mod group_state;
 mod gtr;
+mod held;
 mod logical;
 mod rebuild;
 mod schedule;
