@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -10,6 +12,7 @@ from typing import Any, Sequence
 
 from ssdlab import _core
 from ssdlab.errors import ConfigError
+from ssdlab.workload import overrides_of, wrong_type
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,21 @@ class Device:
     #: The device as TOML text (``source`` then only names where it came from): a result's
     #: resolved configuration, :meth:`from_toml`.
     toml: str | None = None
+
+    def __post_init__(self) -> None:
+        # Checked (and a path made a string, the overrides a tuple) when made, not at first
+        # use: one string of overrides would otherwise be read one character at a time.
+        if not isinstance(self.source, (str, os.PathLike)):
+            raise wrong_type("source", "a preset name or a TOML file's path", self.source)
+        if self.toml is not None and not isinstance(self.toml, str):
+            raise wrong_type("toml", "None or the device's TOML text", self.toml)
+        object.__setattr__(self, "source", os.fspath(self.source))
+        object.__setattr__(self, "overrides", overrides_of(self.overrides))
+
+    def with_overrides(self, overrides: Sequence[str]) -> "Device":
+        """This device with ``overrides`` after its own (its TOML text, if any, kept)."""
+        more = overrides_of(overrides)
+        return dataclasses.replace(self, overrides=tuple(self.overrides) + more) if more else self
 
     @classmethod
     def from_toml(cls, text: str, origin: str) -> "Device":
@@ -73,6 +91,16 @@ class Device:
         stripes, the hybrid model's index; not a workload's own tables). A device that needs
         more than the machine has is refused; ``SSDLAB_MEMORY_LIMIT`` overrides the figure."""
         return int(self._described["memory"]["estimate_bytes"])
+
+
+def device_of(device: Any, overrides: Any = ()) -> Device:
+    """``device`` (a preset name, a TOML file's path or a :class:`Device`) as a Device with
+    ``overrides`` after its own; anything else is a ``TypeError`` naming ``device``."""
+    if isinstance(device, Device):
+        return device.with_overrides(overrides)
+    if not isinstance(device, (str, os.PathLike)):
+        raise wrong_type("device", "a preset name, a TOML file's path or an ssdlab.Device", device)
+    return Device(os.fspath(device), overrides_of(overrides))
 
 
 def advisory_line(advisory: dict[str, str]) -> str:

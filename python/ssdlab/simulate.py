@@ -1,21 +1,31 @@
 """``ssdlab.simulate``: run one workload on one device and return a typed :class:`Result`."""
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 from ssdlab import _core, registry
-from ssdlab.device import Device
+from ssdlab.device import Device, device_of
 from ssdlab.result import Result
-from ssdlab.workload import WorkloadSpec, is_closed, synthetic
+from ssdlab.workload import (U32, U64, ArgumentTypeError, WorkloadSpec, callback, flag, integer, is_closed,
+                             optional_integer, optional_real, real, spec_of, synthetic, wrong_type)
 from ssdlab.errors import ConfigError, WorkloadError, core_json
 
 if TYPE_CHECKING:
     import numpy as np
 
 CHUNK = 200_000
+
+
+def precondition_of(precondition: Any) -> Union[bool, dict[str, Any]]:
+    """``True``, ``False`` or a dict of precondition settings; ``"yes"`` or ``1`` are refused:
+    they preconditioned, being true."""
+    if not (isinstance(precondition, dict) or precondition is True or precondition is False):
+        raise wrong_type("precondition", "True, False or a dict of precondition settings", precondition)
+    return precondition
 
 
 def build_options(
@@ -38,7 +48,25 @@ def build_options(
     closed loop's (default: the core's, 16). ``precondition`` is off by default here, on in
     ``ssdlab run`` and ``ssdlab sweep``: the API runs the device as given (a study of a fresh
     drive, or one the caller fills itself), the command line is for comparing policies at GC
-    steady state; pass ``precondition=True`` for the command line's."""
+    steady state; pass ``precondition=True`` for the command line's.
+
+    Each option's type is checked here, and the integers' ranges (a ``ConfigError``, as the
+    core's own checks of the options give): serde's "invalid type: floating point, expected
+    u64" named no option, and a numpy integer was a JSON error from inside."""
+    spec_of(workload)
+    seed = integer("seed", seed, 0, U64, ConfigError)
+    timing = flag("timing", timing)
+    if not isinstance(replay, str):
+        raise wrong_type("replay", "'auto', 'open' or 'closed'", replay)
+    # The core's field is the replay's (replay.queue_depth): the message says whose.
+    queue_depth = optional_integer("queue_depth of the closed-loop replay", queue_depth, 1, U32, ConfigError)
+    time_scale = real("time_scale", time_scale)
+    precondition = precondition_of(precondition)
+    max_requests = optional_integer("max_requests", max_requests, 1, U64, ConfigError)
+    sample_interval_us = optional_real("sample_interval_us", sample_interval_us)
+    check_every = integer("check_every", check_every, 0, U64, ConfigError)
+    iostat_interval_us = optional_real("iostat_interval_us", iostat_interval_us)
+    power_cut_us = optional_real("power_cut_us", power_cut_us)
     if replay == "auto":
         replay = "closed" if is_closed(workload) else "open"
     if replay == "closed":
@@ -73,7 +101,10 @@ class Simulation:
     """A simulation advanced in chunks (for progress reporting and long runs)."""
 
     def __init__(self, device: Union[Device, str], workload: WorkloadSpec, options: dict[str, Any]):
-        dev = device if isinstance(device, Device) else Device(device)
+        dev = device_of(device)
+        spec_of(workload)
+        if not isinstance(options, dict):  # serde reads a list as the fields in order: [1] was seed 1
+            raise wrong_type("options", "a dict of run options (ssdlab.build_options)", options)
         text, origin = dev.core_args()
         self._core = _core.Simulation(text, origin, list(dev.overrides), core_json(workload, "workload", WorkloadError), core_json(options, "options"))
         self._started = time.perf_counter()
@@ -82,7 +113,8 @@ class Simulation:
                       "workload": _absolute(workload), "options": options}
 
     def advance(self, budget: int = CHUNK) -> bool:
-        return self._core.advance(budget)
+        """Run up to ``budget`` (≥ 1) more requests; whether the run is over."""
+        return self._core.advance(integer("budget", budget, 1, U64))
 
     @property
     def requests_done(self) -> int:
@@ -130,6 +162,9 @@ class Simulation:
 def rerun(setup: dict[str, Any], progress: Optional[Callable[[int], None]] = None) -> Result:
     """Run a result's ``setup`` (``Result.setup``, or a ``--json`` file's ``setup``) again:
     the same device (its resolved TOML), workload and options give the same result."""
+    callback("progress", progress)
+    if not isinstance(setup, dict):
+        raise wrong_type("setup", "a result's setup dict (Result.setup, or a --json file's setup)", setup)
     try:
         dev = Device.from_toml(setup["device"]["toml"], setup["device"].get("source", "result"))
         wl, opts = setup["workload"], setup["options"]
@@ -159,12 +194,18 @@ def simulate(
     view, returned as ``Result.iostat``), ``power_cut_us`` (cut the power then: requests after
     it are not served, ``Result.write_cache["power_cut"]`` says what a volatile write cache lost).
     """
-    wl = workload if workload is not None else synthetic("uniform", 100_000)
-    dev = device if isinstance(device, Device) else Device(device, tuple(overrides))
-    if overrides and isinstance(device, Device):
-        dev = Device(device.source, tuple(device.overrides) + tuple(overrides))
+    wl = spec_of(workload) if workload is not None else synthetic("uniform", 100_000)
+    dev = device_of(device, overrides)  # a Device's own TOML kept, the overrides after its own
+    callback("progress", progress)
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ArgumentTypeError(f"simulate: unknown option {unknown[0]!r}; expected one of: {', '.join(OPTIONS)}")
     sim = Simulation(dev, wl, build_options(wl, **options))
     while not sim.advance(CHUNK):
         if progress is not None:
             progress(sim.requests_done)
     return sim.result()
+
+
+#: :func:`simulate`'s keyword options: :func:`build_options`'s.
+OPTIONS = tuple(inspect.signature(build_options).parameters)[1:]

@@ -10,10 +10,10 @@ import numpy as np
 from gymnasium import spaces
 
 from ssdlab import _core
-from ssdlab.device import Device
+from ssdlab.device import Device, device_of
 from ssdlab.result import Result
-from ssdlab.simulate import build_options
-from ssdlab.workload import WorkloadSpec
+from ssdlab.simulate import build_options, precondition_of
+from ssdlab.workload import U64, WorkloadSpec, clip, integer, optional_integer, shown, spec_of, wrong_type
 from ssdlab.errors import WorkloadError, core_json
 
 #: Default workload: bursty writes with idle periods, light enough that partial GC can hide in
@@ -44,6 +44,42 @@ def _latency_reward(obs: dict[str, Any]) -> float:
 REWARDS: dict[str, RewardFn] = {"paper": _paper_reward, "neg-latency-ms": _latency_reward, "seed": _paper_reward}
 
 
+# Argument checks of both environments (the SLC one imports them): at construction and at
+# reset, not at the first step, and never int() of an action (1.5 was action 1).
+
+def reward_of(reward: Any, rewards: dict[str, RewardFn]) -> RewardFn:
+    """A reward by name (unknown: ``ValueError`` listing the names) or a callable."""
+    if isinstance(reward, str):
+        if reward not in rewards:
+            raise ValueError(f"reward: expected one of {sorted(rewards)} or a callable, got {shown(reward)}")
+        return rewards[reward]
+    if not callable(reward):
+        raise wrong_type("reward", f"one of {sorted(rewards)} or a callable", reward)
+    return reward
+
+
+def reset_arguments(seed: Any, options: Any) -> tuple[Optional[int], Optional[int]]:
+    """``reset``'s ``seed`` (a Python int for Gymnasium, which refuses numpy's) and the
+    ``sim_seed`` of ``options`` (``None``: drawn from ``np_random``). An unknown option is
+    refused, not ignored: ``{"seed": 1}`` did nothing."""
+    seed = None if seed is None else integer("seed", seed, 0, None)
+    if options is None:
+        return seed, None
+    if not isinstance(options, dict):
+        raise wrong_type("options", "None or a dict such as {'sim_seed': 7}", options)
+    unknown = sorted(map(repr, set(options) - {"sim_seed"}))
+    if unknown:
+        raise ValueError(f"reset options: expected only 'sim_seed', got {clip(', '.join(unknown))}")
+    sim_seed = options.get("sim_seed")
+    return seed, None if sim_seed is None else integer("sim_seed", sim_seed, 0, U64)
+
+
+def action_index(action: Any, space: spaces.Discrete) -> int:
+    """``action`` as an index of ``space``: an int or a numpy integer (``space.sample()``'s),
+    never a bool, a float (1.0 included: ``Discrete.contains`` refuses it) or a string."""
+    return integer("action", action, 0, int(space.n) - 1)
+
+
 class GcSchedulingEnv(gym.Env):
     """Decide how much partial GC to run after each write request.
 
@@ -59,6 +95,9 @@ class GcSchedulingEnv(gym.Env):
     ## Action Space
     ``Discrete(n)``: action ``i`` runs ``actions[i]`` page copies on every eligible plane; the
     copy counts come from ``gc.rl.actions`` (default ``[0, 1, …, 7]``).
+    An action is an ``int`` or a numpy integer (``action_space.sample()``); a float, even
+    ``1.0``, a bool or a string is a ``TypeError``, never rounded, and one outside the space a
+    ``ValueError``.
 
     ## Observation Space
     ``Dict``:
@@ -108,22 +147,17 @@ class GcSchedulingEnv(gym.Env):
         max_decisions: Optional[int] = None,
         precondition: bool = True,
     ):
-        base = device if isinstance(device, Device) else Device(device)
-        self.device = Device(base.source, tuple(base.overrides) + tuple(overrides) + ('gc.scheduler="external"',))
+        self.workload = DEFAULT_WORKLOAD if workload is None else spec_of(workload)
+        self._reward = reward_of(reward, REWARDS)
+        self.max_decisions = optional_integer("max_decisions", max_decisions, 1, None)
+        self.precondition = precondition_of(precondition)
+        # A Device keeps its own TOML and overrides; the external scheduler comes last.
+        self.device = device_of(device, overrides).with_overrides(('gc.scheduler="external"',))
         described = self.device.describe()
         rl = described["config"]["gc"]["rl"]
         self.actions: list[int] = list(rl["actions"])
         n_states = described["rl_states"]  # the core's binning (gc.rl), never recomputed here
         self.n_states = n_states
-        self.workload = workload if workload is not None else DEFAULT_WORKLOAD
-        if isinstance(reward, str):
-            if reward not in REWARDS:
-                raise ValueError(f"reward: expected one of {sorted(REWARDS)} or a callable, got {reward!r}")
-            self._reward = REWARDS[reward]
-        else:
-            self._reward = reward
-        self.max_decisions = max_decisions
-        self.precondition = precondition
         blocks = described["config"]["geometry"]["blocks_per_plane"]
         big = 1e12  # intervals and latencies in µs: finite bounds keep check_env quiet
         # The last action's bound is at least 1: with the action set [0] a bound of 0 would be a
@@ -144,10 +178,11 @@ class GcSchedulingEnv(gym.Env):
         return {"state": int(raw["state"]), "features": feats}
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None):
+        seed, given = reset_arguments(seed, options)
         super().reset(seed=seed)
-        sim_seed = int(self.np_random.integers(0, 2**63 - 1))
-        if options and "sim_seed" in options:
-            sim_seed = int(options["sim_seed"])
+        sim_seed = int(self.np_random.integers(0, 2**63 - 1))  # drawn even when given: np_random moves on alike
+        if given is not None:
+            sim_seed = given
         opts = build_options(self.workload, seed=sim_seed, precondition=self.precondition)
         text, origin = self.device.core_args()
         self._sim = _core.DecisionSimulator(text, origin, list(self.device.overrides), core_json(self.workload, "workload", WorkloadError), core_json(opts, "options"))
@@ -161,9 +196,7 @@ class GcSchedulingEnv(gym.Env):
     def step(self, action):
         if self._sim is None or self._last is None:
             raise RuntimeError("call reset() before step()")
-        a = int(action)
-        if not self.action_space.contains(a):
-            raise ValueError(f"action {action!r} outside {self.action_space}")
+        a = action_index(action, self.action_space)
         self._sim.apply_decision(self.actions[a])
         self._decisions += 1
         nxt = self._sim.advance_to_decision()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import operator
 from typing import Any, Callable, Optional, Sequence, Union
 
 import gymnasium as gym
@@ -13,10 +12,11 @@ import numpy as np
 from gymnasium import spaces
 
 from ssdlab import _core
-from ssdlab.device import Device
+from ssdlab.device import Device, device_of
+from ssdlab.envs.gc_scheduling import action_index, reset_arguments, reward_of
 from ssdlab.result import Result
 from ssdlab.simulate import build_options
-from ssdlab.workload import WorkloadSpec
+from ssdlab.workload import U32, WorkloadSpec, integer, optional_integer, overrides_of, shown, wrong_type
 from ssdlab.errors import WorkloadError, core_json
 
 #: The stand-ins of ``ssdlab experiment slc`` (the core's ``experiments::slc::StandIn``).
@@ -52,12 +52,11 @@ def _paper_reward(obs: dict[str, Any]) -> float:
 REWARDS: dict[str, RewardFn] = {"paper": _paper_reward, "seed": _paper_reward}
 
 
-def _real(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
-
-
-def _integer(x: Any) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
+def _real(name: str, x: Any, expected: str) -> float:
+    """A real number (not a bool): else a ``TypeError`` (a ``ValueError`` too, as before)."""
+    if not isinstance(x, numbers.Real) or isinstance(x, (bool, np.bool_)):
+        raise wrong_type(name, expected, x)
+    return float(x)
 
 
 def stand_in(name: str, data_gb: float = DEFAULT_DATA_GB, utilisation: float = DEFAULT_UTILISATION) -> WorkloadSpec:
@@ -88,6 +87,9 @@ class SlcCacheEnv(gym.Env):
     0 keeps both (the core's ``cache::slc::ACTIONS``). Size levels are fractions of the space
     the data leaves (``size_levels``: 0 to 3/4), θ levels KiB (``theta_levels_kib``, the last
     one every write); both tables are the core's (``config::cache``), read at construction.
+    An action is an ``int`` or a numpy integer (``action_space.sample()``); a float, even
+    ``1.0``, a bool or a string is a ``TypeError``, never rounded, and one outside the space a
+    ``ValueError``.
 
     ## Observation Space
     ``Dict``:
@@ -159,26 +161,16 @@ class SlcCacheEnv(gym.Env):
         data_gb: float = DEFAULT_DATA_GB,
         queue_depth: int = DEFAULT_QUEUE_DEPTH,
     ):
-        if isinstance(overrides, str):
-            raise ValueError(f"overrides: expected a sequence of 'section.key=value' strings, got the string {overrides!r}")
-        if not (_real(utilisation) and 0.0 < utilisation <= 1.0):
-            raise ValueError(f"utilisation: expected a fraction in (0, 1], got {utilisation!r}")
-        if not (_real(data_gb) and math.isfinite(data_gb) and data_gb > 0):
-            raise ValueError(f"data_gb: expected a positive amount of GB, got {data_gb!r}")
-        if not (_integer(queue_depth) and queue_depth >= 1):
-            raise ValueError(f"queue_depth: expected a positive integer, got {queue_depth!r}")
-        if max_decisions is not None and not (_integer(max_decisions) and max_decisions >= 1):
-            raise ValueError(f"max_decisions: expected None or a positive integer, got {max_decisions!r}")
-        if isinstance(reward, str):
-            if reward not in REWARDS:
-                raise ValueError(f"reward: expected one of {sorted(REWARDS)} or a callable, got {reward!r}")
-            self._reward = REWARDS[reward]
-        elif callable(reward):
-            self._reward = reward
-        else:
-            raise ValueError(f"reward: expected one of {sorted(REWARDS)} or a callable, got {reward!r}")
-        base = device if isinstance(device, Device) else Device(device)
-        self.device = Device(base.source, tuple(base.overrides) + tuple(overrides) + ('cache.slc="external"',))
+        overrides = overrides_of(overrides)
+        if not 0.0 < _real("utilisation", utilisation, "a fraction in (0, 1]") <= 1.0:
+            raise ValueError(f"utilisation: expected a fraction in (0, 1], got {shown(utilisation)}")
+        if not (math.isfinite(_real("data_gb", data_gb, "a positive amount of GB")) and data_gb > 0):
+            raise ValueError(f"data_gb: expected a positive amount of GB, got {shown(data_gb)}")
+        queue_depth = integer("queue_depth", queue_depth, 1, U32)
+        max_decisions = optional_integer("max_decisions", max_decisions, 1, None)
+        self._reward = reward_of(reward, REWARDS)
+        # A Device keeps its own TOML and overrides; the external cache manager comes last.
+        self.device = device_of(device, overrides).with_overrides(('cache.slc="external"',))
         described = self.device.describe()
         # The agent's shape and levels are the core's (api::slc_agent), never copied here.
         agent = described["slc_agent"]
@@ -194,12 +186,13 @@ class SlcCacheEnv(gym.Env):
             workload = DEFAULT_STAND_IN
         if isinstance(workload, str):
             if workload not in STAND_INS:
-                raise ValueError(f"workload: expected a stand-in ({', '.join(STAND_INS)}) or a workload spec, got {workload!r}")
+                raise ValueError(f"workload: expected a stand-in ({', '.join(STAND_INS)}) or a workload spec, "
+                                 f"got {shown(workload)}")
             self.workload: WorkloadSpec = stand_in(workload, float(data_gb), self.utilisation)
         elif isinstance(workload, dict):
             self.workload = workload
         else:
-            raise ValueError(f"workload: expected None, a stand-in name or a workload spec dict, got {workload!r}")
+            raise wrong_type("workload", "None, a stand-in name or a workload spec dict", workload)
         blocks = float(described["total_blocks"])
         self._logical_pages = int(described["logical_pages"])
         high = np.array([1.0, 1.0, blocks, blocks, len(self.size_levels) - 1, len(self.theta_levels_kib) - 1,
@@ -233,13 +226,11 @@ class SlcCacheEnv(gym.Env):
                 "theta_kib": self.theta_levels_kib[raw["theta_level"]]}
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None):
+        seed, given = reset_arguments(seed, options)
         super().reset(seed=seed)
-        unknown = set(options or {}) - {"sim_seed"}
-        if unknown:
-            raise ValueError(f"reset options: expected only 'sim_seed', got {sorted(unknown)}")
         sim_seed = int(self.np_random.integers(0, 2**63 - 1))
-        if options and "sim_seed" in options:
-            sim_seed = int(options["sim_seed"])
+        if given is not None:
+            sim_seed = given
         text, origin = self.device.core_args()
         self._sim = _core.SlcDecisionSimulator(text, origin, list(self.device.overrides), core_json(self.workload, "workload", WorkloadError),
                                                core_json(self.run_options(sim_seed), "options"))
@@ -256,12 +247,7 @@ class SlcCacheEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode is over; call reset()")
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise ValueError(f"action {action!r}: expected an integer in 0..{self.action_space.n - 1}") from None
-        if not self.action_space.contains(a):
-            raise ValueError(f"action {action!r} outside {self.action_space}")
+        a = action_index(action, self.action_space)
         nxt = self._sim.step(a)  # applies the action and runs to the next decision: one crossing
         self._decisions += 1
         if nxt is None:
