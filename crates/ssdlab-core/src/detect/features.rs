@@ -124,11 +124,21 @@ impl FeatureSet {
         FeatureSet::iter()
             .find(|s| s.names() == names)
             .ok_or_else(|| {
+                // The sets by their ends, not whole: a line of every name is ~600
+                // characters (issue 58: no error line over ~300).
+                let ends = |s: FeatureSet| {
+                    let n = s.names();
+                    format!("{} names, {} … {}", n.len(), n[0], n[n.len() - 1])
+                };
+                let found: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+                let more = if names.len() > 4 { " …" } else { "" };
                 SsdError::Invalid(format!(
-                    "c45 model: expected the attributes of a detector feature set (paper: {}; scale-free: {}), found {}",
-                    FeatureSet::Paper.names().join(" "),
-                    FeatureSet::ScaleFree.names().join(" "),
-                    names.join(" ")
+                    "c45 model: expected the attributes of a detector feature set (paper: {}; \
+                     scale-free: {}; ssdlab.detect.feature_names() lists them), found {} names: {}{more}",
+                    ends(FeatureSet::Paper),
+                    ends(FeatureSet::ScaleFree),
+                    names.len(),
+                    found.join(" ")
                 ))
             })
     }

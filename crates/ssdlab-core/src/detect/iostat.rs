@@ -346,7 +346,16 @@ impl Interval {
 
 /// The intervals of `device` between consecutive snapshots of a recording. A snapshot without
 /// the device is an error naming it, the snapshot's line and the devices present.
+/// A recording of one snapshot has no interval: an error (issue 58), not an empty table.
 pub fn series(rec: &Recording, device: &str) -> Result<Vec<Interval>> {
+    if let [only] = rec.snapshots.as_slice() {
+        return Err(SsdError::trace(
+            &rec.origin,
+            only.line,
+            "one snapshot, and an interval needs two; expected a recording of at least two \
+             (ssdlab detect record --count 1 or more)",
+        ));
+    }
     let mut samples = Vec::with_capacity(rec.snapshots.len());
     for snap in &rec.snapshots {
         samples.push((snap.require(device, &rec.origin)?, snap.uptime_cs));

@@ -71,27 +71,55 @@ impl QTable {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
-    /// Parse and check a table; `origin` names it in errors.
+    /// Parse and check a table; `origin` names it in errors, with the line and the field
+    /// (`q.json:1: Q-table: values[0][0]: invalid type: string "x", expected f64`). A leading
+    /// UTF-8 byte-order mark is skipped, as the device loader does.
     pub fn from_json(text: &str, origin: &str) -> Result<Self> {
-        let t: QTable = serde_json::from_str(text)
-            .map_err(|e| SsdError::config(origin, format!("Q-table: {e}")))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let bad = |line: usize, field: &str, msg: String| {
+            let at = if field.is_empty() || field == "." {
+                String::new()
+            } else {
+                format!("{field}: ")
+            };
+            SsdError::Invalid(format!("{origin}:{line}: Q-table: {at}{msg}"))
+        };
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let t: QTable = serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            bad(inner.line(), &field, msg)
+        })?;
         if t.format != QTABLE_FORMAT {
-            return Err(SsdError::config(
-                origin,
-                format!("Q-table: format '{}', expected '{QTABLE_FORMAT}'", t.format),
+            return Err(bad(
+                1,
+                "format",
+                format!("'{}', expected '{QTABLE_FORMAT}'", t.format),
             ));
         }
-        if t.values.len() != t.states || t.values.iter().any(|r| r.len() != t.actions) {
-            return Err(SsdError::config(
-                origin,
-                format!(
-                    "Q-table: values must be {} rows of {} numbers",
-                    t.states, t.actions
-                ),
+        if t.values.len() != t.states {
+            return Err(bad(
+                1,
+                "values",
+                format!("{} rows, expected {} (states)", t.values.len(), t.states),
+            ));
+        }
+        if let Some((i, r)) = t
+            .values
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.len() != t.actions)
+        {
+            return Err(bad(
+                1,
+                &format!("values[{i}]"),
+                format!("{} numbers, expected {} (actions)", r.len(), t.actions),
             ));
         }
         if t.values.iter().flatten().any(|v| !v.is_finite()) {
-            return Err(SsdError::config(origin, "Q-table: values must be finite"));
+            return Err(bad(1, "values", "expected finite numbers".into()));
         }
         Ok(t)
     }
@@ -217,10 +245,23 @@ mod tests {
             "f.json",
         )
         .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.json:1: Q-table: values: 1 rows, expected 2 (states)"
+        );
+        // Issue 58: the field and line of a value of the wrong type; a byte-order mark is skipped.
+        let e = QTable::from_json(
+            "{\"format\":\"ssdlab-qtable-v1\",\"states\":1,\"actions\":2,\n\"values\":[[0,\"x\"]]}",
+            "g.json",
+        )
+        .unwrap_err();
         assert!(
-            e.to_string().contains("f.json") && e.to_string().contains("2 rows of 2"),
+            e.to_string()
+                .starts_with("g.json:2: Q-table: values[0][1]: invalid type: string"),
             "{e}"
         );
+        let bom = format!("\u{feff}{}", t.to_json());
+        assert_eq!(QTable::from_json(&bom, "x").unwrap(), t);
         assert!(QTable::from_json(
             r#"{"format":"other","states":0,"actions":0,"values":[]}"#,
             "x"

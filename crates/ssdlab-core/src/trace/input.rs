@@ -17,6 +17,9 @@ use crate::error::{Result, SsdError};
 /// The two magic bytes that open every gzip member (RFC 1952, section 2.3.1).
 pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The UTF-8 byte-order mark.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// Opens `path` for streaming. The content is decompressed on the fly when the file starts with
 /// the gzip magic (multi-member gzip, as `cat a.gz b.gz` makes, is read whole). A non-empty
 /// file whose name ends in `.gz` must start with it. Nothing is loaded beyond the read buffer.
@@ -26,12 +29,20 @@ pub(crate) fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let mut raw = BufReader::with_capacity(1 << 16, file);
     let head = raw.fill_buf().map_err(|e| SsdError::io(&name, e))?;
     let gz = head.starts_with(&GZIP_MAGIC);
+    let bom = head.starts_with(UTF8_BOM);
     if name.ends_with(".gz") && !gz && !head.is_empty() {
         return Err(SsdError::io(
             &name,
             "byte offset 0: the name ends in .gz but the content does not start with the gzip \
              magic bytes 1f 8b; rename the file or compress it",
         ));
+    }
+    // A UTF-8 byte-order mark (spreadsheet exports of CSV traces start with one) is not part
+    // of the first line: skipped, as the device loader skips it. Byte offsets of binary
+    // formats are unaffected: a VSCSI trace does not start with these bytes.
+    if bom {
+        raw.consume(UTF8_BOM.len());
+        return Ok(Box::new(raw));
     }
     if gz {
         Ok(Box::new(BufReader::with_capacity(
@@ -333,6 +344,33 @@ pub(crate) mod testutil {
             std::io::stderr(),
             "SKIPPED: {test}: {} not present",
             path.display()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::fixture;
+    use super::*;
+
+    /// Issue 58: a CSV exported with a byte-order mark reads as without it, and its format is
+    /// detected from its first line.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n\
+                    128166372003061629,hm,0,Write,3154152448,4096,2000\n";
+        let plain = fixture("plain.csv", text.as_bytes(), false);
+        let bom = fixture(
+            "bom.csv",
+            [UTF8_BOM, text.as_bytes()].concat().as_slice(),
+            false,
+        );
+        let mut a = String::new();
+        open_input(&bom).unwrap().read_to_string(&mut a).unwrap();
+        assert_eq!(a, text);
+        assert_eq!(
+            super::super::format::detect_format(&bom).unwrap(),
+            super::super::format::detect_format(&plain).unwrap()
         );
     }
 }
