@@ -24,6 +24,7 @@ from ssdlab.device import Device
 from ssdlab.cli_applies import check_run, given, option_name
 from ssdlab.cli_params import guard
 from ssdlab.errors import SsdlabError
+from ssdlab.inputs import spooled
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options, rerun
 from ssdlab.table import check_writable, write_table
@@ -221,6 +222,7 @@ def run(
     if write_cache:
         overrides.append(f"write_cache.mode={json.dumps(write_cache)}")
     if trace_path is not None:
+        trace_path = spooled(trace_path, "--trace/-t")
         wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests,
                    allow_empty=allow_empty, repeat=repeat, repeat_shift=repeat_shift)
     else:
@@ -314,12 +316,22 @@ def rerun_from(ctx: typer.Context, path: Path, json_path: Optional[Path], progre
     extra = given(ctx) - {"from_", "json_path", "progress"}
     if extra:
         fail(f"--from: the setup comes from {path}; {option_name(ctx, sorted(extra)[0])} cannot be added (only --json, --progress)")
+    from ssdlab.inputs import Fields, InputError, load_json
+
+    expected = "the JSON of ssdlab run --json (with its 'setup')"
     try:
-        setup = json.loads(path.read_text())["setup"]
-    except OSError as e:
-        fail(f"--from {path}: cannot read: {e.strerror}")
-    except (json.JSONDecodeError, KeyError, TypeError):
-        fail(f"--from {path}: expected the JSON of ssdlab run --json (with its 'setup')")
+        d = load_json(path, "--from", expected)
+        if not isinstance(d, dict) or "setup" not in d:
+            raise InputError(f"{path}: expected {expected}")
+        f = Fields(d, path).sub("setup")
+        dev = f.sub("device")
+        dev.get("toml", str)
+        dev.get("source", str, None)
+        f.get("workload", dict)
+        f.get("options", dict)
+        setup = f.value
+    except InputError as e:
+        fail(f"--from {e}")
     console.print(f"re-running {path} (recorded by ssdlab {setup.get('ssdlab_version', '?')}, commit {setup.get('git_commit', '?')})",
                   highlight=False)
     show = sys.stderr.isatty() if progress is None else progress
@@ -327,8 +339,15 @@ def rerun_from(ctx: typer.Context, path: Path, json_path: Optional[Path], progre
 
     columns = [SpinnerColumn(), TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     with Progress(*columns, console=err_console, transient=True, disable=not show) as bar:
-        task = bar.add_task("run", total=total_requests(setup.get("workload") or {}))
-        result = rerun(setup, lambda n: bar.update(task, completed=n))
+        try:
+            total = total_requests(setup["workload"])
+        except (KeyError, TypeError, ValueError):
+            total = None  # the run says what is wrong with the workload
+        task = bar.add_task("run", total=total)
+        try:
+            result = rerun(setup, lambda n: bar.update(task, completed=n))
+        except SsdlabError as e:
+            fail(f"--from {path}: setup: {e}")
     print_result(console, result)
     if json_path is not None:
         write_json(json_path, result.to_dict())
@@ -392,6 +411,9 @@ def trace_info(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the statistics as JSON to this file ('-': print them instead of the table)."),
 ) -> None:
     """Request count, read/write mix, span and footprint of a trace."""
+    if page_size < 512 or page_size & (page_size - 1):
+        fail(f"--page-size: expected a power of two of at least 512 bytes, got {page_size}")
+    path = spooled(path, "TRACE")
     spec = trace(path, format=trace_format, device=disk)
     spec.pop("kind")
     info = json.loads(_core.trace_info_json(json.dumps(spec), page_size))
@@ -418,6 +440,23 @@ def trace_info(
     console.print(t)
 
 
+def os_error_message(e: OSError, argv: List[str]) -> str:
+    """An operating-system error as ``<option or file>: <what was expected>``: a name too long
+    for a file names the option that gave it (``-d/--device: a name of 300 bytes, longer than
+    a file name may be (255)``)."""
+    from ssdlab.inputs import name_problem, os_message
+
+    named = str(e.filename) if e.filename is not None else None
+    for i, a in enumerate(argv):
+        value = a.split("=", 1)[1] if a.startswith("--") and "=" in a else a
+        problem = name_problem(value)
+        if problem and (named is None or value in named):
+            opt = a.split("=", 1)[0] if value is not a else (argv[i - 1] if i and argv[i - 1].startswith("-") else "argument")
+            return f"{opt}: {problem}"
+    name = e.filename if e.filename is not None else "input"
+    return f"{name}: {os_message(e)}"
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Entry point: one ``ssdlab: error:`` line and exit 2 for bad input, never a traceback
     (the command-line framework's own errors included)."""
@@ -432,6 +471,13 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.exit(2)
     except SsdlabError as e:
         error_line(str(e))
+        sys.exit(2)
+    except OSError as e:
+        # A file ssdlab was given that a reader did not name itself (e.g. a path too long).
+        error_line(os_error_message(e, args))
+        sys.exit(2)
+    except RecursionError:
+        error_line("an input nested too deep to read (a JSON or TOML file, or a value given on the command line)")
         sys.exit(2)
     except (KeyboardInterrupt, typer.Abort):
         err_console.print("interrupted")

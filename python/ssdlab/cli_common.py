@@ -18,14 +18,19 @@ err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 def error_line(message: str) -> None:
     """Print ``ssdlab: error: <message>`` as one line on stderr (escaped: a `[...]` in it, such
-    as a list of names, is not read as rich markup; newlines are folded)."""
-    text = " ".join(message.split("\n"))
+    as a list of names, is not read as rich markup; newlines are folded; a long value is cut to
+    its head and tail so the line stays under ~300 characters: ``inputs.shorten``)."""
+    from ssdlab.inputs import shorten
+
+    text = shorten(message)
     err_console.print(f"[bold red]ssdlab: error:[/] {escape(text)}", highlight=False, soft_wrap=True, markup=True)
 
 
 def warn(message: str) -> None:
-    """One ``ssdlab: warning: …`` line on stderr; the run goes on."""
-    err_console.print(f"[bold yellow]ssdlab: warning:[/] {escape(message)}", highlight=False, soft_wrap=True,
+    """One ``ssdlab: warning: …`` line on stderr (shortened as errors are); the run goes on."""
+    from ssdlab.inputs import MAX_WARNING_LINE, shorten
+
+    err_console.print(f"[bold yellow]ssdlab: warning:[/] {escape(shorten(message, MAX_WARNING_LINE))}", highlight=False, soft_wrap=True,
                       markup=True)
 
 

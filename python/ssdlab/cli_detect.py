@@ -199,8 +199,21 @@ def detection_line(step: dict, device: str, shown: List[str], live: bool) -> str
     return f"{clock}uptime {step['end_s']:.2f} s  {device}  GC (episode {step['episode']})  {values}".rstrip()
 
 
+def load_model(model: Path, device: str, window: int) -> Tuple["detect.Tree", "detect.Detector"]:
+    """The tree saved at ``model`` and a detector of ``device`` with it; an error names the file."""
+    from ssdlab.inputs import check_name
+
+    check_name(str(model), str(model))
+    tree = detect.Tree.load(str(model))
+    try:
+        return tree, detect.Detector(device, tree, window)
+    except SsdlabError as e:
+        raise type(e)(f"{model}: {e}") from None
+
+
 @detect_app.command("watch")
 def watch(
+    ctx: typer.Context,
     device: str = typer.Argument(..., help="Device name as /proc/diskstats (or the recording) spells it."),
     model: Path = typer.Option(..., "--model", "-m", help="C4.5 tree as JSON (ssdlab.detect.Tree.save) over ssdlab.detect.feature_names(), classes 0 = no GC, 1 = GC."),
     interval: float = typer.Option(1.0, "--interval", help=INTERVAL_HELP),
@@ -214,18 +227,18 @@ def watch(
     window: int = typer.Option(detect.DEFAULT_WINDOW, "--window", help="Samples per standard deviation (the paper's is 50, one a second)."),
 ) -> None:
     """Classify each interval of DEVICE with a C4.5 tree (Park & Kim §4) and print one line per interval classified GC."""
+    from ssdlab.cli_applies import refuse
+
+    refuse(ctx, ("interval",) if diskstats is not None else (),
+           "applies to live reads of /proc; a --diskstats recording keeps its own intervals")
     check_timing(interval, count)
     if window < 1:
         die(f"--window: expected at least 1 sample per standard deviation (the paper's is {detect.DEFAULT_WINDOW}), found {window}")
     argv = on_detect_argv(on_detect)
     try:
-        tree = detect.Tree.load(str(model))
+        tree, det = load_model(model, device, window)
     except SsdlabError as e:
         die(f"--model {e}")
-    try:
-        det = detect.Detector(device, tree, window)
-    except SsdlabError as e:
-        die(f"--model {model}: {e}")
     shown = tree.features_used() or ["std_svctm"]
     seen = {"intervals": 0, "gc": 0, "episodes": 0}
 

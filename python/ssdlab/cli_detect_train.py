@@ -117,10 +117,9 @@ def evaluate(
     (the attribute set is the tree's own)."""
     experiment.check_device(device)
     experiment.check_name("--label", label, "GC label")
-    try:
-        text = model.read_text()
-    except OSError as e:
-        fail(f"--model {model}: cannot read: {e.strerror}")
+    from ssdlab.inputs import read_text
+
+    text = read_text(model, "--model")
     try:
         r = experiment.run(device=device, overrides=set_, seed=seed, manage=False, model_json=text, train=[],
                            eval=runs(workload, seconds, queue_depth), label=label, label_threshold=label_threshold,

@@ -26,7 +26,9 @@ def workload_of(trace_path: Optional[Path], workload: Optional[str], *, trace_fo
     if (trace_path is None) == (workload is None):
         fail("give exactly one of --trace PATH or --workload NAME")
     if trace_path is not None:
-        return offline.trace(trace_path, format=trace_format, lba_map=lba_map, max_requests=max_requests)
+        from ssdlab.inputs import spooled
+
+        return offline.trace(spooled(trace_path, "--trace/-t"), format=trace_format, lba_map=lba_map, max_requests=max_requests)
     assert workload is not None
     if workload.startswith("toy-") and workload[4:] in offline.TOY_DISTRIBUTIONS:
         return offline.toy(workload[4:], seed=seed)
@@ -57,7 +59,13 @@ def problem_line(p: offline.OfflineProblem) -> str:
             f"{p.blocks:,} blocks x {p.pages_per_block} pages, {p.logical_pages:,} logical pages, spare {p.spare:.1%}")
 
 
+#: The methods each search parameter applies to (Algorithms 2-3 of the paper sample with psi;
+#: only MCTS plays out).
+PSI_METHODS, PLAYOUT_METHODS = ("pruned", "mcts"), ("mcts",)
+
+
 def offline_cmd(
+    ctx: typer.Context,
     method: str = typer.Option(..., "--method", "-m", help="greedy, fifo, cost-benefit, d-choices, exhaustive, pruned, mcts."),
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Trace file (any format ssdlab reads)."),
     workload: Optional[str] = typer.Option(None, "--workload", "-w", help=WORKLOAD_HELP),
@@ -77,6 +85,15 @@ def offline_cmd(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Write the problem and report (with schedule) as JSON."),
 ) -> None:
     """Run one offline-cleaning method and print its internal writes, WAF and gain over Greedy."""
+    from ssdlab.cli_applies import refuse
+
+    if trace_path is not None:
+        refuse(ctx, ("requests", "logical_pages"), "applies to synthetic workloads, not to --trace "
+               "(--max-requests limits a trace)")
+    else:
+        refuse(ctx, ("trace_format", "lba_map", "max_requests"), "applies to --trace only")
+    refuse(ctx, ("psi",) if method not in PSI_METHODS else (), f"applies to --method {' or '.join(PSI_METHODS)}, not {method}")
+    refuse(ctx, ("playouts",) if method not in PLAYOUT_METHODS else (), f"applies to --method mcts, not {method}")
     wl = workload_of(trace_path, workload, trace_format=trace_format, lba_map=lba_map, max_requests=max_requests,
                      requests=requests)
     params = parse_params(param)

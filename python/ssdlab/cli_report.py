@@ -63,7 +63,11 @@ def experiment_tables(src: Any) -> list:
     kind = "offline" if src.kind == "offline-toy" else src.kind
     mod = MODULES.get(kind)
     hook = getattr(mod, "report_tables", None)
-    return list(hook(src.raw)) if hook is not None else []
+    if hook is None:
+        return []
+    from ssdlab.plots.source import read_raw
+
+    return read_raw(src, lambda s: list(hook(s.raw)), f"a {src.kind} result as ssdlab writes it")
 
 
 def report(

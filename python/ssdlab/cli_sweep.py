@@ -17,6 +17,8 @@ from rich.table import Table
 
 from ssdlab.cli_common import console, err_console, fail, warn
 from ssdlab.cli_report import report_option, write_report
+from ssdlab.inputs import read_text
+from ssdlab.sweeps.spec import MAX_RUNS
 
 if TYPE_CHECKING:  # the sweep machinery is imported when a sweep runs, not with the CLI
     from ssdlab.sweeps.driver import Plan
@@ -39,6 +41,7 @@ def register(app: typer.Typer) -> None:
 
 
 def sweep(
+    ctx: typer.Context,
     spec: Optional[Path] = typer.Argument(None, help="Sweep specification, TOML (docs/sweep.md; --example prints one)."),
     results: Optional[Path] = typer.Option(None, "--results", "-o", help="Results folder: a new one, or the store of an earlier run of the sweep to resume (default: SPEC's name with .results, beside it)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: one per CPU; 0: in this process). With --ray local: the local Ray instance's CPUs; with a cluster: at most N runs at once (default: every CPU of the cluster busy, 2 runs in flight per CPU)."),
@@ -48,6 +51,7 @@ def sweep(
     compact: bool = typer.Option(True, "--compact/--no-compact", help="When every run is stored, fold the row files into results.parquet."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress", help="Progress bar (default: when stderr is a terminal; otherwise one line per run)."),
     example: bool = typer.Option(False, "--example", help="Print an example specification (50 short runs) and exit."),
+    max_runs: int = typer.Option(MAX_RUNS, "--max-runs", min=1, help="Refuse a spec that expands to more runs than this (a grid of a million is more often an axis too many than a plan), before building any."),
     report_path: Optional[Path] = report_option(),
 ) -> None:
     """Run a grid of simulations (devices × overrides × workloads × options × seeds) into a
@@ -57,17 +61,22 @@ def sweep(
     from ssdlab.sweeps.spec import expand
     from ssdlab.sweeps.store import NEEDS, Store, StoreError
 
+    from ssdlab.cli_applies import given, refuse
+
     if example:
         if spec is not None:
             fail("--example: prints a specification; expected no SPEC with it")
+        refuse(ctx, sorted(given(ctx) - {"example"}), "does not apply to --example (it prints a specification)")
         console.print(example_spec(), markup=False, highlight=False, end="")
         return
     if spec is None:
         fail("SPEC: missing (a sweep specification, TOML; ssdlab sweep --example prints one)")
+    if dry_run:
+        refuse(ctx, ("jobs", "ray", "compact", "progress", "report_path"), "does not apply to --dry-run (nothing runs)")
     if ray is not None:
         ray = check_ray(ray, jobs)
     try:
-        sw = expand(spec)
+        sw = expand(spec, max_runs)
     except SpecError as e:
         fail(str(e))
     for advisory in sw.advisories:
@@ -80,7 +89,7 @@ def sweep(
 
             return print_plan(plan(sw, store, retry_errors))
         store.open()
-        store.keep_spec(sw.name, spec.read_text())
+        store.keep_spec(sw.name, read_text(spec))
     except StoreError as e:
         fail(f"--results/-o {e}")
     except ImportError:

@@ -58,14 +58,14 @@ class Device:
             return self.toml, self.source
         if self.source in _core.preset_names():
             return self.source, f"preset {self.source}"
+        from ssdlab.inputs import check_name, is_file, read_text
+
+        check_name(str(self.source), "-d/--device")
         path = Path(self.source)
-        if not path.is_file():
+        if not is_file(path):
             names = ", ".join(_core.preset_names())
             raise ConfigError(f"--device {self.source}: not a preset ({names}) nor a readable TOML file")
-        try:
-            return path.read_text(encoding="utf-8"), str(path)
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(f"{path}: cannot read device file: {e}") from None
+        return read_text(path), str(path)
 
     def describe(self) -> dict[str, Any]:
         """Validated configuration and derived sizes (planes, pages, capacities), and ``memory``:

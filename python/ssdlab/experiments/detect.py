@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import typer
 from rich.table import Table
 
+from ssdlab.inputs import device_text, is_file
 from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail, jobs_option, warn
 from ssdlab.errors import SsdlabError, core_json
@@ -44,7 +45,7 @@ def setup(device: Optional[str] = None, overrides: Optional[list[str]] = None, *
     (``jobs``: runs at once on threads, no result depends on it)."""
     s: dict[str, Any] = {"extra_overrides": list(overrides or [])}
     if device is not None:  # the user's device replaces the default one and its overrides
-        text = Path(device).read_text() if Path(device).is_file() else device
+        text = device_text(device)
         s.update(device=text, origin=device, overrides=[])
     for k, v in dict(features=features, seed=seed, train_seconds=train_seconds, eval_seconds=eval_seconds, window=window,
                      label=label, label_threshold=label_threshold, model_json=model_json, train=train, eval=eval,
@@ -72,7 +73,7 @@ LABEL_OPTION = typer.Option(registry.default("GC label"), "--label",
 
 def check_device(device: Optional[str]) -> None:
     """``--device``: a preset name or a TOML file (one error line otherwise)."""
-    if device is not None and not Path(device).is_file() and device not in _core.preset_names():
+    if device is not None and not is_file(device) and device not in _core.preset_names():
         fail(f"--device {device}: expected a preset ({', '.join(_core.preset_names())}) or a TOML file")
 
 

@@ -13,6 +13,7 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
+from ssdlab.inputs import device_text
 from ssdlab import _core
 from ssdlab.cli_common import console, fail
 from ssdlab.errors import SsdlabError, core_json
@@ -24,7 +25,7 @@ from ssdlab.experiments.output import finish, report_option
 def run(device: str, overrides: list[str], slc: Optional[str] = None, request_kib: int = 128, queue_depth: int = 32,
         points: int = 100, seed: int = 0, progress: Optional[Callable[[int, int], None]] = None) -> dict[str, Any]:
     """The curve, by the core. ``slc`` sets ``cache.slc`` (an SLC-cache policy name)."""
-    text = Path(device).read_text() if Path(device).is_file() else device
+    text = device_text(device)
     sets = list(overrides) + (["ftl.kind=hybrid", f"cache.slc={slc}"] if slc else [])
     setup = {"device": text, "origin": device, "overrides": sets, "request_kib": request_kib,
              "queue_depth": queue_depth, "points": points, "seed": seed}

@@ -12,6 +12,7 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
+from ssdlab.inputs import device_text
 from ssdlab import _core, registry
 from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
@@ -34,7 +35,7 @@ def run_all(device: str, overrides: list[str], workload: dict, seed: int, repeat
     runs, in order), ``references`` (label → runs: ``nogc``, ``blocking@t_igc``) and
     ``sensitivity`` (label → (overrides, run)). Up to ``jobs`` runs at once on threads (default:
     the core's, one per CPU); no result depends on it."""
-    text = Path(device).read_text() if Path(device).is_file() else device
+    text = device_text(device)
     setup = {"device": text, "origin": device, "overrides": list(overrides), "workload": workload, "seed": seed,
              "repeat": repeat, "precondition_passes": passes, "time_scale": time_scale, "schedulers": schedulers,
              "sensitivity": sensitivity, "series": series, "from_empty": from_empty, "references": references}

@@ -19,6 +19,7 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.table import Table
 
+from ssdlab.inputs import device_text
 from ssdlab import _core
 from ssdlab.cli_common import console, fail, jobs_option
 from ssdlab.errors import SsdlabError, core_json
@@ -37,7 +38,7 @@ def setup(device: str, overrides: list[str], *, workload: Optional[str] = None, 
           jobs: Optional[int] = None) -> dict[str, Any]:
     """The core's ``SlcSetup`` as a dict (``None`` fields take the core's defaults; ``jobs``: runs
     at once on threads, no result depends on it)."""
-    text = Path(device).read_text() if Path(device).is_file() else device
+    text = device_text(device)
     s: dict[str, Any] = {"device": text, "origin": device, "overrides": list(overrides), "data_gb": data_gb,
                          "queue_depth": queue_depth, "seed": seed, "sensitivity": sensitivity, "pretrain": pretrain}
     if jobs is not None:

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ssdlab.inputs import device_text
 from ssdlab import _core, registry
 from ssdlab.cli_common import fail, jobs_option
 from ssdlab.errors import SsdlabError, WorkloadError, core_json
@@ -67,7 +68,7 @@ def run(
     result depends on it); returns the parsed JSON (``configs.<stack>`` …). Preconditioning
     fills the first ``precondition_fill`` of the logical space in order, then overwrites it
     ``precondition_passes`` times at random (negative passes: no preconditioning)."""
-    text = Path(device).read_text() if Path(device).is_file() else device
+    text = device_text(device)
     pre = ({"sequential": True, "random_passes": precondition_passes, "fill_fraction": precondition_fill}
            if precondition_passes >= 0 else False)
     opts = build_options(workload, seed=seed, replay="open", time_scale=time_scale, precondition=pre)

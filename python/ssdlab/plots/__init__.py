@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from ssdlab.plots import cache, ccdf, fill, mcts, percentiles, qtable, series, slc, waf
-from ssdlab.plots.source import Source, SourceError, load
+from ssdlab.plots.source import Source, SourceError, load, read_raw
 from ssdlab.plots.style import FORMATS, NEEDS, PlotUnavailable, save, style
 
 #: Every plot kind, in the order a report shows them.
@@ -23,17 +23,17 @@ __all__ = ["KINDS", "FORMATS", "NEEDS", "PlotUnavailable", "Source", "SourceErro
 
 def available(src: Source, op: Optional[str] = None) -> list[str]:
     """The kinds that can draw ``src``."""
-    return [name for name, k in KINDS.items() if k.applies(src, op)]
+    return read_raw(src, lambda s: [name for name, k in KINDS.items() if k.applies(s, op)], "what a plot reads")
 
 
 def figure(kind: str, src: Source, op: Optional[str] = None):
     """Draw ``kind`` of ``src`` (a matplotlib Figure). Raises ValueError if it does not apply."""
     k = KINDS[kind]
-    if not k.applies(src, op):
+    if not read_raw(src, lambda s: k.applies(s, op), "what a plot reads"):
         raise ValueError(f"{kind}: {src.path} ({src.kind}) has nothing to draw as {kind}; "
                          f"it has: {', '.join(available(src, op)) or 'no plottable data'}")
     with style():
-        return k.draw(src, op)
+        return read_raw(src, lambda s: k.draw(s, op), f"what the {kind} plot draws")
 
 
 def plot(kind: str, results: str | Path, out: str | Path, op: Optional[str] = None) -> Path:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ssdlab.errors import SsdlabError
+from ssdlab.inputs import SHAPE_ERRORS, FieldError, InputError, Trail, load_json, shape_error, tracked, type_name
 
 #: A latency distribution: (latency µs, count), latencies increasing.
 Histogram = tuple[np.ndarray, np.ndarray]
@@ -61,6 +62,9 @@ class Source:
     op: str = "all"
     #: A sweep's compared configuration columns (what varies, the seed aside).
     axes: list[str] = field(default_factory=list)
+    #: What of ``raw`` was read last (``raw`` is tracked: ``inputs.tracked``), so that a field
+    #: of the wrong shape found while drawing or tabulating is named (:func:`read_raw`).
+    trail: Optional[Trail] = None
 
 
 def flatten(d: Any, prefix: str = "", out: Optional[dict[str, float]] = None) -> dict[str, float]:
@@ -74,13 +78,43 @@ def flatten(d: Any, prefix: str = "", out: Optional[dict[str, float]] = None) ->
     return out
 
 
-def histograms(d: Optional[dict]) -> dict[str, Histogram]:
-    """``{op: {latency_us: [...], count: [...]}}`` as arrays (empty types dropped)."""
+def histograms(d: Optional[dict], at: str = "latency_histogram") -> dict[str, Histogram]:
+    """``{op: {latency_us: [...], count: [...]}}`` as arrays (empty types dropped); arrays of
+    two lengths, or of anything but numbers, are a :class:`FieldError` naming the field
+    (``at``: where ``d`` is in the file)."""
     out = {}
+    if not isinstance(d, (dict, type(None))):
+        raise FieldError(at, "expected an object of latency distributions")
     for op, h in (d or {}).items():
-        lat, cnt = np.asarray(h.get("latency_us", []), float), np.asarray(h.get("count", []), np.int64)
+        if not isinstance(h, dict):
+            raise FieldError(f"{at}.{op}", "expected an object with latency_us and count")
+        lat = _numbers(h.get("latency_us", []), f"{at}.{op}.latency_us")
+        cnt = _numbers(h.get("count", []), f"{at}.{op}.count")
+        if len(lat) != len(cnt):
+            raise FieldError(f"{at}.{op}", f"latency_us has {len(lat)} values and count {len(cnt)}; "
+                             "expected one count per latency")
         if len(lat):
-            out[op] = (lat, cnt)
+            out[op] = (lat, cnt.astype(np.int64))
+    return out
+
+
+def _numbers(v: Any, what: str) -> np.ndarray:
+    """``v`` as a flat array of numbers, or a ``ValueError`` naming ``what``."""
+    if not isinstance(v, list):
+        raise FieldError(what, f"expected an array of numbers, got {type_name(v)}")
+    bad = next((i for i, x in enumerate(v) if not isinstance(x, (int, float)) or isinstance(x, bool)), None)
+    if bad is not None:
+        raise FieldError(f"{what}[{bad}]", f"expected a number, got {type_name(v[bad])}")
+    return np.asarray(v, float)
+
+
+def series_of(d: Optional[dict], at: str = "series") -> dict[str, np.ndarray]:
+    """A result's time series (``{name: [numbers]}``, every one as long as the others)."""
+    if not isinstance(d, (dict, type(None))):
+        raise FieldError(at, "expected an object of time series")
+    out = {k: _numbers(v, f"{at}.{k}") for k, v in (d or {}).items()}
+    if len({len(v) for v in out.values()}) > 1:
+        raise FieldError(at, "expected time series of one length, got " + ", ".join(f"{k} {len(v)}" for k, v in out.items()))
     return out
 
 
@@ -103,7 +137,7 @@ def mean_scalars(runs: list[dict[str, float]]) -> dict[str, float]:
 # -- readers, one per kind of file ------------------------------------------------------------
 def _run(path: Path, d: dict) -> Source:
     g = Group(f"{d.get('device', '?')}", flatten({k: v for k, v in d.items() if k not in ("series", "setup", "latency_histogram")}),
-              histograms(d.get("latency_histogram")), {k: np.asarray(v) for k, v in (d.get("series") or {}).items()})
+              histograms(d.get("latency_histogram")), series_of(d.get("series")))
     setup = d.get("setup") or {}
     about = {"device": str(d.get("device")), "workload": str(d.get("workload")), "seed": str(d.get("seed")),
              "ssdlab": f"{setup.get('ssdlab_version', '?')} ({setup.get('git_commit') or 'no git commit'})"}
@@ -116,7 +150,8 @@ def _rlgc(path: Path, d: dict) -> Source:
     for s, v in d["schedulers"].items():
         runs = v.get("runs", [])
         g = Group(s, flatten({k: x for k, x in v.items() if k != "runs"}),
-                  merge([histograms(r.get("latency_histogram")) for r in runs]))
+                  merge([histograms(r.get("latency_histogram"), f"schedulers.{s}.runs[{i}].latency_histogram")
+                         for i, r in enumerate(runs)]))
         groups.append(g)
     return Source(path, "rlgc", f"RL-assisted GC · {d.get('device')} · {d.get('workload')} · {d.get('repeat')} seed(s)",
                   groups, d, op="write")
@@ -124,7 +159,8 @@ def _rlgc(path: Path, d: dict) -> Source:
 
 def _ttflash(path: Path, d: dict) -> Source:
     groups = [Group(s, flatten({k: v for k, v in d["configs"][s].items() if k != "latency_histogram"}),
-                    histograms(d["configs"][s].get("latency_histogram"))) for s in d["stacks"]]
+                    histograms(d["configs"][s].get("latency_histogram"), f"configs.{s}.latency_histogram"))
+              for s in d["stacks"]]
     wl = d.get("workload") or {}
     return Source(path, "ttflash", f"Tiny-Tail Flash · {d.get('device')} · {wl.get('path') or wl.get('pattern') or ''}",
                   groups, d, op="read")
@@ -141,11 +177,13 @@ def _slc(path: Path, d: dict) -> Source:
 def _fill(path: Path, d: dict) -> Source:
     pts = d.get("points", [])
     g = Group(str(d.get("slc_policy")), flatten({k: v for k, v in d.items() if k != "points"}),
-              series={"written_gb": np.asarray([p["written_gb"] for p in pts]), "mb_s": np.asarray([p["mb_s"] for p in pts])})
+              series=series_of({"written_gb": [p["written_gb"] for p in pts], "mb_s": [p["mb_s"] for p in pts]}, "points"))
     return Source(path, "fill", f"Fill curve · {d.get('device')} · SLC policy {d.get('slc_policy')}", [g], d)
 
 
 def _offline(path: Path, d: dict) -> Source:
+    for c in d.get("convergence") or []:
+        float(c["playouts"]), float(c["internal_writes"])
     groups = [Group(m, flatten({k: v for k, v in r.items() if k not in ("convergence", "schedule", "params")}))
               for m, r in d["methods"].items()]
     groups += [Group(f"placement: {p}", flatten(r)) for p, r in (d.get("placements") or {}).items()]
@@ -167,14 +205,14 @@ def _detect(path: Path, d: dict) -> Source:
     """Groups: the TRIM comparison's runs (one per mode), with per-second write bandwidth."""
     m = d.get("management") or {}
     groups = []
-    for r in m.get("runs", []):
-        mb = np.asarray(r.get("write_mb_s", []), float)
+    for i, r in enumerate(m.get("runs", [])):
+        sr = series_of({"write_mb_s": r.get("write_mb_s", []), "gc_fraction": r.get("gc_fraction", [])},
+                       f"management.runs[{i}]")
         groups.append(Group(str(r["mode"]), flatten({k: v for k, v in r.items() if not isinstance(v, list)}),
-                            series={"time_s": np.arange(1, len(mb) + 1, dtype=float), "write_mb_s": mb,
-                                    "gc_fraction": np.asarray(r.get("gc_fraction", []), float)}))
+                            series={"time_s": np.arange(1, len(sr["write_mb_s"]) + 1, dtype=float), **sr}))
     src = Source(path, "detect", f"Host-side GC detection · {d.get('device')} · {d.get('features')} attributes", groups, d)
     if m.get("floor_mb_s"):
-        src.about["bandwidth floor"] = f"{m['floor_mb_s']:.1f} MB/s"
+        src.about["bandwidth floor"] = f"{float(m['floor_mb_s']):.1f} MB/s"
     return src
 
 
@@ -183,6 +221,20 @@ def _slc_tune(path: Path, d: dict) -> Source:
 
 
 def _qtable(path: Path, d: dict) -> Source:
+    values = d["values"]
+    if not isinstance(values, list) or not values:
+        raise FieldError("values", "expected a table of numbers (an array of rows)")
+    rows = [_numbers(r, f"values[{i}]") for i, r in enumerate(values)]
+    ragged = next((i for i, r in enumerate(rows) if len(r) != len(rows[0])), None)
+    if ragged is not None or not len(rows[0]):
+        raise FieldError(f"values[{ragged or 0}]", f"{len(rows[ragged or 0])} values; expected one per action, "
+                         f"as every row ({len(rows[0])})")
+    for k, n in (("states", len(rows)), ("actions", len(rows[0]))):
+        if d.get(k) != n:
+            raise FieldError(k, f"expected {n} (the table's {'rows' if k == 'states' else 'columns'}), got {d.get(k)!r}"[:160])
+    labels = d.get("action_labels")
+    if labels is not None and (not isinstance(labels, list) or len(labels) != len(rows[0])):
+        raise FieldError("action_labels", f"expected one label per action ({len(rows[0])})")
     return Source(path, "qtable", f"Q-table · {d.get('states')} states × {d.get('actions')} actions", [], d)
 
 
@@ -203,19 +255,17 @@ READERS: dict[str, tuple[Callable[[dict], bool], Callable[[Path, dict], Source]]
 
 def _json(path: Path) -> Source:
     try:
-        d = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as e:
-        raise SourceError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-    except json.JSONDecodeError as e:
-        raise SourceError(f"{path}:{e.lineno}: expected the JSON ssdlab writes (--json), {e.msg}") from None
+        d = load_json(path, expected="the JSON ssdlab writes (--json)")
+    except InputError as e:
+        raise SourceError(str(e)) from None
     if not isinstance(d, dict):
-        raise SourceError(f"{path}: expected a JSON object written by ssdlab (--json)")
+        raise SourceError(f"{path}: expected a JSON object written by ssdlab (--json), got {type_name(d)}")
     return from_dict(d, path)
 
 
 def from_dict(d: dict, path: Path) -> Source:
     """A result already in memory (an experiment writing its own report), named ``path``."""
-    kind = d.get("experiment")
+    kind = d.get("experiment") if isinstance(d.get("experiment"), str) else None
     if kind == "offline" and d.get("table") == "I":
         kind = "offline-toy"
     if kind not in READERS:
@@ -223,16 +273,28 @@ def from_dict(d: dict, path: Path) -> Source:
     if kind is None:
         raise SourceError(f"{path}: expected the --json of ssdlab run or of an experiment, a saved Q-table, "
                           "or a sweep results folder")
+    trail = Trail()
     try:
-        src = READERS[kind][1](path, d)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
-        raise SourceError(f"{path}: a {kind} result with a missing or malformed field ({type(e).__name__}: {e})") from None
-    if d.get("command"):
+        src = READERS[kind][1](path, tracked(d, trail))
+    except SHAPE_ERRORS as e:
+        raise SourceError(str(shape_error(path, trail, e, f"a {kind} result as ssdlab writes it"))) from None
+    src.trail = trail
+    if isinstance(d.get("command"), str):
         src.command = d["command"]
     for k, name in (("ssdlab_version", "ssdlab"), ("git_commit", "git commit")):
         if d.get(k):
             src.about.setdefault(name, str(d[k]))
     return src
+
+
+def read_raw(src: Source, reader: Callable[[Source], Any], expected: str) -> Any:
+    """``reader(src)`` (a plot drawing it, an experiment's tables of ``src.raw``), a field of
+    the wrong shape being one :class:`SourceError` naming the file and the field."""
+    trail = src.trail if src.trail is not None else Trail()
+    try:
+        return reader(src)
+    except SHAPE_ERRORS as e:
+        raise SourceError(str(shape_error(src.path, trail, e, expected))) from None
 
 
 def _sweep(path: Path) -> Source:

@@ -14,8 +14,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Optional, Union
 
+from ssdlab.inputs import read_text
 from ssdlab.sweeps.keys import SpecError
-from ssdlab.sweeps.spec import RunTask, Sweep, expand
+from ssdlab.sweeps.spec import MAX_RUNS, RunTask, Sweep, expand
 
 __all__ = ["sweep", "load", "series", "expand", "SpecError", "Sweep", "RunTask"]
 
@@ -33,7 +34,7 @@ def _pandas(what: str) -> Any:
 
 def sweep(spec: Union[str, Path, Mapping[str, Any]], *, jobs: Optional[int] = None,
           out: Union[str, Path, None] = None, retry_errors: bool = False, compact: bool = True,
-          ray: Optional[str] = None) -> Any:
+          ray: Optional[str] = None, max_runs: int = MAX_RUNS) -> Any:
     """Run the sweep ``spec`` (a TOML path, or the same structure as a dict: ``{"base": {...},
     "grid": {...}, "runs": [...]}``) and return its rows, in the spec's order, as a pandas
     DataFrame (one row per run; columns as ``ssdlab.load``).
@@ -41,7 +42,8 @@ def sweep(spec: Union[str, Path, Mapping[str, Any]], *, jobs: Optional[int] = No
     ``jobs``: worker processes (None: one per CPU; 0: in this process). ``ray``: run on Ray
     instead — ``"local"`` (a Ray instance on this machine with ``jobs`` CPUs) or a cluster's
     address (``"ray://head:10001"``, ``"auto"``; ``jobs`` then caps the runs at once); an
-    ``ImportError`` names the ``ray`` extra when Ray is missing. ``out``: the results
+    ``ImportError`` names the ``ray`` extra when Ray is missing. ``max_runs``: a spec that
+    expands to more runs is refused before any is built. ``out``: the results
     folder, resumed if it holds an earlier run of the sweep (None: a temporary folder, removed
     afterwards — time series then are not kept). A spec that cannot be run raises
     :class:`SpecError` (a ``ConfigError``) before anything runs; runs that fail are rows with
@@ -56,11 +58,11 @@ def sweep(spec: Union[str, Path, Mapping[str, Any]], *, jobs: Optional[int] = No
         from ssdlab.sweeps.executor_ray import check_address, require_ray
         ray = check_address(ray)
         require_ray()
-    sw = expand(spec)
+    sw = expand(spec, max_runs)
     with tempfile.TemporaryDirectory(prefix="ssdlab-sweep-") as tmp:
         with Store(Path(out) if out is not None else Path(tmp) / "results") as store:
             if not isinstance(spec, Mapping):
-                store.keep_spec(sw.name, Path(spec).read_text())
+                store.keep_spec(sw.name, read_text(Path(spec)))
             p = plan(sw, store, retry_errors)
             execute_plan(p, store, executor_for(jobs, len(p.todo), ray), compact=compact)
             table = store.read()

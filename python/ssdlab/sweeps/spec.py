@@ -25,9 +25,9 @@ from __future__ import annotations
 import hashlib
 import inspect
 import itertools
+import math
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Union
@@ -35,14 +35,12 @@ from typing import Any, Iterator, Mapping, Optional, Union
 from ssdlab import _core, workload as wl
 from ssdlab.device import Device, advisory_line
 from ssdlab.errors import ConfigError, SsdlabError
+from ssdlab.inputs import InputError, check_name, load_toml, quote, read_text
 from ssdlab.simulate import _absolute, build_options, simulate
 from ssdlab.sweeps.keys import (KIND_BY_FIELD, NAMESPACES, SpecError, check_arrival, check_kind_fields, check_value, kind_of,
                                 option_defaults)
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.9/3.10
-    import tomli as tomllib
+from ssdlab.inputs import tomllib  # noqa: F401 (the runner reads resolved TOML with it)
 
 #: Bumped when what the id hashes changes (old stores' runs then run again).
 ID_VERSION = 1
@@ -118,17 +116,9 @@ def read_spec(spec: Union[str, Path, Mapping[str, Any]]) -> tuple[dict[str, Any]
         return dict(spec), "spec", Path.cwd()
     path = Path(spec)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise SpecError(f"{path}: expected a UTF-8 TOML file") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        raise SpecError(f"{path}:{m.group(1)}: invalid TOML: {msg}" if m else f"{path}: invalid TOML: {msg}") from None
+        data = load_toml(path)
+    except InputError as e:
+        raise SpecError(str(e)) from None
     return data, str(path), path.resolve().parent
 
 
@@ -161,11 +151,13 @@ def _namespace_ok(key: str, where: str) -> None:
 def _assignment(table: Any, where: str) -> dict[str, tuple[Any, str]]:
     """A table of keys (``[base]``, one ``[[runs]]`` entry) as ``key → (value, location)``."""
     if not isinstance(table, Mapping):
-        raise SpecError(f"{where}: expected a table of keys, got {table!r}")
+        raise SpecError(f"{where}: expected a table of keys, got {quote(table)}")
     out = {}
     for key, value in flatten(table):
         loc = f"{where}.{key}"
         _namespace_ok(key, loc)
+        if key in out:  # `"set.gc.victim" = …` beside `set.gc.victim = …`: one key, two spellings
+            raise SpecError(f"{loc}: set twice (two spellings of one key); expected each key once")
         out[key] = (_checked(key, value, loc), loc)
     return out
 
@@ -173,12 +165,12 @@ def _assignment(table: Any, where: str) -> dict[str, tuple[Any, str]]:
 def _axes(grid: Any) -> list[list[dict[str, tuple[Any, str]]]]:
     """Each axis as its list of points; a point sets one key, or several (a table value)."""
     if not isinstance(grid, Mapping):
-        raise SpecError(f"grid: expected a table of axes (key = [values]), got {grid!r}")
+        raise SpecError(f"grid: expected a table of axes (key = [values]), got {quote(grid)}")
     axes, owner = [], {}
-    for key, values in flatten(grid):
+    for n, (key, values) in enumerate(flatten(grid)):
         where = f"grid.{key}"
         if not isinstance(values, list):
-            raise SpecError(f"{where}: expected a list of values (an axis), got {values!r}")
+            raise SpecError(f"{where}: expected a list of values (an axis), got {quote(values)}")
         if not values:
             raise SpecError(f"{where}: expected a non-empty list of values, got []")
         points = []
@@ -192,17 +184,26 @@ def _axes(grid: Any) -> list[list[dict[str, tuple[Any, str]]]]:
             if not point:
                 raise SpecError(f"{where}[{i}]: expected a value or a non-empty table")
             points.append(point)
-        for k in {k for p in points for k in p}:
-            if k in owner and owner[k] != where:
-                raise SpecError(f"{where}: sets {k}, which axis {owner[k]} sets too; expected each key on one axis")
-            owner[k] = where
+        for k in sorted({k for p in points for k in p}):
+            if k in owner and owner[k][0] != n:
+                other = owner[k][1] if owner[k][1] != where else f"{where} (spelled another way)"
+                raise SpecError(f"{where}: sets {k}, which axis {other} sets too; expected each key on one axis")
+            owner[k] = (n, where)
         axes.append(points)
     return axes
 
 
-def combinations(data: Mapping[str, Any]) -> Iterator[dict[str, tuple[Any, str]]]:
+#: The most runs a spec may expand to unless told otherwise (``--max-runs``, ``max_runs=``).
+#: Building a run's task (its device resolved, its id hashed) takes ~0.1 ms, so 100,000 runs is
+#: seconds of expansion before anything runs; a grid of a million is more likely a mistake (one
+#: axis too many) than a plan, and is refused before it is built.
+MAX_RUNS = 100_000
+
+
+def combinations(data: Mapping[str, Any], max_runs: int = MAX_RUNS) -> Iterator[dict[str, tuple[Any, str]]]:
     """Every run of the spec as ``key → (value, location)``: [base] ⊕ grid point, then
-    [base] ⊕ each [[runs]] entry."""
+    [base] ⊕ each [[runs]] entry. More than ``max_runs`` is a :class:`SpecError`, raised before
+    any run is built."""
     unknown = [k for k in data if k not in TABLES]
     if unknown:
         raise SpecError(f"{unknown[0]}: unknown table; expected [sweep], [base], [grid] or [[runs]]")
@@ -215,6 +216,11 @@ def combinations(data: Mapping[str, Any]) -> Iterator[dict[str, tuple[Any, str]]
         raise SpecError("runs: expected an array of tables ([[runs]])")
     explicit = [_assignment(r, f"runs[{i}]") for i, r in enumerate(runs)]
     axes = _axes(data["grid"]) if data.get("grid") else []
+    count = (math.prod(len(a) for a in axes) if axes or not explicit else 0) + len(explicit)
+    if count > max_runs:
+        sizes = " × ".join(str(len(a)) for a in axes) or "0"
+        raise SpecError(f"grid: {count:,} runs ({sizes} grid points + {len(explicit)} [[runs]]), more than the limit "
+                        f"of {max_runs:,}; expected a smaller grid, or raise the limit (--max-runs, max_runs=)")
     if axes or not explicit:
         for point in itertools.product(*axes):
             run = dict(base)
@@ -257,14 +263,18 @@ class Resolver:
             if name in _core.preset_names():
                 src = (name, None)
             else:
+                if not isinstance(name, str):
+                    raise SpecError(f"{where}: expected a device name (text), got {quote(name)}")
+                check_name(name, where)
                 path = Path(name) if Path(name).is_absolute() else self.base_dir / name
+                check_name(str(path), where)
                 if not path.is_file():
                     raise SpecError(f"{where}: expected a preset ({', '.join(_core.preset_names())}) or a device "
-                                    f"TOML file, got {name!r}")
+                                    f"TOML file, got {quote(name)}")
                 try:
-                    src = (str(path), path.read_text(encoding="utf-8"))
-                except (OSError, UnicodeDecodeError) as e:
-                    raise SpecError(f"{where}: cannot read {path}: {e}") from None
+                    src = (str(path), read_text(path))
+                except InputError as e:
+                    raise SpecError(f"{where}: {e}") from None
             try:
                 Device(src[0], (), src[1]).resolved_toml()
             except SsdlabError as e:
@@ -388,21 +398,21 @@ def run_id(device: Any, work: dict[str, Any], options: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def expand(spec: Union[str, Path, Mapping[str, Any]]) -> Sweep:
+def expand(spec: Union[str, Path, Mapping[str, Any]], max_runs: int = MAX_RUNS) -> Sweep:
     """The spec's runs (a :class:`SpecError` whose message starts with the spec's name when it
-    cannot be run)."""
+    cannot be run, or expands to more than ``max_runs``)."""
     data, origin, base_dir = read_spec(spec)
     try:
         resolver = Resolver(base_dir)
         tasks, seen, dups = [], set(), 0
-        for run in combinations(data):
+        for run in combinations(data, max_runs):
             t = build_task(run, resolver)
             if t.id in seen:
                 dups += 1
                 continue
             seen.add(t.id)
             tasks.append(t)
-    except SpecError as e:
+    except (SpecError, InputError) as e:
         raise SpecError(f"{origin}: {e}") from None
     keys = sorted({k for t in tasks for k in t.config}, key=_column_order)
     axes = [k for k in keys if len({json.dumps(t.config.get(k)) for t in tasks}) > 1]

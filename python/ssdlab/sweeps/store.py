@@ -29,6 +29,9 @@ from typing import Any, Iterable, Mapping, Optional
 
 import numpy as np
 
+from ssdlab.errors import SsdlabError
+from ssdlab.inputs import Fields, InputError, load_json
+
 MARKER = "ssdlab-sweep.json"
 FORMAT = 1
 RESULTS = "results.parquet"
@@ -48,8 +51,9 @@ FIXED_TYPES = {"id": "string", "status": "string", "error": "string", "device_na
                "ssdlab_version": "string", "git_commit": "string", "setup": "string"}
 
 
-class StoreError(OSError):
-    """The store cannot be used or written (one line naming the path)."""
+class StoreError(SsdlabError):
+    """The store cannot be used, read or written (one line naming the path). An ssdlab error
+    (issue 58: every error the CLI can raise is one), no longer an ``OSError``."""
 
 
 def pyarrow():
@@ -166,9 +170,7 @@ class Store:
             self._take_lock()
         except OSError as e:
             raise StoreError(f"{self.root}: cannot write: {e.strerror or e}") from None
-        fmt = json.loads((self.root / MARKER).read_text()).get("format")
-        if fmt != FORMAT:
-            raise StoreError(f"{self.root}: store format {fmt}; this ssdlab reads format {FORMAT}")
+        self._check_marker()
         for d in (self.root, self.rows, self.series_dir, self.histogram_dir):
             for tmp in d.glob(".*.tmp"):
                 tmp.unlink()
@@ -252,6 +254,16 @@ class Store:
         return table.num_rows
 
     # -- reading -------------------------------------------------------------------------
+    def _check_marker(self) -> None:
+        """The marker file says this is a store of the format this ssdlab reads."""
+        path = self.root / MARKER
+        try:
+            fmt = Fields(load_json(path, expected="the marker of a sweep results store"), path).get("format", int)
+        except InputError as e:
+            raise StoreError(str(e)) from None
+        if fmt != FORMAT:
+            raise StoreError(f"{path}: format: store format {fmt}; this ssdlab reads format {FORMAT}")
+
     def exists(self) -> bool:
         return (self.root / MARKER).is_file()
 
@@ -264,15 +276,16 @@ class Store:
 
         if not self.exists():
             raise StoreError(f"{self.root}: not a sweep results store (no {MARKER})")
+        self._check_marker()
         paths = ([self.root / RESULTS] if (self.root / RESULTS).exists() else []) + list(
             self._row_files() if files is None else files)
         tables = []
         for p in paths:
-            try:
-                tables.append(pq.read_table(p))
-            except (OSError, ValueError) as e:
-                raise StoreError(f"{p}: cannot read: {e}") from None
-        table = _concat(tables)
+            tables.append(_read_table(p, {"id": "string", "status": "string"}))
+        try:
+            table = _concat(tables)
+        except (ValueError, TypeError) as e:  # pyarrow's ArrowInvalid / ArrowTypeError
+            raise StoreError(f"{self.root}: row files that do not fit together: {_one_line(e)}") from None
         last = {rid: i for i, rid in enumerate(table.column("id").to_pylist())}  # a run's newest row
         table = table.take(pyarrow().array([last[rid] for rid in sorted(last)], pyarrow().int64()))
         return _ordered(table)
@@ -284,21 +297,41 @@ class Store:
 
     def histogram(self, run_id: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """A run's latency distributions, ``op → (latency µs, count)`` (empty: none stored)."""
-        import pyarrow.parquet as pq
-
         path = self.histogram_dir / f"{run_id}.parquet"
         if not path.is_file():
             return {}
-        t = pq.read_table(path)
+        t = _read_table(path, {"op": "string", "latency_us": "double", "count": "int64"})
         op, lat, count = (t.column(n).to_numpy(zero_copy_only=False) for n in ("op", "latency_us", "count"))
         return {o: (lat[op == o], count[op == o]) for o in dict.fromkeys(op)}
 
     def series(self, run_id: str) -> dict[str, np.ndarray]:
         """A run's time series as numpy columns."""
-        import pyarrow.parquet as pq
-
         path = self.series_dir / f"{run_id}.parquet"
         if not path.is_file():
             raise StoreError(f"{path}: no time series for run {run_id} (an error row, or not in this store)")
+        t = _read_table(path, {})
+        try:
+            return {n: t.column(n).to_numpy(zero_copy_only=False) for n in t.column_names}
+        except (ValueError, TypeError) as e:
+            raise StoreError(f"{path}: cannot read as time series: {_one_line(e)}") from None
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
+
+
+def _read_table(path: Path, columns: Mapping[str, str]) -> Any:
+    """The Parquet file ``path``, with ``columns`` (name → Arrow type) present and of that type:
+    a truncated, foreign or mistyped file is a :class:`StoreError` naming it (and the column)."""
+    import pyarrow.parquet as pq
+
+    try:
         t = pq.read_table(path)
-        return {n: t.column(n).to_numpy() for n in t.column_names}
+    except (OSError, ValueError, TypeError) as e:
+        raise StoreError(f"{path}: cannot read as Parquet: {_one_line(e)}") from None
+    for name, kind in columns.items():
+        if name not in t.column_names:
+            raise StoreError(f"{path}: {name}: missing column; expected a sweep results file")
+        if str(t.schema.field(name).type) != kind and not (kind == "string" and str(t.schema.field(name).type) in ("large_string", "null")):
+            raise StoreError(f"{path}: {name}: expected a {kind} column, got {t.schema.field(name).type}")
+    return t
