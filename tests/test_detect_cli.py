@@ -204,7 +204,7 @@ CASES = [
     ("model-not-json", "watch vda -m {not_json} --diskstats {rec}", ["--model {not_json}:1:"]),
     ("model-wrong-json", "watch vda -m {wrong_json} --diskstats {rec}", ["--model {wrong_json}:1:", "unknown field"]),
     ("model-wrong-features", "watch vda -m {wrong_features} --diskstats {rec}",
-     ["--model {wrong_features}:", "expected the attributes of a detector feature set", "std_svctm", "found a b"]),
+     ["--model {wrong_features}:", "expected the attributes of a detector feature set", "std_%util", "found 2 names: a b"]),
     ("model-wrong-classes", "watch vda -m {wrong_classes} --diskstats {rec}", ["--model", "expected the classes 0"]),
     ("window-0", "watch vda -m {m} --diskstats {rec} --window 0", ["--window", "≥ 1", "got 0"]),
     ("interval-0", "watch vda -m {m} --diskstats {rec} --interval 0", ["--interval"]),
