@@ -28,7 +28,7 @@ from ssdlab.inputs import spooled
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options, rerun
 from ssdlab.table import check_writable, write_table
-from ssdlab.workload import fs, preset, preset_names, synthetic, total_requests, trace
+from ssdlab.workload import ArgumentTypeError, fs, preset, preset_names, synthetic, total_requests, trace
 
 #: Commands whose modules are imported only when the command runs or a list of commands is
 #: printed: name → the module whose ``register(app)`` adds it. Their modules, and the
@@ -470,6 +470,9 @@ def main(argv: Optional[List[str]] = None) -> None:
             error_line(usage_error_message(e, args))
         sys.exit(2)
     except SsdlabError as e:
+        error_line(str(e))
+        sys.exit(2)
+    except ArgumentTypeError as e:  # the API's argument checks, met by a value the CLI passed on
         error_line(str(e))
         sys.exit(2)
     except OSError as e:

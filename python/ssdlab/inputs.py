@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from ssdlab.errors import ConfigError
+from ssdlab.workload import shown
 
 try:
     import tomllib
@@ -35,8 +36,8 @@ MAX_WORD = 120
 #: longer name is refused naming where it came from, not with the operating system's "File name
 #: too long".
 NAME_MAX, PATH_MAX = 255, 4096
-#: How deep the nesting of a JSON file ssdlab reads may go. ssdlab writes at most ~6 levels; a
-#: file nested thousands deep is refused before Python's parser recurses into it.
+#: How deep the nesting of a JSON file ssdlab reads may go. ssdlab writes at most 8 levels (the
+#: rlgc and offline Table I results); deeper is a damaged or foreign file.
 MAX_DEPTH = 64
 
 BOM = "\ufeff"
@@ -64,15 +65,6 @@ def shorten(message: str, limit: int = MAX_LINE) -> str:
         head = limit * 3 // 5
         text = f"{text[:head]} … {text[-(limit - head - 3):]}"
     return text
-
-
-def quote(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` for a message, cut to ``limit`` characters."""
-    try:
-        r = repr(value)
-    except RecursionError:
-        r = f"<a {type(value).__name__} nested too deep to show>"
-    return r if len(r) <= limit else f"{r[:limit - 12]}… ({len(r):,} chars)"
 
 
 def name_problem(value: str) -> Optional[str]:
@@ -188,15 +180,12 @@ def load_toml(path: Path, where: str = "") -> dict[str, Any]:
 
 
 # -- fields ---------------------------------------------------------------------------------------
-TYPES = {dict: "a table (JSON object)", list: "an array", str: "text", bool: "true or false",
-         int: "an integer", float: "a number"}
+#: What each JSON type is called in a message (expected, and got).
+TYPES = {dict: "an object", list: "an array", str: "text", bool: "a boolean", int: "an integer", float: "a number"}
 
 
 def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "an array", str: "text", bool: "a boolean", int: "an integer",
-            float: "a number"}.get(type(value), type(value).__name__)
+    return "null" if value is None else TYPES.get(type(value), type(value).__name__)
 
 
 class Fields:
@@ -211,7 +200,7 @@ class Fields:
         return f"{self.path}: {at}" if at else f"{self.path}"
 
     def fail(self, key: Any, expected: str, got: Any) -> InputError:
-        return InputError(f"{self.where(key)}: expected {expected}, got {type_name(got)} {quote(got, 40)}"
+        return InputError(f"{self.where(key)}: expected {expected}, got {type_name(got)} {shown(got, 40)}"
                           if got is not None else f"{self.where(key)}: expected {expected}, got null")
 
     def get(self, key: str, kind: Any, default: Any = ..., *, expected: Optional[str] = None) -> Any:
@@ -236,29 +225,6 @@ class Fields:
         """The object at ``key`` as :class:`Fields`."""
         v = self.get(key, dict, default)
         return Fields(v, self.path, f"{self.at}.{key}" if self.at else key)
-
-    def items(self, kind: Any = dict) -> Iterable[tuple[str, Any]]:
-        """This object's (key, value) pairs, each value of ``kind`` (dicts as :class:`Fields`)."""
-        if not isinstance(self.value, dict):
-            raise self.fail(None, "an object", self.value)
-        for k, v in self.value.items():
-            self.check(k, v, kind)
-            yield k, (Fields(v, self.path, f"{self.at}.{k}" if self.at else k) if kind is dict else v)
-
-    def numbers(self, key: str, default: Any = ..., *, integers: bool = False) -> list:
-        """The array at ``key``, every element a (finite or not) number."""
-        arr = self.get(key, list, default)
-        for i, x in enumerate(arr):
-            if not _is(x, int if integers else float):
-                raise self.fail(f"{key}[{i}]", "an integer" if integers else "a number", x)
-        return arr
-
-    def same_length(self, *keys: str) -> None:
-        """The arrays at ``keys`` have one length."""
-        lens = {k: len(self.value.get(k) or []) for k in keys}
-        if len(set(lens.values())) > 1:
-            parts = ", ".join(f"{k} has {n}" for k, n in lens.items())
-            raise InputError(f"{self.where(keys[0])}: expected arrays of one length ({parts})")
 
 
 def _is(v: Any, kind: Any) -> bool:
@@ -291,8 +257,7 @@ class TrackedDict(dict):
         return tracked(value, self._trail, at)
 
     def __getitem__(self, key: Any) -> Any:
-        at = f"{self._at}.{key}" if self._at else str(key)
-        self._trail.last = at
+        self._trail.last = f"{self._at}.{key}" if self._at else str(key)  # a missing key: named too
         return self._child(key, super().__getitem__(key))
 
     def get(self, key: Any, default: Any = None) -> Any:

@@ -35,8 +35,12 @@ def clip(text: str, limit: int = 60) -> str:
 
 
 def shown(value: Any, limit: int = 60) -> str:
-    """``repr(value)``, clipped (:func:`clip`)."""
-    return clip(repr(value), limit)
+    """``repr(value)``, clipped (:func:`clip`); a value nested too deep to repr (a damaged
+    file's) is described instead."""
+    try:
+        return clip(repr(value), limit)
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deep to show>"
 
 
 def wrong_type(name: str, expected: str, value: Any) -> ArgumentTypeError:

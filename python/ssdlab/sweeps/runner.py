@@ -19,7 +19,8 @@ from ssdlab import _core
 from ssdlab.result import LatencySummary, Result
 from ssdlab.simulate import CHUNK, Simulation
 from ssdlab.errors import SsdlabError
-from ssdlab.sweeps.spec import RunTask, tomllib
+from ssdlab.inputs import tomllib
+from ssdlab.sweeps.spec import RunTask
 
 #: Result fields that are configuration (already columns) or not scalars.
 NOT_COLUMNS = ("device", "workload", "seed", "timing", "wall_time_s", "series", "iostat", "setup", "latency_histogram")

@@ -33,14 +33,14 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional, Union
 
 from ssdlab import _core, workload as wl
+from ssdlab.workload import shown
 from ssdlab.device import Device, advisory_line
 from ssdlab.errors import ConfigError, SsdlabError
-from ssdlab.inputs import InputError, check_name, load_toml, quote, read_text
+from ssdlab.inputs import InputError, check_name, load_toml, read_text
 from ssdlab.simulate import _absolute, build_options, simulate
 from ssdlab.sweeps.keys import (KIND_BY_FIELD, NAMESPACES, SpecError, check_arrival, check_kind_fields, check_value, kind_of,
                                 option_defaults)
 
-from ssdlab.inputs import tomllib  # noqa: F401 (the runner reads resolved TOML with it)
 
 #: Bumped when what the id hashes changes (old stores' runs then run again).
 ID_VERSION = 1
@@ -151,7 +151,7 @@ def _namespace_ok(key: str, where: str) -> None:
 def _assignment(table: Any, where: str) -> dict[str, tuple[Any, str]]:
     """A table of keys (``[base]``, one ``[[runs]]`` entry) as ``key → (value, location)``."""
     if not isinstance(table, Mapping):
-        raise SpecError(f"{where}: expected a table of keys, got {quote(table)}")
+        raise SpecError(f"{where}: expected a table of keys, got {shown(table)}")
     out = {}
     for key, value in flatten(table):
         loc = f"{where}.{key}"
@@ -165,12 +165,12 @@ def _assignment(table: Any, where: str) -> dict[str, tuple[Any, str]]:
 def _axes(grid: Any) -> list[list[dict[str, tuple[Any, str]]]]:
     """Each axis as its list of points; a point sets one key, or several (a table value)."""
     if not isinstance(grid, Mapping):
-        raise SpecError(f"grid: expected a table of axes (key = [values]), got {quote(grid)}")
+        raise SpecError(f"grid: expected a table of axes (key = [values]), got {shown(grid)}")
     axes, owner = [], {}
     for n, (key, values) in enumerate(flatten(grid)):
         where = f"grid.{key}"
         if not isinstance(values, list):
-            raise SpecError(f"{where}: expected a list of values (an axis), got {quote(values)}")
+            raise SpecError(f"{where}: expected a list of values (an axis), got {shown(values)}")
         if not values:
             raise SpecError(f"{where}: expected a non-empty list of values, got []")
         points = []
@@ -194,10 +194,11 @@ def _axes(grid: Any) -> list[list[dict[str, tuple[Any, str]]]]:
 
 
 #: The most runs a spec may expand to unless told otherwise (``--max-runs``, ``max_runs=``).
-#: Building a run's task (its device resolved, its id hashed) takes ~0.1 ms, so 100,000 runs is
-#: seconds of expansion before anything runs; a grid of a million is more likely a mistake (one
-#: axis too many) than a plan, and is refused before it is built.
-MAX_RUNS = 100_000
+#: Building a run's task (its device resolved, its id hashed) takes ~0.17 ms (10,000 tasks of
+#: `tiny` in 1.66 s, 2026-12-02), so the limit is ~3.4 s of expansion before the run count
+#: shows; a grid of a million is more likely a mistake (one axis too many) than a plan, and is
+#: refused before it is built.
+MAX_RUNS = 20_000
 
 
 def combinations(data: Mapping[str, Any], max_runs: int = MAX_RUNS) -> Iterator[dict[str, tuple[Any, str]]]:
@@ -264,13 +265,13 @@ class Resolver:
                 src = (name, None)
             else:
                 if not isinstance(name, str):
-                    raise SpecError(f"{where}: expected a device name (text), got {quote(name)}")
+                    raise SpecError(f"{where}: expected a device name (text), got {shown(name)}")
                 check_name(name, where)
                 path = Path(name) if Path(name).is_absolute() else self.base_dir / name
                 check_name(str(path), where)
                 if not path.is_file():
                     raise SpecError(f"{where}: expected a preset ({', '.join(_core.preset_names())}) or a device "
-                                    f"TOML file, got {quote(name)}")
+                                    f"TOML file, got {shown(name)}")
                 try:
                     src = (str(path), read_text(path))
                 except InputError as e:
