@@ -93,13 +93,15 @@ def test_run_from_setups(tmp_path, run_json):
     checks the API's tests cover): a mutated ``setup`` is refused naming the file, or runs."""
     from ssdlab.cli import main
 
-    base = {"setup": run_json["setup"]}
-    n = max(100, CASES // 50)  # each case that passes the checks runs a simulation
+    setup = json.loads(json.dumps(run_json["setup"]))
+    setup["workload"]["requests"] = 20  # a case that passes the checks runs: ~5 ms, not ~16
+    base = {"setup": setup}
+    n = CASES
     path = tmp_path / "setup.json"
     seen = {0: 0, 2: 0}
     for data in cases(20, n, base, json.dumps):
         path.write_bytes(data)
-        code = cli_code(main, ["run", "--from", str(path), "--no-progress"])
+        code = cli_code(main, ["run", "--from", str(path), "--no-progress"], path)
         seen[code] += 1
     assert seen[2] > n // 10, seen
 
