@@ -217,8 +217,8 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 /// list and default from here (never a second copy).
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
-        Allocation, CacheMode, EvictionKind, FlushPolicy, FtlKind, Placement, Registry,
-        SchedulerKind, SlcPolicyKind, VictimPolicy,
+        Allocation, CacheMode, CmtPolicy, EvictionKind, FlushPolicy, FtlKind, MappingKind,
+        Placement, Registry, SchedulerKind, SlcPolicyKind, VictimPolicy,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -229,6 +229,8 @@ pub fn registries() -> Vec<crate::config::Family> {
         Placement::family(),
         Allocation::family(),
         FtlKind::family(),
+        MappingKind::family(),
+        CmtPolicy::family(),
         SlcPolicyKind::family(),
         CacheMode::family(),
         EvictionKind::family(),

@@ -10,7 +10,7 @@
 //! of the runs; its attempts cycle through every combination of victim policy, GC scheduler
 //! and placement — the members come from the registries (`strum::EnumIter`), so a new one is
 //! covered without editing this file — with random geometry, allocation, SLC-cache policy,
-//! mapping unit, timing and seed. A combination that validation refuses (RAIN or the hybrid
+//! mapping unit, cached map (DFTL's CMT: size and replacement), timing and seed. A combination that validation refuses (RAIN or the hybrid
 //! device with another scheduler, placement or allocation) is skipped; every member of each
 //! family must have run. A longer run: `SSDLAB_INVARIANT_CASES=1000000`; one run again:
 //! `SSDLAB_INVARIANT_CASE=<attempt>` (the number a failure reports).
@@ -22,8 +22,8 @@ use std::sync::Mutex;
 use crate::support::fuzz::env_u64;
 use rand::Rng;
 use ssdlab_core::config::{
-    Allocation, DeviceConfig, FtlKind, Placement, Registry, SchedulerKind, SlcPolicyKind,
-    VictimPolicy,
+    Allocation, CmtPolicy, DeviceConfig, FtlKind, MappingKind, Placement, Registry, SchedulerKind,
+    SlcPolicyKind, VictimPolicy,
 };
 use ssdlab_core::ftl::map::Ftl;
 use ssdlab_core::rng::{stream, SimRng};
@@ -132,8 +132,29 @@ fn case(f: &Families, attempt: u64) -> Case {
         ("placement", placement.name().to_string()),
         ("allocation", allocation.name().to_string()),
     ];
+    let mut mapping = MappingKind::Full;
     match model {
-        FtlKind::Plain => {}
+        FtlKind::Plain => {
+            // The cached map (DFTL) in four runs of ten, its CMT from a handful of entries to
+            // a third of the logical pages, on pages small enough for several translation
+            // pages. Blocks of 16 pages at least: in blocks of 4 or 8, FIFO victims can free less
+            // than their translation updates take, and GC stalls (NOTES.md, issue 59).
+            if rng.gen_bool(0.4) {
+                mapping = MappingKind::Cached;
+                let policy = pick(&mut rng, &CmtPolicy::iter().collect::<Vec<_>>());
+                sets.extend([
+                    "ftl.mapping=\"cached\"".into(),
+                    format!("ftl.cmt_entries={}", rng.gen_range(1..=400)),
+                    format!("ftl.cmt_policy=\"{}\"", policy.name()),
+                    format!(
+                        "geometry.page_size={}",
+                        pick(&mut rng, &[512u32, 1024, 4096])
+                    ),
+                    format!("geometry.pages_per_block={}", pages.max(16)),
+                ]);
+                members.push(("CMT replacement", policy.name().to_string()));
+            }
+        }
         FtlKind::Rain => {
             // RAIN parity takes a page of each stripe across 3 or 4 channels, and a group keeps
             // several super-blocks out of use: more spare, more blocks. With or without
@@ -166,7 +187,8 @@ fn case(f: &Families, attempt: u64) -> Case {
             members.push(("SLC-cache policy", slc.name().to_string()));
         }
     }
-    if model != FtlKind::Rain && rng.gen_bool(0.25) {
+    members.push(("mapping scheme", mapping.name().to_string()));
+    if model != FtlKind::Rain && mapping == MappingKind::Full && rng.gen_bool(0.25) {
         sets.push("ftl.mapping_unit_bytes=1024".into());
     }
     Case {
@@ -257,9 +279,13 @@ fn run_case(c: &Case) -> Result<Outcome, String> {
     }
     // Conservation: live pages equal mapped logical pages.
     let ftl = sim.ftl();
+    let translation = ftl.mapping_cache().map_or(0, |c| c.pages());
     let mapped = (0..logical as u32)
         .filter(|l| ftl.lookup(*l).is_some())
-        .count() as u64;
+        .count() as u64
+        + (0..translation)
+            .filter(|t| ftl.translation_ppn(*t).is_some())
+            .count() as u64;
     if mapped != ftl.live_pages() {
         return Err(format!(
             "{mapped} mapped units, {} live pages",
@@ -403,6 +429,8 @@ fn invariants_hold_over_every_model_policy_scheduler_and_placement() {
         );
         want.extend(Allocation::iter().map(|m| ("allocation", m.name().to_string())));
         want.extend(SlcPolicyKind::iter().map(|m| ("SLC-cache policy", m.name().to_string())));
+        want.extend(MappingKind::iter().map(|m| ("mapping scheme", m.name().to_string())));
+        want.extend(CmtPolicy::iter().map(|m| ("CMT replacement", m.name().to_string())));
         for w in want {
             assert!(ran.contains(&w), "no run with {} {}", w.0, w.1);
         }

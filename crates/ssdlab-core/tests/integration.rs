@@ -28,6 +28,7 @@ mod hostile_traces;
 mod hybrid;
 mod layering;
 mod lba_map_requests;
+mod mapping_cache;
 mod mapping_unit;
 mod memory_check;
 mod model_settings;

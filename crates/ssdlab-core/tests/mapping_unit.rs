@@ -166,6 +166,7 @@ fn gc_reads_a_victim_page_once_and_programs_full_pages() {
                 break;
             }
             GcStep::Idle => panic!("no victim"),
+            GcStep::Translation { .. } => panic!("a translation page with the full map"),
         }
     }
     // Copies land on block 1's slots 1..=6 (16..=22 in units); slot 3 fills its page.

@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
-    Allocation, CacheMode, EvictionKind, FlushPolicy, FtlKind, Placement, Registry, SchedulerKind,
-    SlcPolicyKind, VictimPolicy,
+    Allocation, CacheMode, CmtPolicy, EvictionKind, FlushPolicy, FtlKind, MappingKind, Placement,
+    Registry, SchedulerKind, SlcPolicyKind, VictimPolicy,
 };
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
@@ -79,6 +79,8 @@ fn every_family_lists_the_names_serde_reads() {
     check::<Placement>(None);
     check::<Allocation>(None);
     check::<FtlKind>(None);
+    check::<MappingKind>(None);
+    check::<CmtPolicy>(None);
     check::<SlcPolicyKind>(None);
     check::<CacheMode>(None);
     check::<EvictionKind>(None);
@@ -101,7 +103,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 21);
+    assert_eq!(all.len(), 23);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

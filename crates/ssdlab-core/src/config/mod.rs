@@ -9,6 +9,7 @@ mod advice;
 mod cache;
 mod flash;
 mod geometry;
+mod mapping;
 mod partial;
 mod policy;
 mod presets;
@@ -27,6 +28,7 @@ pub use cache::{
 };
 pub use flash::{FlashConfig, GcBlocking};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
+pub use mapping::{CmtPolicy, MappingKind, CMT_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, FtlKind, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
@@ -163,7 +165,7 @@ impl DeviceConfig {
                 ),
             )));
         }
-        g.check(u64::from(self.gc.threshold_blocks) + self.ftl.streams() as u64)
+        g.check(u64::from(self.gc.threshold_blocks) + self.ftl.frontiers() as u64)
             .map_err(err)?;
         self.timing.check(g.page_size).map_err(err)?;
         self.gc.rl.check().map_err(err)?;
@@ -392,6 +394,16 @@ impl DeviceConfig {
             return Ok(());
         };
         let page = self.geometry.page_size;
+        if self.ftl.cached_mapping() && u < page {
+            return Err((
+                "ftl.mapping_unit_bytes".into(),
+                format!(
+                    "a cached map (ftl.mapping = \"cached\") maps whole pages: its translation \
+                     pages are flash pages, which sub-page units ({u} of {page} bytes) would not \
+                     place; leave ftl.mapping_unit_bytes out"
+                ),
+            ));
+        }
         let field = || "ftl.mapping_unit_bytes".to_string();
         if !(u >= 512 && u.is_power_of_two() && u <= page) {
             return Err((

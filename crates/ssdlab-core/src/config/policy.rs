@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::partial::{PartialConfig, RlConfig};
-use super::{SchedulerKind, VictimPolicy};
+use super::{CmtPolicy, MappingKind, SchedulerKind, VictimPolicy};
 
 /// How host pages are spread over planes.
 #[derive(
@@ -129,6 +129,26 @@ pub struct FtlConfig {
     /// `ftl::plain::PlainFtl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping_unit_bytes: Option<u32>,
+    /// Where the map lives (`full`: all in DRAM; `cached`: DFTL's cached mapping table with
+    /// translation pages on flash; `config::mapping`).
+    #[serde(default, skip_serializing_if = "is_full")]
+    pub mapping: MappingKind,
+    /// The cached mapping table's capacity, in mappings (with `mapping = "cached"`; or
+    /// `cmt_bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmt_entries: Option<u64>,
+    /// The cached mapping table's capacity, in bytes of controller memory (8 a mapping: its
+    /// logical and physical page numbers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmt_bytes: Option<u64>,
+    /// The cached mapping table's replacement (`lru`, DFTL's; `clock`, FEMU's); `lru` when
+    /// not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmt_policy: Option<CmtPolicy>,
+}
+
+fn is_full(m: &MappingKind) -> bool {
+    *m == MappingKind::Full
 }
 
 fn is_plain(k: &FtlKind) -> bool {
@@ -157,6 +177,10 @@ impl Default for FtlConfig {
             temperature_streams: default_temperature_streams(),
             eti_extent_pages: default_extent(),
             mapping_unit_bytes: None,
+            mapping: MappingKind::Full,
+            cmt_entries: None,
+            cmt_bytes: None,
+            cmt_policy: None,
         }
     }
 }
@@ -184,7 +208,12 @@ impl FtlConfig {
                 "expected a positive number of pages".into(),
             ));
         }
-        Ok(())
+        self.check_mapping()
+    }
+
+    /// Write frontiers per plane, the translation pages' own included (`mapping = "cached"`).
+    pub fn frontiers(&self) -> usize {
+        self.streams() + usize::from(self.cached_mapping())
     }
 }
 

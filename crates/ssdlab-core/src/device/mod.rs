@@ -206,7 +206,7 @@ impl Device {
         self.ftl.report(&mut out);
         if let Some(c) = &self.cache {
             let k = self.ftl.map().counters;
-            out.write_cache = Some(c.report(k.host_pages_written + k.gc_pages_copied));
+            out.write_cache = Some(c.report(k.flash_writes()));
         }
         out
     }

@@ -162,7 +162,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         request_kib: setup.request_kib,
         queue_depth: setup.queue_depth,
         mean_mb_s: (n * unit) as f64 / latest.max(1) as f64 * 1e3,
-        waf: (c.host_pages_written + c.gc_pages_copied) as f64 / host as f64,
+        waf: c.flash_writes() as f64 / host as f64,
         hybrid: model.report().hybrid,
         points,
     })

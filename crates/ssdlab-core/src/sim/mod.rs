@@ -397,7 +397,7 @@ impl Simulation {
             waf: if host == 0 {
                 0.0
             } else {
-                (host + c.gc_pages_copied) as f64 / host as f64
+                c.flash_writes() as f64 / host as f64
             },
             host_pages_written: host,
             host_pages_read: c.host_pages_read,

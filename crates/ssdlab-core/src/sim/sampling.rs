@@ -48,7 +48,7 @@ impl Simulation {
         let waf = if c.host_pages_written == 0 {
             0.0
         } else {
-            (c.host_pages_written + c.gc_pages_copied) as f64 / c.host_pages_written as f64
+            c.flash_writes() as f64 / c.host_pages_written as f64
         };
         s.waf.push(waf);
         s.gc_pages.push(c.gc_pages_copied - r.cursor.gc_pages);

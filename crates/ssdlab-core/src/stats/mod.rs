@@ -3,6 +3,7 @@
 
 mod hybrid;
 mod latency;
+mod mapping;
 mod rain;
 mod result;
 mod series;
@@ -13,6 +14,7 @@ pub use latency::{
     coarse_bin, Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary,
     COARSE_BINS_PER_DECADE,
 };
+pub use mapping::{MappingReport, WafSplit};
 pub use rain::{RainReport, RainStats, TtflashReport};
 pub use result::{EraseStats, LayerReports, RequestCounts, SimResult};
 pub use series::{SampleCursor, TimeSeries};

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{HybridReport, LatencyReport, RainReport, TimeSeries, WriteCacheReport};
+use super::{HybridReport, LatencyReport, MappingReport, RainReport, TimeSeries, WriteCacheReport};
 
 /// Requests by type (measured phase only).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -36,7 +36,8 @@ pub struct SimResult {
     pub workload: String,
     pub seed: u64,
     pub timing: bool,
-    /// (host pages written + GC pages copied) / host pages written.
+    /// (host pages written + GC pages copied + translation pages written) / host pages written
+    /// (translation pages: a cached map's, `ftl.mapping = "cached"`; none with the full map).
     pub waf: f64,
     pub host_pages_written: u64,
     pub host_pages_read: u64,
@@ -86,4 +87,8 @@ pub struct LayerReports {
     /// The RAIN FTL: its counters (stripes, parity, rebuilt reads …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rain: Option<RainReport>,
+    /// The cached map (`ftl.mapping = "cached"`): CMT hit ratios, translation reads and
+    /// writes, translation GC, WAF split.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<MappingReport>,
 }

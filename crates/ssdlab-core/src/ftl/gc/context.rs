@@ -34,15 +34,25 @@ pub struct GcContext<'a> {
 impl GcContext<'_> {
     /// Run one unit step on `plane`, starting no earlier than `not_before`; returns the step and
     /// when it finishes (equal to `not_before` without timing or when there was nothing to do).
+    /// The translation page writes a victim owes once erased (a cached map) are part of the
+    /// erase's step: they run after it, and the step ends with the last.
     pub fn step(&mut self, plane: u32, not_before: u64) -> Result<(GcStep, u64)> {
         let step = self.ftl.gc_step(plane, self.rng)?;
-        let done = match (&mut self.res, step) {
+        let mut done = match (&mut self.res, step) {
             (Some(r), GcStep::Copy { read, program, .. }) => {
                 copy(r, plane, not_before, read, program)
             }
             (Some(r), GcStep::Erase { .. }) => r.gc_erase(plane, not_before),
+            (Some(r), GcStep::Translation { read, .. }) => translation(r, plane, not_before, read),
             _ => not_before,
         };
+        if matches!(step, GcStep::Erase { .. }) {
+            while let Some(GcStep::Translation { read, .. }) = self.ftl.gc_owed_step(plane)? {
+                if let Some(r) = self.res.as_deref_mut() {
+                    done = translation(r, plane, done, read);
+                }
+            }
+        }
         Ok((step, done))
     }
 
@@ -167,6 +177,7 @@ impl GcContext<'_> {
 enum Timed {
     Copy { read: bool, program: bool },
     Erase,
+    Translation { read: Option<u32> },
     Idle,
 }
 
@@ -176,6 +187,7 @@ impl Timed {
         match step {
             GcStep::Copy { read, program, .. } => Timed::Copy { read, program },
             GcStep::Erase { .. } => Timed::Erase,
+            GcStep::Translation { read, .. } => Timed::Translation { read },
             GcStep::Idle => Timed::Idle,
         }
     }
@@ -199,8 +211,23 @@ fn time_step(
     match step {
         Timed::Copy { read, program } => copy(r, plane, not_before, read, program),
         Timed::Erase => r.gc_erase(plane, not_before),
+        Timed::Translation { read } => translation(r, plane, not_before, read),
         Timed::Idle => done,
     }
+}
+
+/// Time one GC batch update of a translation page (a cached map): its old copy read on plane
+/// `read` (array read and transfer out, as GC work there), then the page transferred in and
+/// programmed on `plane`, the job's. Returns when the program ends.
+fn translation(r: &mut Resources, plane: u32, not_before: u64, read: Option<u32>) -> u64 {
+    let t = match read {
+        Some(p) => {
+            let read_ns = r.times().read_ns;
+            r.gc_move(p, not_before, Some(read_ns), None)
+        }
+        None => not_before,
+    };
+    r.gc_program(plane, t)
 }
 
 /// Time one GC copy step: the victim-page read and destination-page program it needs (both

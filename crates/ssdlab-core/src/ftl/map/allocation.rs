@@ -31,27 +31,34 @@ impl Ftl {
     /// Can `plane` take a host page without GC first? The last free block is kept for GC, and
     /// once GC has taken it (free pool empty, a victim partly copied — partial GC leaves jobs
     /// open between requests) the host may not use the frontier pages the victim's remaining
-    /// copies need.
+    /// copies need. With a cached map whose CMT may write translation pages, two blocks are
+    /// kept: GC may need one for its data frontier and one for the translation frontier (a
+    /// translation block's copies, the batch updates after an erase) in the same run.
     #[inline]
     pub fn host_can_write(&self, plane: u32) -> bool {
         // Every host frontier must have room or be able to open a block: the stream a page goes
         // to is only known when it is written. Once the free pool is empty, the frontier pages
         // left belong to the GC copies of a partly collected victim (partial GC), not the host.
         let free = self.free[plane as usize].len();
-        // More free blocks than frontiers: true whatever the frontiers hold (full ≤ streams),
-        // the common case, decided without looking at them.
-        if free > self.streams {
+        // Enough free blocks for every frontier and the reserve, whatever the frontiers hold
+        // (full ≤ streams): the common case, decided without looking at them. (With the full
+        // map: more free blocks than frontiers.)
+        let reserve = 1 + usize::from(self.room_streams > self.data_streams);
+        if free >= self.room_streams + reserve {
             return true;
         }
         let base = plane as usize * self.streams;
         let host = self.place.host_streams() as usize;
+        // With a CMT that may write translation pages, their frontier needs room too.
+        let translation = (self.room_streams > self.data_streams).then_some(self.data_streams);
         let full = (0..host)
+            .chain(translation)
             .filter(|s| {
                 let f = self.frontier[base + s];
                 f == UNMAPPED || self.next_page[f as usize] == self.pages_per_block
             })
             .count();
-        (full == 0 && free >= 1) || free > full
+        (full == 0 && free >= reserve) || free >= full + reserve
     }
 
     /// A plane that can take a host page now (the fallback when GC cannot free the chosen one).

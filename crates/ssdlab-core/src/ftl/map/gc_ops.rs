@@ -28,6 +28,13 @@ pub enum GcStep {
     },
     /// The victim was erased and returned to the free pool; the job is over.
     Erase { block: u32 },
+    /// A translation page the job owed a write (`ftl.mapping = "cached"`: the batch update of
+    /// the mappings its copies moved, DFTL §3.3) was programmed at `to` on the job's plane,
+    /// after its old copy was read on plane `read` (if it had one). These follow the victim's
+    /// erase, whose block gives the translation frontier room if it needs a block (before the
+    /// erase, the plane's free pool may be empty) — in a run of victims collected at once
+    /// (`Ftl::gc_while`), after the last; meanwhile the moved mappings are the controller's.
+    Translation { read: Option<u32>, to: u32 },
     /// Nothing to collect on this plane (no closed block).
     Idle,
 }
@@ -130,7 +137,13 @@ impl Ftl {
     }
 
     /// Run one unit step of the job on `plane` (starting one if needed).
+    /// With a cached map, the translation page writes an erased victim still owes come first.
     pub fn gc_step(&mut self, plane: u32, rng: &mut SimRng) -> Result<GcStep> {
+        if self.jobs[plane as usize].is_none() {
+            if let Some(step) = self.gc_owed_step(plane)? {
+                return Ok(step);
+            }
+        }
         if !self.gc_begin(plane, rng) {
             return Ok(GcStep::Idle);
         }
@@ -156,6 +169,12 @@ impl Ftl {
         let ppb = self.pages_per_block;
         let base = job.victim * ppb;
         let lpn = self.p2l[from as usize];
+        // A translation page moves to its own frontier (never with the full map).
+        let stream = if lpn >= self.translation_base {
+            self.data_streams
+        } else {
+            stream
+        };
         // Warm the L2P entry of the next valid page: its address is random.
         if let Some(next) = self.next_valid(from + 1, base + ppb) {
             prefetch(&self.l2p, self.p2l[next as usize] as usize);
@@ -165,6 +184,7 @@ impl Ftl {
             c[to as usize] = c[from as usize];
         }
         self.counters.gc_pages_copied += 1;
+        self.translation_gc_move(lpn, plane);
         self.jobs[plane as usize] = Some(GcJob {
             victim: job.victim,
             cursor: from - base + 1,
@@ -191,6 +211,7 @@ impl Ftl {
             && self.content.is_none()
             && self.program_marks.is_none()
             && self.units.is_none()
+            && self.cmt.is_none()
         {
             return self.copy_rest_lean(plane, limit, on_step);
         }
@@ -340,7 +361,21 @@ impl Ftl {
         // plane full instead of hanging).
         let mut fruitless = 0u32;
         let mut copies = 0u32;
-        while more(self) || self.jobs[plane as usize].is_some() {
+        loop {
+            if !(more(self) || self.jobs[plane as usize].is_some()) {
+                // A cached map's translation page writes owed by the victims collected here,
+                // once each at the end of the run of victims (a page several victims owe is
+                // written once); they take room too, so the condition is asked again.
+                let mut owed = false;
+                while let Some(s) = self.gc_owed_step(plane)? {
+                    on_step(s);
+                    owed = true;
+                }
+                if owed && more(self) {
+                    continue;
+                }
+                break;
+            }
             let step = self.gc_step(plane, rng)?;
             match step {
                 GcStep::Idle => break,
@@ -350,15 +385,19 @@ impl Ftl {
                     copies += self.copy_rest(plane, u32::MAX, &mut on_step)?;
                     continue;
                 }
+                GcStep::Translation { .. } => {}
                 GcStep::Erase { .. } => {
+                    let mut stop = false;
                     if copies >= self.pages_per_block {
                         fruitless += 1;
-                        if fruitless > self.blocks_per_plane {
-                            on_step(step);
-                            break;
-                        }
+                        stop = fruitless > self.blocks_per_plane;
                     }
                     copies = 0;
+                    on_step(step);
+                    if stop {
+                        break;
+                    }
+                    continue;
                 }
             }
             on_step(step);

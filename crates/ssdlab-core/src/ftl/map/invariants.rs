@@ -9,8 +9,10 @@ impl Ftl {
     /// - pages at or beyond a block's write pointer are unprogrammed; free blocks are empty;
     /// - every block is in exactly one place: a free pool, a frontier, the victim index or a GC
     ///   job; free + open + full + victim = total;
-    /// - greedy's buckets hold each full block under its true valid count.
+    /// - greedy's buckets hold each full block under its true valid count;
+    /// - with a cached map, the CMT's (`Ftl::check_translation`).
     pub fn check_invariants(&self) -> Result<(), String> {
+        self.check_translation()?;
         let ppb = self.pages_per_block;
         for (lpn, &ppn) in self.l2p.iter().enumerate() {
             if ppn != UNMAPPED {

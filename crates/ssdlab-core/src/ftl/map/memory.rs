@@ -132,11 +132,14 @@ pub fn ftl_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
     if check {
         page_bytes += phys;
     }
+    // A cached map: the translation pages' L2P entries, and the simulator's CMT bookkeeping.
+    page_bytes += u64::from(super::cmt::MappingCache::pages_for(cfg, logical as u32)) * 4
+        + super::cmt::MappingCache::estimate_bytes(cfg, logical);
     // valid, next_page, erase count (u32), state, closed_at (u64), the free pools (u32).
     let (per_block, per_plane) =
         victim_index_bytes(cfg.gc.victim, u64::from(g.blocks_per_plane), ppb);
     let block_bytes = blocks * (4 + 4 + 4 + size_of::<BlockState>() as u64 + 8 + 4 + per_block);
-    let streams = cfg.ftl.streams() as u64;
+    let streams = cfg.ftl.frontiers() as u64;
     let other_bytes =
         planes * (per_plane + 32 + 4 * streams + size_of::<Option<GcJob>>() as u64 + 4 + 4) + 4;
     MemoryEstimate {

@@ -15,12 +15,14 @@
 mod address;
 mod allocation;
 mod bits;
+pub mod cmt;
 mod external;
 mod gc_ops;
 mod huge;
 mod invariants;
 pub mod memory;
 mod placement;
+mod translation;
 mod victim_index;
 
 pub(crate) use bits::prefetch;
@@ -65,6 +67,10 @@ pub struct FtlCounters {
     pub unmapped_reads: u64,
     /// RAIN parity pages programmed (not host pages; GC copies of parity count as copies).
     pub parity_pages_written: u64,
+    /// Translation pages programmed (`ftl.mapping = "cached"`: CMT write-backs and GC's batch
+    /// updates), and GC copies of translation pages (counted in `gc_pages_copied` too).
+    pub translation_pages_written: u64,
+    pub translation_gc_copies: u64,
 }
 
 /// Result of placing one host page.
@@ -108,6 +114,15 @@ pub struct Ftl {
     /// frontier[plane * streams + stream] = open block or UNMAPPED.
     pub(crate) frontier: Vec<u32>,
     streams: usize,
+    /// Frontiers of data (host and GC streams): `streams` less the translation pages' own.
+    data_streams: usize,
+    /// Frontiers a host write must find room in ([`Ftl::host_can_write`]): the data streams,
+    /// and the translation pages' when the CMT cannot hold every mapping.
+    room_streams: usize,
+    /// The cached mapping table (`ftl.mapping = "cached"`), and the first logical page of the
+    /// translation pages (`u32::MAX` without one: no logical page is a translation page).
+    pub(crate) cmt: Option<Box<cmt::MappingCache>>,
+    pub(crate) translation_base: u32,
     pub(crate) victims: VictimIndex,
     pub(crate) jobs: Vec<Option<GcJob>>,
     stripe_order: Vec<u32>,
@@ -136,7 +151,14 @@ impl Ftl {
         let logical = cfg.logical_units();
         let ppb = g.pages_per_block * k;
         let policy = cfg.gc.victim;
-        let streams = cfg.ftl.streams();
+        let data_streams = cfg.ftl.streams();
+        let streams = cfg.ftl.frontiers();
+        let cmt = cmt::MappingCache::new(cfg, logical as u32, logical as u32, planes);
+        let translation_pages = cmt.as_ref().map_or(0, |c| c.pages());
+        let room_streams = match &cmt {
+            Some(c) if u64::from(c.capacity()) < logical => streams,
+            _ => data_streams,
+        };
         let mut free = Vec::with_capacity(planes as usize);
         for p in 0..planes {
             free.push(
@@ -155,7 +177,7 @@ impl Ftl {
             allocation: cfg.ftl.allocation,
             placement: cfg.ftl.placement,
             place: PlacementState::new(&cfg.ftl, logical),
-            l2p: huge::table(logical as usize, UNMAPPED),
+            l2p: huge::table(logical as usize + translation_pages as usize, UNMAPPED),
             p2l: huge::table(phys, UNMAPPED),
             valid_bits: huge::table(phys.div_ceil(64), 0),
             valid: vec![0; total_blocks],
@@ -167,6 +189,14 @@ impl Ftl {
             free_epoch: 0,
             frontier: vec![UNMAPPED; planes as usize * streams],
             streams,
+            data_streams,
+            room_streams,
+            translation_base: if cmt.is_some() {
+                logical as u32
+            } else {
+                u32::MAX
+            },
+            cmt: cmt.map(Box::new),
             victims: VictimIndex::new(policy, planes, g.blocks_per_plane, ppb),
             jobs: vec![None; planes as usize],
             stripe_order: stripe_order(
@@ -367,6 +397,9 @@ impl Ftl {
 
     pub fn reset_counters(&mut self) {
         self.counters = FtlCounters::default();
+        if let Some(c) = &mut self.cmt {
+            c.counters = cmt::CmtCounters::default();
+        }
     }
 
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
@@ -516,7 +549,7 @@ impl Ftl {
     pub(crate) fn gc_stream(&self) -> usize {
         match self.placement {
             Placement::Single => 0,
-            _ => self.streams - 1,
+            _ => self.data_streams - 1,
         }
     }
 
@@ -546,6 +579,7 @@ impl Ftl {
             + self.units.as_ref().map_or(0, |u| u.memory_bytes())
             + self.place.memory_bytes()
             + self.program_marks.as_ref().map_or(0, |m| m.capacity())
+            + self.cmt.as_ref().map_or(0, |c| c.memory_bytes())
     }
 
     /// Per-block erase count statistics: (min, mean, max), counting the erases since `base`

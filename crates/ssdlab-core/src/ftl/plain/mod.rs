@@ -10,6 +10,7 @@
 //! for the program, behind whatever (GC included) holds the plane. A read of a unit still in the buffer costs
 //! no flash time; units of one request in one flash page share one page read.
 
+mod cached;
 mod oracle;
 
 pub use oracle::OracleHints;
@@ -25,6 +26,7 @@ use crate::flash::{OpDone, Resources};
 use crate::ftl::gc::{build_scheduler, GcContext, GcScheduler, RequestInfo};
 use crate::ftl::map::{Ftl, NEVER};
 use crate::rng::{self, SimRng};
+use crate::stats::LayerReports;
 
 /// The plain device model (and the base the RAIN model builds on).
 pub struct PlainFtl {
@@ -37,6 +39,8 @@ pub struct PlainFtl {
     on_demand: bool,
     gc_rng: SimRng,
     oracle: Option<OracleHints>,
+    /// The CMT's replacement policy's name (a cached map's report).
+    cmt_policy: &'static str,
 }
 
 impl PlainFtl {
@@ -62,6 +66,7 @@ impl PlainFtl {
             scheduler,
             gc_rng: rng::stream(seed, "gc"),
             oracle,
+            cmt_policy: cfg.ftl.cmt_policy.unwrap_or_default().into(),
         })
     }
 
@@ -153,6 +158,9 @@ impl FtlLayer for PlainFtl {
     }
 
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        if self.ftl.cached_mapping() {
+            return self.read_cached(pages, ready);
+        }
         let mut out = OpDone::at(ready);
         let mut last_page = u32::MAX;
         for lpn in pages {
@@ -169,6 +177,9 @@ impl FtlLayer for PlainFtl {
     }
 
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        if self.ftl.cached_mapping() {
+            return self.write_cached(pages, ready);
+        }
         let mut out = OpDone::at(ready);
         for lpn in pages {
             let hint = self.next_write_hint();
@@ -178,6 +189,9 @@ impl FtlLayer for PlainFtl {
     }
 
     fn trim(&mut self, pages: Range<u32>) -> Result<()> {
+        if self.ftl.cached_mapping() {
+            return self.trim_cached(pages);
+        }
         for lpn in pages {
             self.ftl.trim(lpn);
         }
@@ -208,6 +222,10 @@ impl FtlLayer for PlainFtl {
         Some(self.scheduler.as_ref())
     }
 
+    fn report(&self, out: &mut LayerReports) {
+        out.mapping = self.mapping_report();
+    }
+
     fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
         self.on_demand = s.on_demand_only();
         self.scheduler = s;
@@ -222,6 +240,9 @@ impl FtlLayer for PlainFtl {
 
 /// Preconditioning of the plain FTL: blocking GC, timing off, its own random streams.
 fn precondition(ftl: &mut Ftl, p: &Precondition, seed: u64) -> Result<u64> {
+    if ftl.cached_mapping() {
+        return cached::precondition(ftl, p, seed);
+    }
     let mut rng = rng::stream(seed, "precondition");
     let mut gc_rng = rng::stream(seed, "precondition-gc");
     let n = p.pages(ftl.logical_pages());
