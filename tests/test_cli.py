@@ -99,6 +99,30 @@ def test_run_hybrid_device_reports_modes_and_breakdown(cli, tmp_path):
     assert h["migrated_pages"] > 0 and h["migration_wait_ns"] > 0 and h["slc_target"] == 8
 
 
+def test_run_cached_map_reports_the_cmt(cli, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "-n", "4000", "--set", "ftl.mapping=\"cached\"", "--set", "ftl.cmt_entries=64",
+            "--set", "ftl.cmt_policy=\"clock\"", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "CMT (64 entries, clock)" in p.stdout
+    r = json.loads(out.read_text())
+    m = r["mapping"]
+    # A 64-entry CMT on 6,553 pages of uniform writes: mostly misses; GC's batch updates of the
+    # 7 translation pages clean the dirty entries before they are evicted.
+    assert m["cmt_entries"] == 64 and m["write_hit_ratio"] < 0.1 and m["translation_writes"] > 0
+    assert m["write_backs"] + m["gc_updates"] == m["translation_writes"]
+    w = m["waf"]
+    assert w["host"] + w["data_gc"] + w["translation"] + w["translation_gc"] == pytest.approx(r["waf"])
+    assert m["data_gc_copies"] + m["translation_gc_copies"] == r["gc_pages_copied"]
+
+
+def test_cmt_settings_without_a_cached_map_are_one_line(cli):
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "ftl.cmt_entries=64"),
+                          "ftl.cmt_entries", "ftl.mapping")
+    assert_one_line_error(cli("run", "-d", "yoo-qlc", "-n", "10", "--set", "ftl.mapping=\"cached\"",
+                              "--set", "ftl.cmt_entries=64"), "ftl.mapping", "hybrid")
+
+
 def test_run_options_reach_the_core(cli, tmp_path):
     out = tmp_path / "r.json"
     p = cli("run", "-d", "tiny", "-n", "3000", "--victim", "fifo", "--set", "gc.threshold_blocks=3", "--timing", "none",

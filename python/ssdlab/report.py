@@ -50,6 +50,15 @@ def result_tables(r: Result) -> list[Table]:
         if cut:
             rows.append((f"power cut at {cut['at_s']:.6f} s: pages lost / rescued by the capacitor",
                          f"{cut['lost_pages']:,} / {cut['rescued_pages']:,}"))
+    m = r.mapping
+    if m:
+        w = m["waf"]
+        rows.append((f"CMT ({m['cmt_entries']:,} entries, {m['cmt_policy']}): read / write hit ratio",
+                     f"{m['read_hit_ratio']:.4f} / {m['write_hit_ratio']:.4f}"))
+        rows.append(("translation pages read / written (write-backs + GC updates)",
+                     f"{m['translation_reads']:,} / {m['translation_writes']:,} ({m['write_backs']:,} + {m['gc_updates']:,})"))
+        rows.append(("WAF: host + data GC + translation + translation GC",
+                     f"{w['host']:.3f} + {w['data_gc']:.3f} + {w['translation']:.3f} + {w['translation_gc']:.3f}"))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

@@ -70,6 +70,9 @@ class Result:
     #: The write cache's report (hit ratios, flushes, dirty pages, flash writes per host write,
     #: a power cut's losses); None without a write cache (``write_cache.mode = "off"``).
     write_cache: dict[str, Any] | None = None
+    #: The cached map's report (``ftl.mapping = "cached"``: CMT hit ratios, translation page
+    #: reads and writes, translation GC copies, WAF split by what wrote); None with the full map.
+    mapping: dict[str, Any] | None = None
     #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
     #: pending, reallocated); None otherwise.
     host_fs: dict[str, Any] | None = None
@@ -103,7 +106,7 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "rain", "write_cache", "host_fs"):
+        for k in ("hybrid", "rain", "write_cache", "mapping", "host_fs"):
             if d[k] is None:
                 del d[k]
         d["series"] = {k: np.asarray(v).tolist() for k, v in self.series.items()}
