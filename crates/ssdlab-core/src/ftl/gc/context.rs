@@ -43,13 +43,15 @@ impl GcContext<'_> {
                 copy(r, plane, not_before, read, program)
             }
             (Some(r), GcStep::Erase { .. }) => r.gc_erase(plane, not_before),
-            (Some(r), GcStep::Translation { read, .. }) => translation(r, plane, not_before, read),
+            (Some(r), GcStep::Translation { read, .. }) => {
+                translation(r, plane, not_before, (read != u32::MAX).then_some(read))
+            }
             _ => not_before,
         };
         if matches!(step, GcStep::Erase { .. }) {
             while let Some(GcStep::Translation { read, .. }) = self.ftl.gc_owed_step(plane)? {
                 if let Some(r) = self.res.as_deref_mut() {
-                    done = translation(r, plane, done, read);
+                    done = translation(r, plane, done, (read != u32::MAX).then_some(read));
                 }
             }
         }
@@ -187,7 +189,9 @@ impl Timed {
         match step {
             GcStep::Copy { read, program, .. } => Timed::Copy { read, program },
             GcStep::Erase { .. } => Timed::Erase,
-            GcStep::Translation { read, .. } => Timed::Translation { read },
+            GcStep::Translation { read, .. } => Timed::Translation {
+                read: (read != u32::MAX).then_some(read),
+            },
             GcStep::Idle => Timed::Idle,
         }
     }

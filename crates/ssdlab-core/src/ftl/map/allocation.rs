@@ -43,10 +43,10 @@ impl Ftl {
         // Enough free blocks for every frontier and the reserve, whatever the frontiers hold
         // (full ≤ streams): the common case, decided without looking at them. (With the full
         // map: more free blocks than frontiers.)
-        let reserve = 1 + usize::from(self.room_streams > self.data_streams);
-        if free >= self.room_streams + reserve {
+        if free >= self.room_free {
             return true;
         }
+        let reserve = self.room_free - self.room_streams;
         let base = plane as usize * self.streams;
         let host = self.place.host_streams() as usize;
         // With a CMT that may write translation pages, their frontier needs room too.

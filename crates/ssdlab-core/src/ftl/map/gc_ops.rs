@@ -30,11 +30,12 @@ pub enum GcStep {
     Erase { block: u32 },
     /// A translation page the job owed a write (`ftl.mapping = "cached"`: the batch update of
     /// the mappings its copies moved, DFTL §3.3) was programmed at `to` on the job's plane,
-    /// after its old copy was read on plane `read` (if it had one). These follow the victim's
+    /// after its old copy was read on plane `read` (`u32::MAX`: it had none; a plane number,
+    /// not an `Option`, so that the step stays 12 bytes). These follow the victim's
     /// erase, whose block gives the translation frontier room if it needs a block (before the
     /// erase, the plane's free pool may be empty) — in a run of victims collected at once
     /// (`Ftl::gc_while`), after the last; meanwhile the moved mappings are the controller's.
-    Translation { read: Option<u32>, to: u32 },
+    Translation { read: u32, to: u32 },
     /// Nothing to collect on this plane (no closed block).
     Idle,
 }
@@ -139,7 +140,7 @@ impl Ftl {
     /// Run one unit step of the job on `plane` (starting one if needed).
     /// With a cached map, the translation page writes an erased victim still owes come first.
     pub fn gc_step(&mut self, plane: u32, rng: &mut SimRng) -> Result<GcStep> {
-        if self.jobs[plane as usize].is_none() {
+        if self.cmt.is_some() && self.jobs[plane as usize].is_none() {
             if let Some(step) = self.gc_owed_step(plane)? {
                 return Ok(step);
             }
@@ -360,49 +361,65 @@ impl Ftl {
         // victims as the plane has blocks, stop rather than spin (the caller then reports the
         // plane full instead of hanging).
         let mut fruitless = 0u32;
-        let mut copies = 0u32;
         loop {
-            if !(more(self) || self.jobs[plane as usize].is_some()) {
-                // A cached map's translation page writes owed by the victims collected here,
-                // once each at the end of the run of victims (a page several victims owe is
-                // written once); they take room too, so the condition is asked again.
-                let mut owed = false;
-                while let Some(s) = self.gc_owed_step(plane)? {
-                    on_step(s);
-                    owed = true;
-                }
-                if owed && more(self) {
-                    continue;
-                }
-                break;
+            let stopped;
+            (fruitless, stopped) = self.gc_run(plane, rng, &more, &mut on_step, fruitless)?;
+            // A cached map's translation page writes owed by the victims collected here, once
+            // each at the end of the run of victims (a page several victims owe is written
+            // once); they take room too, so the condition is asked again.
+            // (Not after a stop for want of progress: the writes would take the room left.)
+            if stopped || self.cmt.is_none() {
+                return Ok(());
             }
+            let mut owed = false;
+            while let Some(s) = self.gc_owed_step(plane)? {
+                on_step(s);
+                owed = true;
+            }
+            if !(owed && more(self)) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// [`Ftl::gc_while`]'s run of victims, without the translation writes they owe; returns
+    /// the fruitless victims so far (given those before), and whether it stopped for want of
+    /// progress (no candidate, or too many fruitless victims) rather than because `more` ended.
+    #[inline(always)]
+    fn gc_run(
+        &mut self,
+        plane: u32,
+        rng: &mut SimRng,
+        more: &impl Fn(&Ftl) -> bool,
+        on_step: &mut impl FnMut(GcStep),
+        mut fruitless: u32,
+    ) -> Result<(u32, bool)> {
+        let mut copies = 0u32;
+        while more(self) || self.jobs[plane as usize].is_some() {
             let step = self.gc_step(plane, rng)?;
             match step {
-                GcStep::Idle => break,
+                GcStep::Idle => return Ok((fruitless, true)),
                 GcStep::Copy { .. } => {
                     copies += 1;
                     on_step(step);
-                    copies += self.copy_rest(plane, u32::MAX, &mut on_step)?;
+                    copies += self.copy_rest(plane, u32::MAX, on_step)?;
                     continue;
                 }
                 GcStep::Translation { .. } => {}
                 GcStep::Erase { .. } => {
-                    let mut stop = false;
                     if copies >= self.pages_per_block {
                         fruitless += 1;
-                        stop = fruitless > self.blocks_per_plane;
+                        if fruitless > self.blocks_per_plane {
+                            on_step(step);
+                            return Ok((fruitless, true));
+                        }
                     }
                     copies = 0;
-                    on_step(step);
-                    if stop {
-                        break;
-                    }
-                    continue;
                 }
             }
             on_step(step);
         }
-        Ok(())
+        Ok((fruitless, false))
     }
 }
 

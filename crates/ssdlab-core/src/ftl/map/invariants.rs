@@ -1,4 +1,5 @@
-//! Consistency checks of the whole FTL state, for tests and `--check` runs (O(pages)).
+//! Consistency checks of the whole FTL state, for tests and `--check` runs (O(pages)), and
+//! the per-block erase statistics.
 
 use super::{BlockState, Ftl, UNMAPPED};
 
@@ -126,5 +127,23 @@ impl Ftl {
 
     fn bit(&self, ppn: u32) -> bool {
         self.valid_bits[ppn as usize >> 6] >> (ppn & 63) & 1 == 1
+    }
+}
+
+impl Ftl {
+    /// Per-block erase count statistics: (min, mean, max), counting the erases since `base`
+    /// (each block's count at some earlier point; empty: since the device was new).
+    pub fn erase_stats(&self, base: &[u32]) -> (u32, f64, u32) {
+        let counts = || {
+            self.erase_count
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| e - base.get(i).copied().unwrap_or(0))
+        };
+        let n = self.erase_count.len().max(1) as f64;
+        let min = counts().min().unwrap_or(0);
+        let max = counts().max().unwrap_or(0);
+        let mean = counts().map(f64::from).sum::<f64>() / n;
+        (min, mean, max)
     }
 }

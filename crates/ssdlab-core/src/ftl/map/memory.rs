@@ -134,7 +134,7 @@ pub fn ftl_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
     }
     // A cached map: the translation pages' L2P entries, and the simulator's CMT bookkeeping.
     page_bytes += u64::from(super::cmt::MappingCache::pages_for(cfg, logical as u32)) * 4
-        + super::cmt::MappingCache::estimate_bytes(cfg, logical);
+        + super::cmt::MappingCache::estimate_bytes(cfg, logical, check);
     // valid, next_page, erase count (u32), state, closed_at (u64), the free pools (u32).
     let (per_block, per_plane) =
         victim_index_bytes(cfg.gc.victim, u64::from(g.blocks_per_plane), ppb);

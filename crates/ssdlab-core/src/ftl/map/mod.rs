@@ -117,8 +117,10 @@ pub struct Ftl {
     /// Frontiers of data (host and GC streams): `streams` less the translation pages' own.
     data_streams: usize,
     /// Frontiers a host write must find room in ([`Ftl::host_can_write`]): the data streams,
-    /// and the translation pages' when the CMT cannot hold every mapping.
+    /// and the translation pages' when the CMT cannot hold every mapping; `room_free`: those
+    /// and the blocks kept for GC (one, or two with the translation pages').
     room_streams: usize,
+    room_free: usize,
     /// The cached mapping table (`ftl.mapping = "cached"`), and the first logical page of the
     /// translation pages (`u32::MAX` without one: no logical page is a translation page).
     pub(crate) cmt: Option<Box<cmt::MappingCache>>,
@@ -191,6 +193,7 @@ impl Ftl {
             streams,
             data_streams,
             room_streams,
+            room_free: room_streams + 1 + usize::from(room_streams > data_streams),
             translation_base: if cmt.is_some() {
                 logical as u32
             } else {
@@ -303,9 +306,13 @@ impl Ftl {
         self.valid_bits[ppn as usize >> 6] >> (ppn & 63) & 1 == 1
     }
 
-    /// Turn on the double-program detector (tests; costs one byte per page).
+    /// Turn on the double-program detector (tests; costs one byte per page), and a cached
+    /// map's copy of its flash side.
     pub fn enable_program_checks(&mut self) {
         self.program_marks = Some(vec![false; self.p2l.len()]);
+        if let Some(c) = &mut self.cmt {
+            c.keep_flash_copy();
+        }
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -580,21 +587,5 @@ impl Ftl {
             + self.place.memory_bytes()
             + self.program_marks.as_ref().map_or(0, |m| m.capacity())
             + self.cmt.as_ref().map_or(0, |c| c.memory_bytes())
-    }
-
-    /// Per-block erase count statistics: (min, mean, max), counting the erases since `base`
-    /// (each block's count at some earlier point; empty: since the device was new).
-    pub fn erase_stats(&self, base: &[u32]) -> (u32, f64, u32) {
-        let counts = || {
-            self.erase_count
-                .iter()
-                .enumerate()
-                .map(|(i, &e)| e - base.get(i).copied().unwrap_or(0))
-        };
-        let n = self.erase_count.len().max(1) as f64;
-        let min = counts().min().unwrap_or(0);
-        let max = counts().max().unwrap_or(0);
-        let mean = counts().map(f64::from).sum::<f64>() / n;
-        (min, mean, max)
     }
 }

@@ -115,7 +115,7 @@ impl Ftl {
         if old.is_some() {
             self.count_translation_read();
         }
-        let read = old.map(|p| self.plane_of_ppn(p));
+        let read = old.map_or(UNMAPPED, |p| self.plane_of_ppn(p));
         let to = self.write_translation(t, plane, true)?;
         Ok(Some(GcStep::Translation { read, to }))
     }

@@ -104,8 +104,10 @@ pub struct MappingCache {
     /// One bit a logical page: its cached entry is dirty.
     dirty: Vec<u64>,
     /// What each logical page's translation page on flash says of it (`UNMAPPED` also for a
-    /// page never written). Kept to check the bookkeeping: the controller reads it from flash.
-    on_flash: Vec<u32>,
+    /// page never written), in test mode only ([`MappingCache::keep_flash_copy`]): kept to
+    /// check the bookkeeping (the controller reads it from flash), at a copy of a translation
+    /// page's mappings per translation write — most of a cached run's time if always on.
+    on_flash: Option<Vec<u32>>,
     /// One bit a translation page: a GC job owes it a write.
     owed: Vec<u64>,
     /// The translation pages each plane's GC job owes, in the order they were first owed.
@@ -133,7 +135,7 @@ impl MappingCache {
             used: 0,
             policy: build(cfg.ftl.cmt_policy.unwrap_or_default(), capacity),
             dirty: vec![0; (logical as usize).div_ceil(64)],
-            on_flash: vec![UNMAPPED; logical as usize],
+            on_flash: None,
             owed: vec![0; (Self::pages_for(cfg, logical) as usize).div_ceil(64)],
             owed_by: vec![Vec::new(); planes as usize],
             write_back: None,
@@ -156,20 +158,32 @@ impl MappingCache {
         }
     }
 
+    /// Test mode: keep what the translation pages on flash say, to check it against the map
+    /// ([`MappingCache::check`]).
+    pub fn keep_flash_copy(&mut self) {
+        self.on_flash = Some(vec![UNMAPPED; self.slot_of.len()]);
+    }
+
     /// Heap bytes of the simulator's CMT for `cfg` over `logical` user pages (the estimate
-    /// before anything is allocated).
-    pub fn estimate_bytes(cfg: &DeviceConfig, logical: u64) -> u64 {
+    /// before anything is allocated); `check`: with test mode's copy of the flash side.
+    pub fn estimate_bytes(cfg: &DeviceConfig, logical: u64, check: bool) -> u64 {
         let Some(cap) = cfg.ftl.cmt_capacity() else {
             return 0;
         };
         let cap = cap.min(logical.max(1));
-        // slot_of + on_flash (4 + 4 bytes a logical page), the dirty bits, lpn_of and the
-        // policy's links (at most 8 bytes a slot), the owed bits.
-        logical * 8 + logical.div_ceil(8) + cap * 12 + Self::pages_for(cfg, logical as u32) as u64
+        // slot_of (and in test mode on_flash), 4 bytes a logical page each, the dirty bits,
+        // lpn_of and the policy's links (at most 8 bytes a slot), the owed bits.
+        logical * if check { 8 } else { 4 }
+            + logical.div_ceil(8)
+            + cap * 12
+            + u64::from(Self::pages_for(cfg, logical as u32))
     }
 
     pub fn memory_bytes(&self) -> usize {
-        (self.slot_of.capacity() + self.lpn_of.capacity() + self.on_flash.capacity()) * 4
+        (self.slot_of.capacity()
+            + self.lpn_of.capacity()
+            + self.on_flash.as_ref().map_or(0, Vec::capacity))
+            * 4
             + (self.dirty.capacity() + self.owed.capacity()) * 8
             + self.policy.memory_bytes()
     }
@@ -306,8 +320,10 @@ impl MappingCache {
     /// and no GC job owes it.
     pub fn written(&mut self, t: u32, l2p: &[u32]) {
         let lo = (t * self.per_page) as usize;
-        let hi = (lo + self.per_page as usize).min(self.on_flash.len());
-        self.on_flash[lo..hi].copy_from_slice(&l2p[lo..hi]);
+        let hi = (lo + self.per_page as usize).min(self.slot_of.len());
+        if let Some(f) = &mut self.on_flash {
+            f[lo..hi].copy_from_slice(&l2p[lo..hi]);
+        }
         super::bits::set_bits(&mut self.dirty, lo as u32, hi as u32, false);
         self.owed[t as usize >> 6] &= !(1u64 << (t & 63));
         if self.write_back == Some(t) {
@@ -318,7 +334,7 @@ impl MappingCache {
     /// The bookkeeping against the truth (`l2p`, the user's part of the FTL's L2P; `gtd`, the
     /// FTL's L2P entries of the translation pages): every mapping is on flash as its
     /// translation page says, cached dirty, or owed by a GC job; slots and entries agree; a
-    /// translation page never written holds no mapping.
+    /// translation page never written holds no mapping. The flash side only in test mode.
     pub fn check(&self, l2p: &[u32], gtd: &[u32]) -> Result<(), String> {
         let mut cached = 0u32;
         for (lpn, &ppn) in l2p.iter().enumerate() {
@@ -335,6 +351,9 @@ impl MappingCache {
             } else if self.is_dirty(lpn) && self.write_back != Some(self.page_of(lpn)) {
                 return Err(format!("CMT: logical page {lpn} is dirty but not cached"));
             }
+            let Some(on_flash) = &self.on_flash else {
+                continue;
+            };
             if self.is_dirty(lpn) {
                 continue;
             }
@@ -342,16 +361,16 @@ impl MappingCache {
             if self.owed[t as usize >> 6] >> (t & 63) & 1 == 1 {
                 continue;
             }
-            if gtd[t as usize] == UNMAPPED && self.on_flash[lpn as usize] != UNMAPPED {
+            if gtd[t as usize] == UNMAPPED && on_flash[lpn as usize] != UNMAPPED {
                 return Err(format!(
                     "CMT: translation page {t} was never written but holds logical page {lpn}"
                 ));
             }
-            if self.on_flash[lpn as usize] != ppn {
+            if on_flash[lpn as usize] != ppn {
                 return Err(format!(
                     "CMT: logical page {lpn} is at {ppn}, its translation page {t} says {}, and \
                      no dirty entry or GC batch holds the change",
-                    self.on_flash[lpn as usize]
+                    on_flash[lpn as usize]
                 ));
             }
         }
