@@ -125,18 +125,19 @@ impl MappingCache {
         let cap = cfg.ftl.cmt_capacity()?;
         let capacity = cap.clamp(1, u64::from(logical.max(1))) as u32;
         let per_page = Self::per_page(cfg);
+        let pages = Self::pages_for(cfg, logical);
         Some(MappingCache {
             capacity,
             per_page,
             base,
-            pages: Self::pages_for(cfg, logical),
+            pages,
             slot_of: vec![NONE; logical as usize],
             lpn_of: vec![NONE; capacity as usize],
             used: 0,
             policy: build(cfg.ftl.cmt_policy.unwrap_or_default(), capacity),
             dirty: vec![0; (logical as usize).div_ceil(64)],
             on_flash: None,
-            owed: vec![0; (Self::pages_for(cfg, logical) as usize).div_ceil(64)],
+            owed: vec![0; (pages as usize).div_ceil(64)],
             owed_by: vec![Vec::new(); planes as usize],
             write_back: None,
             counters: CmtCounters::default(),
