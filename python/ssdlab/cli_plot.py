@@ -34,7 +34,7 @@ def _list_kinds(value: bool) -> None:
 
 
 def plot(
-    kind: str = typer.Argument(..., help="ccdf, percentiles, series, waf, cache, slc, fill, mcts or qtable (ssdlab plot --list)."),
+    kind: str = typer.Argument(..., help="ccdf, percentiles, series, waf, cache, mapping, slc, fill, mcts or qtable (ssdlab plot --list)."),
     results: Path = typer.Argument(..., help="A --json result (run or experiment), a sweep results folder, or a saved Q-table."),
     out: Optional[Path] = typer.Option(None, "--output", "-o", help="Figure file: .png, .svg or .pdf (default KIND.png beside RESULTS)."),
     op: Optional[str] = typer.Option(None, "--op", help="Latency of read, write or all requests (default: the result's own — rlgc: write, ttflash: read)."),

@@ -178,6 +178,79 @@ fn the_bookkeeping_holds_after_every_gc_step() {
     }
 }
 
+#[test]
+fn lean_gc_copies_of_a_cached_map_take_the_checked_steps() {
+    // Without test checks a cached map's GC copies run through `copy_rest_lean::<true>`; with
+    // them, through the general `copy_one` loop. Same steps, mappings, CMT and counters, for
+    // whole victims (`gc_while`) and partial runs (`gc_copy_up_to`), data and translation
+    // victims alike.
+    for (policy, victim) in [("lru", "greedy"), ("clock", "cost-benefit")] {
+        let p = format!("ftl.cmt_policy=\"{policy}\"");
+        let v = format!("gc.victim=\"{victim}\"");
+        let cfg = tiny(&[
+            "ftl.mapping=\"cached\"",
+            "ftl.cmt_entries=40",
+            "geometry.page_size=512",
+            "geometry.blocks_per_plane=32",
+            "geometry.pages_per_block=16",
+            &p,
+            &v,
+        ]);
+        let run = |checked: bool| {
+            let mut ftl = Ftl::new(&cfg).unwrap();
+            if checked {
+                ftl.enable_program_checks();
+            }
+            let (mut rng, mut wl) = (stream(9, "gc"), stream(9, "wl"));
+            let n = ftl.logical_pages();
+            let mut steps = Vec::new();
+            let mut write = |ftl: &mut Ftl, lpn: u32, steps: &mut Vec<GcStep>, host: bool| {
+                let plane = ftl.next_host_plane(lpn);
+                let full = move |f: &Ftl| !f.host_can_write(plane);
+                ftl.gc_while(plane, &mut rng, full, |s| steps.push(s))
+                    .unwrap();
+                if host {
+                    ftl.write_host(lpn, plane).unwrap();
+                } else {
+                    let t = lpn - ftl.translation_lpn(0);
+                    ftl.write_translation(t, plane, false).unwrap();
+                }
+                if lpn % 7 == 0 && ftl.gc_begin(plane, &mut rng) {
+                    ftl.gc_copy_up_to(plane, 3, |s| steps.push(s)).unwrap();
+                }
+                if ftl.needs_gc(plane) {
+                    ftl.gc_until_threshold(plane, &mut rng, |s| steps.push(s))
+                        .unwrap();
+                }
+            };
+            for i in 0..6 * n {
+                let lpn = if i < n { i } else { wl.gen_range(0..n) };
+                if let Some(t) = ftl.cmt_lookup(lpn, true).write_back {
+                    let tl = ftl.translation_lpn(t);
+                    write(&mut ftl, tl, &mut steps, false);
+                }
+                write(&mut ftl, lpn, &mut steps, true);
+                ftl.cmt_dirty(lpn);
+            }
+            ftl.check_invariants().unwrap();
+            let map: Vec<_> = (0..n).map(|l| ftl.read(l)).collect();
+            let c = ftl.mapping_cache().unwrap().counters;
+            (steps, map, c, ftl.counters)
+        };
+        let (lean, checked) = (run(false), run(true));
+        assert!(
+            lean.3.translation_gc_copies > 0,
+            "{policy}: no translation victim"
+        );
+        assert!(lean.2.gc_updates > 0, "{policy}: no batch update");
+        assert_eq!(lean.0.len(), checked.0.len(), "{policy}");
+        assert!(lean.0 == checked.0, "{policy}: steps differ");
+        assert!(lean.1 == checked.1, "{policy}: mappings differ");
+        assert_eq!(lean.2, checked.2, "{policy}: CMT counters");
+        assert_eq!(lean.3, checked.3, "{policy}: FTL counters");
+    }
+}
+
 /// Each request's latency, µs: request k's is what prefix k adds to prefix k − 1's total (the
 /// requests are far apart, so none waits for another).
 fn latencies(sets: &[&str], reqs: &[Request]) -> Vec<f64> {
@@ -325,4 +398,14 @@ fn settings_that_do_not_apply_are_refused() {
             .to_string();
         assert!(e.contains(&format!("{field}:")), "{sets:?}: {e}");
     }
+}
+
+#[test]
+fn the_dram_less_preset_caches_an_hmb_s_worth_of_mappings() {
+    // client-hmb-1tb: 32 MiB of host memory at 8 bytes an entry, 64 GiB of the drive's 16 KiB
+    // pages mapped at once (the preset file cites the size).
+    let cfg = DeviceConfig::from_preset("client-hmb-1tb", &[]).unwrap();
+    assert!(cfg.ftl.cached_mapping());
+    assert_eq!(cfg.ftl.cmt_capacity(), Some(4 << 20));
+    assert_eq!((4u64 << 20) * u64::from(cfg.geometry.page_size), 64 << 30);
 }

@@ -57,7 +57,7 @@ def _draw_sweep(src: Source, ms: list[tuple[str, str]], x_axis: str, line_axis: 
     cols = colours(common.line_count(src, line_axis))
     fig, axes = figure(WIDE_IN, 4.2, 2, 2)
     for ax, (k, label) in zip(axes, ms):
-        common.draw_lines(ax, src, x_axis, line_axis, k, cols, evenly=True, label=_line_label)
+        common.draw_lines(ax, src, x_axis, line_axis, k, cols, evenly=True, label=common.path_label)
         ax.set_ylabel(label)
         if k == "latency_us.write.p99":
             ax.set_yscale("log")
@@ -69,12 +69,6 @@ def _draw_sweep(src: Source, ms: list[tuple[str, str]], x_axis: str, line_axis: 
     fig.legend(handles, names, loc="outside lower center", ncols=min(len(names), 3))
     fig.suptitle(short_title(src.title, 120), fontsize=8)
     return fig
-
-
-def _line_label(value) -> str:
-    """A line's name: a trace path by its file name."""
-    text = str(value)
-    return text.rsplit("/", 1)[-1] if "/" in text else text
 
 
 def _draw_dirty(src: Source):

@@ -60,6 +60,12 @@ def draw_lines(ax, src: Source, x_axis: str, line_axis: str, key: str, colours: 
     ax.set_xlabel(short(x_axis))
 
 
+def path_label(value: Any) -> str:
+    """A line's name from its value: a trace path by its file name."""
+    text = str(value)
+    return text.rsplit("/", 1)[-1] if "/" in text else text
+
+
 def line_count(src: Source, line_axis: str) -> int:
     return len({str(g.keys.get(line_axis)) for g in src.groups})
 

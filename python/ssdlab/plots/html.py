@@ -30,7 +30,13 @@ COLUMNS = (("waf", "WAF", "{:.3f}"), ("erases", "erases", "{:,.0f}"), ("internal
            ("latency_us.{op}.p99_99", "p99.99 µs", "{:,.1f}"),
            ("write_cache.write_hit_ratio", "cache write hits", "{:.2%}"),
            ("write_cache.read_hit_ratio", "cache read hits", "{:.2%}"),
-           ("write_cache.flash_writes_per_host_write", "flash writes / host write", "{:.3f}"))
+           ("write_cache.flash_writes_per_host_write", "flash writes / host write", "{:.3f}"),
+           ("mapping.read_hit_ratio", "CMT read hits", "{:.2%}"),
+           ("mapping.write_hit_ratio", "CMT write hits", "{:.2%}"),
+           ("mapping.translation_reads", "translation reads", "{:,.0f}"),
+           ("mapping.translation_writes", "translation writes", "{:,.0f}"),
+           ("mapping.translation_gc_copies", "translation GC copies", "{:,.0f}"),
+           ("mapping.waf.translation", "WAF: translation", "{:.3f}"))
 #: Figures are drawn at 200 dpi and shown at most this wide (CSS px): sharp on any screen.
 MAX_WIDTH_PX = 1000
 

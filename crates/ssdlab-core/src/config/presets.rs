@@ -3,6 +3,10 @@
 /// (name, TOML text) of every shipped preset.
 pub const PRESETS: &[(&str, &str)] = &[
     (
+        "client-hmb-1tb",
+        include_str!("../../presets/client-hmb-1tb.toml"),
+    ),
+    (
         "client-qlc-1tb",
         include_str!("../../presets/client-qlc-1tb.toml"),
     ),

@@ -79,8 +79,10 @@ impl ChannelTimeline {
     /// hold a reservation starting at or after `t`; every one from it on ends after `t`, and
     /// after any later start the scans below move to, so they skip nothing else. The search
     /// checks the back first (GC bursts append far ahead), then gallops from the front (host
-    /// transfers reserve near the present): O(log k) for an answer k intervals in.
-    #[inline]
+    /// transfers reserve near the present): O(log k) for an answer k intervals in. (Always in
+    /// line, as `insert_live`: issue 59's code growth moved both out of `reserve_on`, +7.5 M
+    /// instructions on the bench, callgrind 2026-12-04.)
+    #[inline(always)]
     fn first_ending_after(&self, t: u64) -> usize {
         let b = &self.busy;
         match b[self.head..].last() {
@@ -162,7 +164,7 @@ impl ChannelTimeline {
     /// copy-back, hundreds of intervals): `Vec::insert` moved all of those for every such transfer
     /// (docs/speed.md, "A copy's two transfers reserved in one go; inserts that move the shorter
     /// side"). The pruned slots are never read.
-    #[inline]
+    #[inline(always)]
     fn insert_live(&mut self, idx: usize, iv: (u64, u64)) {
         if self.head > 0 && idx - self.head < self.busy.len() - idx {
             self.busy.copy_within(self.head..idx, self.head - 1);

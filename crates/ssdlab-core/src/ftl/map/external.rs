@@ -243,9 +243,9 @@ impl ExternalBlocks<'_> {
         }
         // `program`'s page order (the next pages of `blk`), then the moves.
         let valid = Ones::new(&self.ftl.valid_bits, from + 1, end);
-        let (mut t, next_page) = self.ftl.lean_tables();
+        let (mut t, next_page, _) = self.ftl.lean_tables();
         let page = next_page[blk as usize];
-        let run = t.move_run(from, valid, victim, blk * ppb + page, room, |_, _| {});
+        let run = t.move_run(from, valid, victim, blk * ppb + page, room, |_, _, _, _| {});
         next_page[blk as usize] = page + run.moved;
         self.ftl.state[blk as usize] = BlockState::Open;
         self.ftl.counters.gc_pages_copied += u64::from(run.moved);

@@ -2,6 +2,7 @@
 //! it. Schedulers (in `gc`) decide when these run; the engine gives them time.
 
 use super::bits::{next_valid_in, prefetch, set_bits, Ones};
+use super::cmt::MappingCache;
 use super::{BlockState, Ftl, UNMAPPED};
 use crate::error::Result;
 use crate::rng::SimRng;
@@ -212,9 +213,12 @@ impl Ftl {
             && self.content.is_none()
             && self.program_marks.is_none()
             && self.units.is_none()
-            && self.cmt.is_none()
         {
-            return self.copy_rest_lean(plane, limit, on_step);
+            return if self.cmt.is_none() {
+                self.copy_rest_lean::<false>(plane, limit, on_step)
+            } else {
+                self.copy_rest_lean_cached(plane, limit, on_step)
+            };
         }
         let stream = self.gc_stream();
         let mut n = 0;
@@ -244,9 +248,16 @@ impl Ftl {
     /// much as the move itself (callgrind, docs/speed.md, "GC copies in a lean loop"). It restates
     /// `program_from`'s frontier rule, `invalidate` for a victim page and `map`'s stores, so a
     /// change to those must be made here too; the test
-    /// `lean_gc_copies_take_the_same_steps_as_the_checked_ones` compares the two loops.
+    /// `lean_gc_copies_take_the_same_steps_as_the_checked_ones` compares the two loops (and
+    /// `mapping_cache.rs`'s `lean_gc_copies_of_a_cached_map_take_the_checked_steps`, `CACHED`'s).
+    ///
+    /// `CACHED` (`ftl.mapping = "cached"`): each moved page's mapping also goes to the CMT
+    /// (`MappingCache::on_gc_move`), and a victim of translation pages — a block holds one kind
+    /// only (`Ftl::check_translation`) — moves to the translation frontier, its copies counted
+    /// as translation GC copies: `copy_one`'s two extra rules. (The general loop made a cached
+    /// run's GC copies 3x a full map's, perf 2026-12-04.)
     #[inline(always)]
-    fn copy_rest_lean(
+    fn copy_rest_lean<const CACHED: bool>(
         &mut self,
         plane: u32,
         limit: u32,
@@ -259,7 +270,6 @@ impl Ftl {
         let ppb = self.pages_per_block;
         let base = victim * ppb;
         let end = base + ppb;
-        let fi = plane as usize * self.streams + self.gc_stream();
         let mut n = 0;
         let mut cursor = job.cursor;
         // One pass over the victim's bits for the whole call, carried from run to run (item
@@ -267,6 +277,14 @@ impl Ftl {
         // start the run).
         let mut valid = Ones::new(&self.valid_bits, base + cursor, end);
         let mut next = valid.next(&self.valid_bits);
+        let translation =
+            CACHED && next.is_some_and(|p| self.p2l[p as usize] >= self.translation_base);
+        let stream = if translation {
+            self.data_streams
+        } else {
+            self.gc_stream()
+        };
+        let fi = plane as usize * self.streams + stream;
         let mut failed = Ok(());
         while n < limit {
             let Some(from) = next else {
@@ -287,17 +305,33 @@ impl Ftl {
             // (docs/speed.md, "The lean loop on local slices"): a store into one table cannot move
             // another's address or length, so they stay in registers instead of being reloaded
             // after every store.
-            let (mut t, next_page) = self.lean_tables();
+            let (mut t, next_page, mut cmt) = self.lean_tables();
             let page = next_page[blk as usize];
             let room = (ppb - page).min(limit - n);
-            let run = t.move_run(from, valid, victim, blk * ppb + page, room, |from, to| {
-                on_step(GcStep::Copy {
-                    from,
-                    to,
-                    read: true,
-                    program: true,
-                })
-            });
+            let run = t.move_run(
+                from,
+                valid,
+                victim,
+                blk * ppb + page,
+                room,
+                |from, to, lpn, ahead| {
+                    if CACHED && !translation {
+                        if let Some(c) = cmt.as_deref_mut() {
+                            // The next page's CMT bits warmed, as its L2P entry is.
+                            if let Some(l) = ahead {
+                                c.warm_bits(l);
+                            }
+                            c.on_gc_move(lpn, plane);
+                        }
+                    }
+                    on_step(GcStep::Copy {
+                        from,
+                        to,
+                        read: true,
+                        program: true,
+                    })
+                },
+            );
             next_page[blk as usize] = page + run.moved;
             n += run.moved;
             cursor = run.last - base + 1;
@@ -305,8 +339,23 @@ impl Ftl {
             valid = run.valid;
         }
         self.counters.gc_pages_copied += u64::from(n);
+        if translation {
+            self.counters.translation_gc_copies += u64::from(n);
+        }
         self.jobs[plane as usize] = Some(GcJob { victim, cursor });
         failed.map(|()| n)
+    }
+
+    /// [`Ftl::copy_rest_lean`] for a cached map, out of line: the full map's GC loops keep
+    /// their one inlined copy.
+    #[inline(never)]
+    fn copy_rest_lean_cached(
+        &mut self,
+        plane: u32,
+        limit: u32,
+        on_step: &mut impl FnMut(GcStep),
+    ) -> Result<u32> {
+        self.copy_rest_lean::<true>(plane, limit, on_step)
     }
 
     /// First valid physical page in [from, to), scanning the bitmap a word at a time.
@@ -438,9 +487,11 @@ pub(super) struct LeanTables<'a> {
 
 impl Ftl {
     /// The mapping tables as [`LeanTables`], and beside them the blocks' next free page (which
-    /// the lean loops advance once per run): the one place that splits the borrow.
+    /// the lean loops advance once per run) and the CMT: the one place that splits the borrow.
     #[inline(always)]
-    pub(super) fn lean_tables(&mut self) -> (LeanTables<'_>, &mut [u32]) {
+    pub(super) fn lean_tables(
+        &mut self,
+    ) -> (LeanTables<'_>, &mut [u32], Option<&mut MappingCache>) {
         let Ftl {
             p2l,
             l2p,
@@ -449,6 +500,7 @@ impl Ftl {
             next_page,
             write_clock,
             pages_per_block,
+            cmt,
             ..
         } = self;
         let t = LeanTables {
@@ -459,7 +511,7 @@ impl Ftl {
             write_clock,
             pages_per_block: *pages_per_block,
         };
-        (t, next_page)
+        (t, next_page, cmt.as_deref_mut())
     }
 }
 
@@ -478,7 +530,7 @@ impl LeanTables<'_> {
     /// block `victim` from its valid page `from` on, then those `valid` yields (the victim's
     /// valid pages after `from`, up to the end it was made with), at most `room` of them and at
     /// least one, move to the consecutive pages from `to` on (of one block, which has the
-    /// room), each reported to `on_copy(from, to)` in order. `valid` is left after the run's
+    /// room), each reported to `on_copy(from, to, lpn, next lpn)` in order. `valid` is left after the run's
     /// [`MovedRun::next`], so a caller's next run goes on from there. The victim's pages
     /// are invalidated — a victim is neither `Full` nor an indexed unit, so its invalidation
     /// touches no index — and the new ones mapped: `invalidate`'s and `map`'s stores for that
@@ -499,19 +551,20 @@ impl LeanTables<'_> {
         victim: u32,
         to: u32,
         room: u32,
-        mut on_copy: impl FnMut(u32, u32),
+        mut on_copy: impl FnMut(u32, u32, u32, Option<u32>),
     ) -> MovedRun {
         let (first, mut from, mut dst) = (from, from, to);
         let bits: &[u64] = self.valid_bits;
         let next = loop {
             let lpn = self.p2l[from as usize];
             let next = valid.next(bits);
-            if let Some(after) = next {
-                prefetch(self.l2p, self.p2l[after as usize] as usize);
+            let ahead = next.map(|after| self.p2l[after as usize]);
+            if let Some(l) = ahead {
+                prefetch(self.l2p, l as usize);
             }
             self.p2l[dst as usize] = lpn;
             self.l2p[lpn as usize] = dst;
-            on_copy(from, dst);
+            on_copy(from, dst, lpn, ahead);
             dst += 1;
             match next {
                 Some(p) if dst - to < room => from = p,

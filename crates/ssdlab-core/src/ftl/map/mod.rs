@@ -519,6 +519,9 @@ impl Ftl {
     #[inline]
     pub fn prefetch_lpn(&self, lpn: u32) {
         bits::prefetch(&self.l2p, lpn as usize);
+        if let Some(c) = self.cmt.as_deref() {
+            c.prefetch(lpn);
+        }
     }
 
     /// TRIM one logical page. Returns whether it was mapped.

@@ -1,5 +1,6 @@
 //! Least-recently-used replacement over the CMT's slots: a doubly linked list threaded through
-//! two arrays (most recent at the head), O(1) per hit, fill and victim.
+//! one array of (previous, next) pairs (most recent at the head), O(1) per hit, fill and
+//! victim. Pairs, not two arrays: a slot's two links are one cache line, not two.
 //!
 //! DFTL (Gupta et al., ASPLOS 2009, §3) keeps its CMT as a "segmented LRU array": the authors'
 //! FlashSim code has a real segment (6,552 entries) and a ghost segment (1,640). New and hit
@@ -11,8 +12,8 @@ use super::{Replacement, NONE};
 
 #[derive(Debug, Clone)]
 pub(super) struct Lru {
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    /// Each slot's (previous, next).
+    links: Vec<[u32; 2]>,
     head: u32,
     tail: u32,
 }
@@ -20,34 +21,32 @@ pub(super) struct Lru {
 impl Lru {
     pub(super) fn new(capacity: u32) -> Self {
         Lru {
-            prev: vec![NONE; capacity as usize],
-            next: vec![NONE; capacity as usize],
+            links: vec![[NONE; 2]; capacity as usize],
             head: NONE,
             tail: NONE,
         }
     }
 
     fn unlink(&mut self, s: u32) {
-        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
+        let [p, n] = self.links[s as usize];
         if p == NONE {
             self.head = n;
         } else {
-            self.next[p as usize] = n;
+            self.links[p as usize][1] = n;
         }
         if n == NONE {
             self.tail = p;
         } else {
-            self.prev[n as usize] = p;
+            self.links[n as usize][0] = p;
         }
     }
 
     fn push_front(&mut self, s: u32) {
-        self.prev[s as usize] = NONE;
-        self.next[s as usize] = self.head;
+        self.links[s as usize] = [NONE, self.head];
         if self.head == NONE {
             self.tail = s;
         } else {
-            self.prev[self.head as usize] = s;
+            self.links[self.head as usize][0] = s;
         }
         self.head = s;
     }
@@ -77,6 +76,6 @@ impl Replacement for Lru {
     }
 
     fn memory_bytes(&self) -> usize {
-        (self.prev.capacity() + self.next.capacity()) * 4
+        self.links.capacity() * 8
     }
 }
