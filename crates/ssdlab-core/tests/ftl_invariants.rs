@@ -137,8 +137,9 @@ fn case(f: &Families, attempt: u64) -> Case {
         FtlKind::Plain => {
             // The cached map (DFTL) in four runs of ten, its CMT from a handful of entries to
             // a third of the logical pages, on pages small enough for several translation
-            // pages. Blocks of 16 pages at least: in blocks of 4 or 8, FIFO victims can free less
-            // than their translation updates take, and GC stalls (NOTES.md, issue 59).
+            // pages. Blocks of 4 and 8 pages too, since GC's bound for a cached map was raised
+            // (`Ftl::fruitless_bound`); one case beyond CI's runs still stalls (attempt 20451,
+            // NOTES.md, issue 59).
             if rng.gen_bool(0.4) {
                 mapping = MappingKind::Cached;
                 let policy = pick(&mut rng, &CmtPolicy::iter().collect::<Vec<_>>());
@@ -150,7 +151,6 @@ fn case(f: &Families, attempt: u64) -> Case {
                         "geometry.page_size={}",
                         pick(&mut rng, &[512u32, 1024, 4096])
                     ),
-                    format!("geometry.pages_per_block={}", pages.max(16)),
                 ]);
                 members.push(("CMT replacement", policy.name().to_string()));
             }
