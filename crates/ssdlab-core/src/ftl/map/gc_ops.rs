@@ -305,7 +305,9 @@ impl Ftl {
             // (docs/speed.md, "The lean loop on local slices"): a store into one table cannot move
             // another's address or length, so they stay in registers instead of being reloaded
             // after every store.
-            let (mut t, next_page, mut cmt) = self.lean_tables();
+            let (mut t, next_page, cmt) = self.lean_tables();
+            // The CMT a data victim's moves go to (none: full map, or translation victim).
+            let mut moves = cmt.filter(|_| CACHED && !translation);
             let page = next_page[blk as usize];
             let room = (ppb - page).min(limit - n);
             let run = t.move_run(
@@ -315,14 +317,12 @@ impl Ftl {
                 blk * ppb + page,
                 room,
                 |from, to, lpn, ahead| {
-                    if CACHED && !translation {
-                        if let Some(c) = cmt.as_deref_mut() {
-                            // The next page's CMT bits warmed, as its L2P entry is.
-                            if let Some(l) = ahead {
-                                c.warm_bits(l);
-                            }
-                            c.on_gc_move(lpn, plane);
+                    if let Some(c) = moves.as_deref_mut() {
+                        // The next page's CMT bits warmed, as its L2P entry is.
+                        if let Some(l) = ahead {
+                            c.warm_bits(l);
                         }
+                        c.on_gc_move(lpn, plane);
                     }
                     on_step(GcStep::Copy {
                         from,
@@ -346,8 +346,7 @@ impl Ftl {
         failed.map(|()| n)
     }
 
-    /// [`Ftl::copy_rest_lean`] for a cached map, out of line: the full map's GC loops keep
-    /// their one inlined copy.
+    /// [`Ftl::copy_rest_lean`] for a cached map, out of line: the full map's loops keep theirs.
     #[inline(never)]
     fn copy_rest_lean_cached(
         &mut self,
@@ -437,7 +436,8 @@ impl Ftl {
     /// between victims that free pages whose translation writes take the room back. At the
     /// plane's blocks, GC stopped on 4- and 8-page blocks under FIFO with a third of the
     /// plane's blocks empty and next in the queue. That was 6 of 30,000 fuzz cases; at four
-    /// times, 1 (NOTES.md, issue 59; 2026-12-04).
+    /// times, 1 (NOTES.md, issue 59; 2026-12-04). The test: `ftl_invariants.rs`'s fuzz, whose
+    /// attempt 10041 (4-page blocks, FIFO) fails at the plane's blocks.
     #[inline]
     fn fruitless_bound(&self) -> u32 {
         self.blocks_per_plane * if self.cmt.is_some() { 4 } else { 1 }
@@ -542,8 +542,8 @@ impl LeanTables<'_> {
     /// block `victim` from its valid page `from` on, then those `valid` yields (the victim's
     /// valid pages after `from`, up to the end it was made with), at most `room` of them and at
     /// least one, move to the consecutive pages from `to` on (of one block, which has the
-    /// room), each reported to `on_copy(from, to, lpn, next lpn)` in order. `valid` is left after the run's
-    /// [`MovedRun::next`], so a caller's next run goes on from there. The victim's pages
+    /// room), each reported to `on_copy(from, to, lpn, the next page's lpn)` in order. `valid`
+    /// is left after the run's [`MovedRun::next`], so a caller's next run goes on from there. The victim's pages
     /// are invalidated — a victim is neither `Full` nor an indexed unit, so its invalidation
     /// touches no index — and the new ones mapped: `invalidate`'s and `map`'s stores for that
     /// case, so a change to those must be made here too. Each page's L2P entry is warmed one

@@ -233,8 +233,8 @@ impl MappingCache {
         lpn >= self.base
     }
 
-    /// Hint the CPU to bring `lpn`'s slot into cache (no effect on results): a random load,
-    /// the cached map's dominant cache miss in GC copies and lookups.
+    /// Hint the CPU to bring `lpn`'s slot into cache (no effect on results): a hit loads it
+    /// and a miss stores it, at a random place in a table of 4 bytes a logical page.
     #[inline]
     pub fn prefetch(&self, lpn: u32) {
         super::bits::prefetch(&self.slot_of, lpn as usize);
