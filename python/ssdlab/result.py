@@ -73,6 +73,9 @@ class Result:
     #: The cached map's report (``ftl.mapping = "cached"``: CMT hit ratios, translation page
     #: reads and writes, translation GC copies, WAF split by what wrote); None with the full map.
     mapping: dict[str, Any] | None = None
+    #: The flash layer's report with suspension on (``flash.suspend``: reads that found their
+    #: die busy, program and erase suspensions, the time they cost); None without.
+    flash: dict[str, Any] | None = None
     #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
     #: pending, reallocated); None otherwise.
     host_fs: dict[str, Any] | None = None
@@ -106,7 +109,7 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "rain", "write_cache", "mapping", "host_fs"):
+        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs"):
             if d[k] is None:
                 del d[k]
         d["series"] = {k: np.asarray(v).tolist() for k, v in self.series.items()}

@@ -218,7 +218,7 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
         Allocation, CacheMode, CmtPolicy, EvictionKind, FlushPolicy, FtlKind, MappingKind,
-        Placement, Registry, SchedulerKind, SlcPolicyKind, VictimPolicy,
+        Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -235,6 +235,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         CacheMode::family(),
         EvictionKind::family(),
         FlushPolicy::family(),
+        SuspendMode::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),

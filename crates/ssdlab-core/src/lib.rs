@@ -75,7 +75,10 @@ pub const LAYERS: &[&[&str]] = &[
     &["ftl::plain"],
     &["ftl"],
     &["ftl::gc"],
-    &["ftl::map", "flash", "stats", "detect", "host"],
+    &["ftl::map", "flash", "detect", "host"],
+    // The result's types sit below the layers that report into them (the flash layer's
+    // suspension counters, the FTL's mapping section).
+    &["stats"],
     &["rl", "trace", "victim"],
     &["config"],
     &["rng", "error"],

@@ -23,7 +23,7 @@ use crate::support::fuzz::env_u64;
 use rand::Rng;
 use ssdlab_core::config::{
     Allocation, CmtPolicy, DeviceConfig, FtlKind, MappingKind, Placement, Registry, SchedulerKind,
-    SlcPolicyKind, VictimPolicy,
+    SlcPolicyKind, SuspendMode, VictimPolicy,
 };
 use ssdlab_core::ftl::map::Ftl;
 use ssdlab_core::rng::{stream, SimRng};
@@ -188,6 +188,15 @@ fn case(f: &Families, attempt: u64) -> Case {
         }
     }
     members.push(("mapping scheme", mapping.name().to_string()));
+    // Suspension from a stream of its own, so that every case keeps its other draws.
+    let suspend = pick(
+        &mut stream(attempt, "invariant-suspend"),
+        &SuspendMode::iter().collect::<Vec<_>>(),
+    );
+    if suspend.on() {
+        sets.push(format!("flash.suspend=\"{}\"", suspend.name()));
+    }
+    members.push(("suspension", suspend.name().to_string()));
     if model != FtlKind::Rain && mapping == MappingKind::Full && rng.gen_bool(0.25) {
         sets.push("ftl.mapping_unit_bytes=1024".into());
     }

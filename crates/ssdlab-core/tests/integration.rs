@@ -37,6 +37,7 @@ mod registries;
 mod result_conventions;
 mod rlgc;
 mod slc_policies;
+mod suspension;
 mod timing_exact;
 mod ttflash;
 mod ttflash_logical;

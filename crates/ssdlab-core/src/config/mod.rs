@@ -18,6 +18,7 @@ mod registry;
 mod renamed;
 mod scheduler;
 mod stack;
+mod suspend;
 mod timing;
 mod victim;
 mod write_cache;
@@ -39,6 +40,7 @@ pub(crate) use registry::{impl_registry, impl_try_from_name};
 pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
 pub use stack::MECHANISMS;
+pub use suspend::{default_times, SuspendMode, SuspendTimes, DEFAULT_MAX_SUSPENSIONS};
 pub use timing::{CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
 pub use victim::VictimPolicy;
 pub use write_cache::{CacheMode, EvictionKind, FlushPolicy, WriteCacheConfig, MAX_CACHE_MIB};
@@ -168,6 +170,7 @@ impl DeviceConfig {
         g.check(u64::from(self.gc.threshold_blocks) + self.ftl.frontiers() as u64)
             .map_err(err)?;
         self.timing.check(g.page_size).map_err(err)?;
+        self.flash.check().map_err(err)?;
         self.gc.rl.check().map_err(err)?;
         self.gc.partial.check().map_err(err)?;
         if self.ftl.kind == FtlKind::Rain {

@@ -34,6 +34,27 @@ pub struct ModeTiming {
     pub program_us: f64,
     /// Block erase, µs.
     pub erase_us: f64,
+    /// Suspension times (`flash.suspend`), µs; unset: `config::suspend::default_times`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_suspend_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub erase_suspend_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_us: Option<f64>,
+}
+
+impl ModeTiming {
+    /// A mode's read, program and erase times, µs, with the default suspension times.
+    pub fn new(read_us: f64, program_us: f64, erase_us: f64) -> Self {
+        ModeTiming {
+            read_us,
+            program_us,
+            erase_us,
+            program_suspend_us: None,
+            erase_suspend_us: None,
+            resume_us: None,
+        }
+    }
 }
 
 /// `[timing]` section. Defaults are representative datasheet values; presets override the row of
@@ -69,32 +90,16 @@ fn yes() -> bool {
     true
 }
 fn default_slc() -> ModeTiming {
-    ModeTiming {
-        read_us: 25.0,
-        program_us: 200.0,
-        erase_us: 1500.0,
-    }
+    ModeTiming::new(25.0, 200.0, 1500.0)
 }
 fn default_mlc() -> ModeTiming {
-    ModeTiming {
-        read_us: 50.0,
-        program_us: 600.0,
-        erase_us: 3000.0,
-    }
+    ModeTiming::new(50.0, 600.0, 3000.0)
 }
 fn default_tlc() -> ModeTiming {
-    ModeTiming {
-        read_us: 75.0,
-        program_us: 1000.0,
-        erase_us: 3500.0,
-    }
+    ModeTiming::new(75.0, 1000.0, 3500.0)
 }
 fn default_qlc() -> ModeTiming {
-    ModeTiming {
-        read_us: 140.0,
-        program_us: 2500.0,
-        erase_us: 5000.0,
-    }
+    ModeTiming::new(140.0, 2500.0, 5000.0)
 }
 
 impl Timing {
@@ -154,7 +159,7 @@ impl Timing {
                 }
             }
         }
-        Ok(())
+        self.check_suspend()
     }
 }
 

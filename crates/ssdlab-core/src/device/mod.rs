@@ -204,6 +204,7 @@ impl Device {
     pub fn report(&self) -> LayerReports {
         let mut out = LayerReports::default();
         self.ftl.report(&mut out);
+        out.flash = self.ftl.flash().suspend_report();
         if let Some(c) = &self.cache {
             let k = self.ftl.map().counters;
             out.write_cache = Some(c.report(k.flash_writes()));

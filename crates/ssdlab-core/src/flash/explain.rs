@@ -108,6 +108,13 @@ impl ReadExplain {
         self.gc_spans[key].push_back((start, done));
     }
 
+    /// A suspension moved the end of time line `key`'s latest GC step from `old` to `new`.
+    pub(super) fn extend_gc(&mut self, key: usize, old: u64, new: u64) {
+        if let Some(b) = self.gc_spans[key].back_mut().filter(|b| b.1 == old) {
+            b.1 = new;
+        }
+    }
+
     /// Forget GC intervals that ended by `now`.
     pub(super) fn prune(&mut self, now: u64) {
         for q in &mut self.gc_spans {
@@ -130,4 +137,73 @@ impl ReadExplain {
 /// The part of `[from, to)` inside `[a, b)`.
 fn overlap(from: u64, to: u64, a: u64, b: u64) -> u64 {
     to.min(b).saturating_sub(from.max(a))
+}
+
+/// The read breakdown's side of the time lines.
+impl super::Resources {
+    /// Start keeping where each host read's time goes ([`ReadParts`]).
+    pub fn explain_reads(&mut self) {
+        let keys = if self.multiplane {
+            self.plane_free.len()
+        } else {
+            self.die_free.len()
+        };
+        self.explain = Some(ReadExplain::new(keys));
+    }
+
+    /// A read request is about to be served from `ready` (breakdown on).
+    pub fn begin_read(&mut self, ready: u64) {
+        if let Some(e) = &mut self.explain {
+            e.begin(ready);
+        }
+    }
+
+    /// The parts of the latest-completing page read since [`Resources::begin_read`] (all zero
+    /// when no page was read from flash: buffer hits, unmapped pages).
+    pub fn read_parts(&self) -> Option<ReadParts> {
+        self.explain.as_ref().map(|e| e.parts())
+    }
+
+    /// The page reads issued until the next call are the members of a rebuild (GTR).
+    pub fn set_rebuilding(&mut self, on: bool) {
+        if let Some(e) = &mut self.explain {
+            e.rebuilding = on;
+        }
+    }
+
+    /// A host read of `plane` from `ready`, starting its array read at `start` and its
+    /// transfer at `xfer`, by cause; called before the read occupies the plane. The wait
+    /// `[ready, start)` is GC's where GC intervals (or, under channel blocking, GC holding the
+    /// channel) cover it, the host's otherwise.
+    #[cold]
+    pub(super) fn explain_read(
+        &mut self,
+        plane: u32,
+        ready: u64,
+        start: u64,
+        read_ns: u64,
+        xfer: u64,
+    ) {
+        let key = self.queue_key(plane);
+        let plane_ready = ready.max(self.plane_free_at(plane));
+        let transfer_ns = self.times.transfer_ns;
+        let Some(e) = &mut self.explain else {
+            return;
+        };
+        let mut gc = e.gc_within(key, ready, plane_ready);
+        // Channel-blocking GC: what the read waited beyond its plane's own queue.
+        gc += start - plane_ready;
+        let wait = start - ready;
+        let gc = gc.min(wait);
+        let parts = ReadParts {
+            wait_host: wait - gc,
+            wait_gc: gc,
+            wait_channel: xfer - (start + read_ns),
+            array: read_ns,
+            transfer: transfer_ns,
+            rebuild: 0,
+            rebuilt: false,
+        };
+        e.note(parts, xfer + transfer_ns);
+    }
 }

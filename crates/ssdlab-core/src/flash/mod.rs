@@ -9,11 +9,13 @@
 
 mod channel;
 mod explain;
+mod suspend;
 
 pub use channel::{ChannelTimeline, CopyRun, Now};
 pub use explain::ReadParts;
 
 use explain::ReadExplain;
+use suspend::{Phase, Suspension};
 
 use crate::config::{DeviceConfig, GcBlocking, OpTimes};
 
@@ -81,6 +83,8 @@ pub struct Resources {
     explain: Option<ReadExplain>,
     /// The current request ([`Resources::advance`]), for pruning the channels' time lines.
     now: Now,
+    /// Program/erase suspension, when `flash.suspend` is on (`suspend`).
+    suspend: Option<Box<Suspension>>,
 }
 
 impl Resources {
@@ -107,36 +111,14 @@ impl Resources {
             gc_log: None,
             explain: None,
             now: Now::default(),
-        }
-    }
-
-    /// Start keeping where each host read's time goes ([`ReadParts`]).
-    pub fn explain_reads(&mut self) {
-        let keys = if self.multiplane {
-            self.plane_free.len()
-        } else {
-            self.die_free.len()
-        };
-        self.explain = Some(ReadExplain::new(keys));
-    }
-
-    /// A read request is about to be served from `ready` (breakdown on).
-    pub fn begin_read(&mut self, ready: u64) {
-        if let Some(e) = &mut self.explain {
-            e.begin(ready);
-        }
-    }
-
-    /// The parts of the latest-completing page read since [`Resources::begin_read`] (all zero
-    /// when no page was read from flash: buffer hits, unmapped pages).
-    pub fn read_parts(&self) -> Option<ReadParts> {
-        self.explain.as_ref().map(|e| e.parts())
-    }
-
-    /// The page reads issued until the next call are the members of a rebuild (GTR).
-    pub fn set_rebuilding(&mut self, on: bool) {
-        if let Some(e) = &mut self.explain {
-            e.rebuilding = on;
+            suspend: Suspension::new(
+                cfg,
+                if cfg.timing.multiplane {
+                    planes
+                } else {
+                    g.dies() as usize
+                },
+            ),
         }
     }
 
@@ -149,35 +131,6 @@ impl Resources {
         } else {
             self.plane_die[plane as usize] as usize
         }
-    }
-
-    /// A host read of `plane` from `ready`, starting its array read at `start` and its
-    /// transfer at `xfer`, by cause; called before the read occupies the plane. The wait
-    /// `[ready, start)` is GC's where GC intervals (or, under channel blocking, GC holding the
-    /// channel) cover it, the host's otherwise.
-    #[cold]
-    fn explain_read(&mut self, plane: u32, ready: u64, start: u64, read_ns: u64, xfer: u64) {
-        let key = self.queue_key(plane);
-        let plane_ready = ready.max(self.plane_free_at(plane));
-        let transfer_ns = self.times.transfer_ns;
-        let Some(e) = &mut self.explain else {
-            return;
-        };
-        let mut gc = e.gc_within(key, ready, plane_ready);
-        // Channel-blocking GC: what the read waited beyond its plane's own queue.
-        gc += start - plane_ready;
-        let wait = start - ready;
-        let gc = gc.min(wait);
-        let parts = ReadParts {
-            wait_host: wait - gc,
-            wait_gc: gc,
-            wait_channel: xfer - (start + read_ns),
-            array: read_ns,
-            transfer: transfer_ns,
-            rebuild: 0,
-            rebuilt: false,
-        };
-        e.note(parts, xfer + transfer_ns);
     }
 
     /// Start (or stop) recording each GC step's busy interval.
@@ -241,6 +194,13 @@ impl Resources {
 
     /// When a host read of `plane` ready at `ready` would complete, without reserving anything.
     pub fn peek_read(&self, plane: u32, ready: u64) -> OpDone {
+        if let Some(d) = self
+            .suspend
+            .as_ref()
+            .and_then(|_| self.peek_suspending(plane, ready))
+        {
+            return d;
+        }
         let start = self.host_start(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
         let xfer =
@@ -327,6 +287,11 @@ impl Resources {
     /// inlining decisions on the page path, by hand").
     #[inline(always)]
     pub fn read_in(&mut self, plane: u32, ready: u64, read_ns: u64) -> OpDone {
+        if self.suspend.is_some() {
+            if let Some(d) = self.read_suspending(plane, ready, read_ns) {
+                return d;
+            }
+        }
         let start = self.host_start(plane, ready);
         let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
@@ -357,6 +322,9 @@ impl Resources {
         let xfer = self.reserve_on(ch, plane_ready, self.times.transfer_ns);
         let done = xfer + self.times.transfer_ns + program_ns;
         self.occupy(plane, done);
+        if self.suspend.is_some() {
+            self.note_op(plane, done, Phase::Program(program_ns), false);
+        }
         OpDone {
             done,
             blocked_by_gc: blocked,
@@ -422,7 +390,8 @@ impl Resources {
             }
             (start, t)
         };
-        self.gc_finish(plane, start, done, true);
+        let phase = program.map_or(Phase::Other, Phase::Program);
+        self.gc_finish(plane, start, done, true, phase);
         done
     }
 
@@ -490,7 +459,7 @@ impl Resources {
                 program_ns,
             })
         };
-        self.gc_finish(plane, start, done, true);
+        self.gc_finish(plane, start, done, true, Phase::Program(program_ns));
         done
     }
 
@@ -511,7 +480,7 @@ impl Resources {
             start = self.reserve_on(ch, start, dur);
         }
         let done = start + dur;
-        self.gc_finish(plane, start, done, false);
+        self.gc_finish(plane, start, done, false, Phase::Erase(dur));
         done
     }
 
@@ -525,7 +494,13 @@ impl Resources {
         let ch = self.plane_channel[plane as usize] as usize;
         let x = self.reserve_on(ch, start, self.times.transfer_ns);
         let done = x + self.times.transfer_ns + self.times.program_ns;
-        self.gc_finish(plane, start, done, true);
+        self.gc_finish(
+            plane,
+            start,
+            done,
+            true,
+            Phase::Program(self.times.program_ns),
+        );
         done
     }
 
@@ -541,8 +516,11 @@ impl Resources {
     }
 
     #[inline(always)]
-    fn gc_finish(&mut self, plane: u32, start: u64, done: u64, moves_data: bool) {
+    fn gc_finish(&mut self, plane: u32, start: u64, done: u64, moves_data: bool, phase: Phase) {
         let p = plane as usize;
+        if self.suspend.is_some() {
+            self.note_op(plane, done, phase, true);
+        }
         self.gc_busy_ns += done - start;
         if let Some(log) = &mut self.gc_log {
             log.push(GcSpan {

@@ -1,6 +1,7 @@
 //! Statistics: HDR latency histograms, counters and the result of a run (with the typed sections
 //! the device's layers report), and sampled time series.
 
+mod flash;
 mod hybrid;
 mod latency;
 mod mapping;
@@ -9,6 +10,7 @@ mod result;
 mod series;
 mod write_cache;
 
+pub use flash::SuspendReport;
 pub use hybrid::{DecisionPoint, HybridReport, RlState, SlcObservation, RL_BINS};
 pub use latency::{
     coarse_bin, Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary,

@@ -2,7 +2,10 @@
 
 use serde::Serialize;
 
-use super::{HybridReport, LatencyReport, MappingReport, RainReport, TimeSeries, WriteCacheReport};
+use super::{
+    HybridReport, LatencyReport, MappingReport, RainReport, SuspendReport, TimeSeries,
+    WriteCacheReport,
+};
 
 /// Requests by type (measured phase only).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -91,4 +94,8 @@ pub struct LayerReports {
     /// writes, translation GC, WAF split.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapping: Option<MappingReport>,
+    /// The flash layer with suspension on (`flash.suspend`): busy reads, suspensions, the
+    /// time they cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flash: Option<SuspendReport>,
 }
