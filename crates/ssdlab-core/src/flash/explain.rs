@@ -158,7 +158,7 @@ impl super::Resources {
         }
     }
 
-    /// The parts of the latest-completing page read since [`Resources::begin_read`] (all zero
+    /// The parts of the latest-completing page read since [`begin_read`](super::Resources::begin_read) (all zero
     /// when no page was read from flash: buffer hits, unmapped pages).
     pub fn read_parts(&self) -> Option<ReadParts> {
         self.explain.as_ref().map(|e| e.parts())

@@ -194,12 +194,10 @@ impl Resources {
 
     /// When a host read of `plane` ready at `ready` would complete, without reserving anything.
     pub fn peek_read(&self, plane: u32, ready: u64) -> OpDone {
-        if let Some(d) = self
-            .suspend
-            .as_ref()
-            .and_then(|_| self.peek_suspending(plane, ready))
-        {
-            return d;
+        if self.suspend.is_some() {
+            if let Some(d) = self.peek_suspending(plane, ready) {
+                return d;
+            }
         }
         let start = self.host_start(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
