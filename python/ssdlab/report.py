@@ -59,13 +59,19 @@ def result_tables(r: Result) -> list[Table]:
                      f"{m['translation_reads']:,} / {m['translation_writes']:,} ({m['write_backs']:,} + {m['gc_updates']:,})"))
         rows.append(("WAF: host + data GC + translation + translation GC",
                      f"{w['host']:.3f} + {w['data_gc']:.3f} + {w['translation']:.3f} + {w['translation_gc']:.3f}"))
-    f = r.flash
+    f = (r.flash or {}).get("suspension")
     if f:
         rows.append((f"suspension ({f['mode']}, at most {f['max_suspensions']}): busy reads / program / erase",
                      f"{f['busy_reads']:,} / {f['program_suspensions']:,} / {f['erase_suspensions']:,}"))
         rows.append(("suspension: joined reads / at the cap / time suspended (GC's)",
                      f"{f['joined_reads']:,} / {f['cap_reached']:,} / "
                      f"{f['time_suspended_s']:.4f} s ({f['gc_time_suspended_s']:.4f} s)"))
+    q = (r.flash or {}).get("scheduling")
+    if q:
+        rows.append((f"scheduler {q['scheduler']} (at most {q['max_passes']} passes): reads / writes passing",
+                     f"{q['reads_passing']:,} / {q['writes_passing']:,}"))
+        rows.append(("scheduler: operations passed / GC delayed / host programs delayed",
+                     f"{q['ops_passed']:,} / {q['gc_delay_s']:.4f} s / {q['host_program_delay_s']:.4f} s"))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

@@ -73,8 +73,10 @@ class Result:
     #: The cached map's report (``ftl.mapping = "cached"``: CMT hit ratios, translation page
     #: reads and writes, translation GC copies, WAF split by what wrote); None with the full map.
     mapping: dict[str, Any] | None = None
-    #: The flash layer's report with suspension on (``flash.suspend``: reads that found their
-    #: die busy, program and erase suspensions, the time they cost); None without.
+    #: The flash layer's report with suspension or a die scheduler on: ``suspension``
+    #: (``flash.suspend``: reads that found their die busy, program and erase suspensions, the
+    #: time they cost) and ``scheduling`` (``flash.scheduler``: reads and writes that passed
+    #: queued work, how far it moved), each present when on; None with neither.
     flash: dict[str, Any] | None = None
     #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
     #: pending, reallocated); None otherwise.

@@ -217,8 +217,8 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 /// list and default from here (never a second copy).
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
-        Allocation, CacheMode, CmtPolicy, EvictionKind, FlushPolicy, FtlKind, MappingKind,
-        Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
+        Allocation, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy, FtlKind,
+        MappingKind, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -236,6 +236,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         EvictionKind::family(),
         FlushPolicy::family(),
         SuspendMode::family(),
+        FlashScheduler::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),

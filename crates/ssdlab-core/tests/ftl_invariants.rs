@@ -22,8 +22,8 @@ use std::sync::Mutex;
 use crate::support::fuzz::env_u64;
 use rand::Rng;
 use ssdlab_core::config::{
-    Allocation, CmtPolicy, DeviceConfig, FtlKind, MappingKind, Placement, Registry, SchedulerKind,
-    SlcPolicyKind, SuspendMode, VictimPolicy,
+    Allocation, CmtPolicy, DeviceConfig, FlashScheduler, FtlKind, MappingKind, Placement, Registry,
+    SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
 };
 use ssdlab_core::ftl::map::Ftl;
 use ssdlab_core::rng::{stream, SimRng};
@@ -197,6 +197,15 @@ fn case(f: &Families, attempt: u64) -> Case {
         sets.push(format!("flash.suspend=\"{}\"", suspend.name()));
     }
     members.push(("suspension", suspend.name().to_string()));
+    // The die scheduler from its own stream too; it does not combine with suspension.
+    let scheduler = pick(
+        &mut stream(attempt, "invariant-flash-scheduler"),
+        &FlashScheduler::iter().collect::<Vec<_>>(),
+    );
+    if scheduler != FlashScheduler::Fcfs && !suspend.on() {
+        sets.push(format!("flash.scheduler=\"{}\"", scheduler.name()));
+        members.push(("flash scheduler", scheduler.name().to_string()));
+    }
     if model != FtlKind::Rain && mapping == MappingKind::Full && rng.gen_bool(0.25) {
         sets.push("ftl.mapping_unit_bytes=1024".into());
     }

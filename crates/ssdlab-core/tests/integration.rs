@@ -17,6 +17,7 @@ mod detect_watch;
 mod determinism;
 mod empty_traces;
 mod fill;
+mod flash_scheduling;
 mod fs_workloads;
 mod ftl_invariants;
 mod fuzz_config;

@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
-    Allocation, CacheMode, CmtPolicy, EvictionKind, FlushPolicy, FtlKind, MappingKind, Placement,
-    Registry, SchedulerKind, SlcPolicyKind, VictimPolicy,
+    Allocation, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy, FtlKind,
+    MappingKind, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
 };
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
@@ -85,6 +85,8 @@ fn every_family_lists_the_names_serde_reads() {
     check::<CacheMode>(None);
     check::<EvictionKind>(None);
     check::<FlushPolicy>(None);
+    check::<SuspendMode>(None);
+    check::<FlashScheduler>(None);
     check::<TraceFormat>(None);
     check::<Pattern>(None);
     check::<ArrivalSpec>(Some("kind"));
@@ -103,7 +105,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 24);
+    assert_eq!(all.len(), 25);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

@@ -212,9 +212,17 @@ fn suspension_cuts_the_read_tail_under_gc_and_changes_no_flash_work() {
     let p = |r: &ssdlab_core::stats::SimResult| r.latency_us.read.p99_9;
     assert!(p(&erase) < p(&off), "{} vs {}", p(&erase), p(&off));
     assert!(p(&both) < p(&off), "{} vs {}", p(&both), p(&off));
-    let rep = erase.layers.flash.unwrap();
+    let rep = erase.layers.flash.unwrap().suspension.unwrap();
     assert!(rep.erase_suspensions > 0 && rep.program_suspensions == 0);
-    assert!(both.layers.flash.unwrap().program_suspensions > 0);
+    assert!(
+        both.layers
+            .flash
+            .unwrap()
+            .suspension
+            .unwrap()
+            .program_suspensions
+            > 0
+    );
     assert!(off.layers.flash.is_none());
     assert_eq!(SuspendMode::default(), SuspendMode::None);
 }

@@ -1,10 +1,12 @@
 //! `[flash]`: the flash layer's switches (`flash/`, the time lines): the level a GC step blocks
 //! at, and the ideal device whose GC costs no time — both from Tiny-Tail Flash's comparison
 //! (Yan et al., FAST 2017, Fig. 4), and both meaningful under any FTL; and program/erase
-//! suspension (`suspend`, `max_suspensions`: `config::suspend`).
+//! suspension (`suspend`, `max_suspensions`: `config::suspend`); the order a die serves its
+//! queue in (`scheduler`, `max_passes`: `config::flash_scheduler`).
 
 use serde::{Deserialize, Serialize};
 
+use super::flash_scheduler::{FlashScheduler, DEFAULT_MAX_PASSES};
 use super::suspend::{SuspendMode, DEFAULT_MAX_SUSPENSIONS};
 
 /// Which resource a GC unit step occupies.
@@ -41,6 +43,26 @@ pub struct FlashConfig {
         skip_serializing_if = "is_default_max"
     )]
     pub max_suspensions: u32,
+    /// Which queued operations a host operation passes (`fcfs`, `read-first`,
+    /// `preemptible-gc`).
+    #[serde(default, skip_serializing_if = "is_fcfs")]
+    pub scheduler: FlashScheduler,
+    /// Passes one queued operation allows; then it is served in turn.
+    #[serde(
+        default = "default_max_passes",
+        skip_serializing_if = "is_default_passes"
+    )]
+    pub max_passes: u32,
+}
+
+fn is_fcfs(s: &FlashScheduler) -> bool {
+    *s == FlashScheduler::Fcfs
+}
+fn default_max_passes() -> u32 {
+    DEFAULT_MAX_PASSES
+}
+fn is_default_passes(n: &u32) -> bool {
+    *n == DEFAULT_MAX_PASSES
 }
 
 fn is_none(m: &SuspendMode) -> bool {
@@ -60,6 +82,8 @@ impl Default for FlashConfig {
             nogc: false,
             suspend: SuspendMode::None,
             max_suspensions: DEFAULT_MAX_SUSPENSIONS,
+            scheduler: FlashScheduler::Fcfs,
+            max_passes: DEFAULT_MAX_PASSES,
         }
     }
 }
@@ -69,9 +93,11 @@ impl FlashConfig {
         *self == FlashConfig::default()
     }
 
-    /// Field checks: suspension needs plane-blocking GC (channel-blocking GC holds the bus a
-    /// read must cross) and a cap of at least one.
+    /// Field checks: suspension and the schedulers need plane-blocking GC (channel-blocking GC
+    /// holds the bus a read must cross) and a cap of at least one; a scheduler does not
+    /// combine with suspension yet (docs/decisions/flash.md).
     pub fn check(&self) -> Result<(), (String, String)> {
+        self.check_scheduler()?;
         if !self.suspend.on() {
             return Ok(());
         }
@@ -87,6 +113,38 @@ impl FlashConfig {
             return Err((
                 "flash.max_suspensions".into(),
                 "expected at least 1 (for no suspension, set flash.suspend = \"none\")".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl FlashConfig {
+    fn check_scheduler(&self) -> Result<(), (String, String)> {
+        if self.scheduler == FlashScheduler::Fcfs {
+            return Ok(());
+        }
+        let key = || "flash.scheduler".to_string();
+        if self.gc_blocking == GcBlocking::Channel {
+            return Err((
+                key(),
+                "expected flash.gc_blocking = \"plane\" with a scheduler other than fcfs: \
+                 channel-blocking GC holds the channel a passing operation must cross"
+                    .into(),
+            ));
+        }
+        if self.suspend.on() {
+            return Err((
+                key(),
+                "expected flash.suspend = \"none\" with a scheduler other than fcfs (passing \
+                 and suspension together are not modelled yet)"
+                    .into(),
+            ));
+        }
+        if self.max_passes == 0 {
+            return Err((
+                "flash.max_passes".into(),
+                "expected at least 1 (for no passing, set flash.scheduler = \"fcfs\")".into(),
             ));
         }
         Ok(())

@@ -8,6 +8,7 @@
 mod advice;
 mod cache;
 mod flash;
+mod flash_scheduler;
 mod geometry;
 mod mapping;
 mod partial;
@@ -28,6 +29,7 @@ pub use cache::{
     plane_share, CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB,
 };
 pub use flash::{FlashConfig, GcBlocking};
+pub use flash_scheduler::{FlashScheduler, DEFAULT_MAX_PASSES};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use mapping::{CmtPolicy, MappingKind, CMT_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
 pub use partial::{PartialConfig, RlConfig};

@@ -69,15 +69,16 @@ pub struct SuspendTimes {
 
 /// Default suspension times per cell mode, used where `timing.<mode>` does not set them.
 ///
-/// Wu & He (FAST 2012, §3) suspend a program at the end of its current ISPP program-and-verify
-/// step and an erase at the end of its current erase pulse or verify; MQSim's shipped
+/// Wu & He (FAST 2012, their design of suspension; we cite no section number, not having
+/// checked one) suspend a program at the end of its current ISPP program-and-verify step and
+/// an erase at the end of its current erase pulse or verify; MQSim's shipped
 /// configuration (CMU-SAFARI/MQSim `ssdconfig.xml`) charges 100 µs to suspend a program and
 /// 700 µs to suspend an erase for its TLC part (program 750 µs, erase 3.8 ms).
 /// The paper leaves the per-mode values to the chip; ours scale with the mode's step length:
 /// a program step is about a tenth of the program (ISPP runs some ten steps), an erase pulse a
 /// fifth of the erase (MQSim's 700 µs of 3.8 ms). The resume overhead is a re-issue of the
 /// command plus a verify, 5 µs for SLC up to 20 µs for QLC, our reading of Wu & He's "low
-/// overhead" (§3.3).
+/// overhead" (same section).
 pub fn default_times(mode: CellMode) -> SuspendTimes {
     let (program_suspend_us, erase_suspend_us, resume_us) = match mode {
         CellMode::Slc => (20.0, 300.0, 5.0),

@@ -22,6 +22,7 @@ use crate::ftl::map::Ftl;
 use crate::ftl::plain::{OracleHints, PlainFtl};
 use crate::ftl::rain::RainFtl;
 use crate::ftl::{FtlLayer, Precondition};
+use crate::stats::FlashReport;
 use crate::stats::{LayerReports, PowerCut};
 
 /// How a device is built for a run: the simulation seed (every random stream of its layers
@@ -204,7 +205,8 @@ impl Device {
     pub fn report(&self) -> LayerReports {
         let mut out = LayerReports::default();
         self.ftl.report(&mut out);
-        out.flash = self.ftl.flash().suspend_report();
+        let flash = self.ftl.flash();
+        out.flash = FlashReport::of(flash.suspend_report(), flash.scheduling_report());
         if let Some(c) = &self.cache {
             let k = self.ftl.map().counters;
             out.write_cache = Some(c.report(k.flash_writes()));

@@ -115,6 +115,28 @@ impl ReadExplain {
         }
     }
 
+    /// A host operation placed at `at` moved time line `key`'s GC intervals from `at` on later
+    /// by `delta` (a scheduler's pass), splitting the one running across `at`.
+    pub(super) fn shift_gc(&mut self, key: usize, at: u64, delta: u64) {
+        if delta == 0 {
+            return;
+        }
+        let q = &mut self.gc_spans[key];
+        let mut split = None;
+        for (i, s) in q.iter_mut().enumerate() {
+            if s.0 >= at {
+                s.0 += delta;
+                s.1 += delta;
+            } else if s.1 > at {
+                split = Some((i, s.1));
+                s.1 = at;
+            }
+        }
+        if let Some((i, end)) = split {
+            q.insert(i + 1, (at + delta, end + delta));
+        }
+    }
+
     /// Forget GC intervals that ended by `now`.
     pub(super) fn prune(&mut self, now: u64) {
         for q in &mut self.gc_spans {

@@ -9,12 +9,14 @@
 
 mod channel;
 mod explain;
+mod queue;
 mod suspend;
 
 pub use channel::{ChannelTimeline, CopyRun, Now};
 pub use explain::ReadParts;
 
 use explain::ReadExplain;
+use queue::{Op, Queues};
 use suspend::{Phase, Suspension};
 
 use crate::config::{DeviceConfig, GcBlocking, OpTimes};
@@ -85,6 +87,8 @@ pub struct Resources {
     now: Now,
     /// Program/erase suspension, when `flash.suspend` is on (`suspend`).
     suspend: Option<Box<Suspension>>,
+    /// The die scheduler's queues, when `flash.scheduler` is not `fcfs` (`queue`).
+    queues: Option<Box<Queues>>,
 }
 
 impl Resources {
@@ -92,6 +96,11 @@ impl Resources {
         let g = &cfg.geometry;
         let planes = g.planes() as usize;
         let per_channel = g.chips_per_channel * g.dies_per_chip * g.planes_per_die;
+        let time_lines = if cfg.timing.multiplane {
+            planes
+        } else {
+            g.dies() as usize
+        };
         Resources {
             times: cfg.op_times(),
             multiplane: cfg.timing.multiplane,
@@ -111,14 +120,8 @@ impl Resources {
             gc_log: None,
             explain: None,
             now: Now::default(),
-            suspend: Suspension::new(
-                cfg,
-                if cfg.timing.multiplane {
-                    planes
-                } else {
-                    g.dies() as usize
-                },
-            ),
+            suspend: Suspension::new(cfg, time_lines),
+            queues: Queues::new(cfg, time_lines),
         }
     }
 
@@ -196,6 +199,11 @@ impl Resources {
     pub fn peek_read(&self, plane: u32, ready: u64) -> OpDone {
         if self.suspend.is_some() {
             if let Some(d) = self.peek_suspending(plane, ready) {
+                return d;
+            }
+        }
+        if self.queues.is_some() {
+            if let Some(d) = self.peek_passing(plane, ready) {
                 return d;
             }
         }
@@ -290,6 +298,11 @@ impl Resources {
                 return d;
             }
         }
+        if self.queues.is_some() {
+            if let Some(d) = self.read_passing(plane, ready, read_ns) {
+                return d;
+            }
+        }
         let start = self.host_start(plane, ready);
         let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
@@ -299,6 +312,9 @@ impl Resources {
             self.explain_read(plane, ready, start, read_ns, xfer);
         }
         self.occupy(plane, done);
+        if self.queues.is_some() {
+            self.queue_op(plane, start, done, 1, Op::HostRead);
+        }
         OpDone {
             done,
             blocked_by_gc: blocked,
@@ -314,6 +330,11 @@ impl Resources {
     /// [`Resources::write`] with the program time of the block's cell mode (hybrid devices).
     #[inline(always)]
     pub fn write_in(&mut self, plane: u32, ready: u64, program_ns: u64) -> OpDone {
+        if self.queues.is_some() {
+            if let Some(d) = self.write_passing(plane, ready, program_ns) {
+                return d;
+            }
+        }
         let plane_ready = self.host_start(plane, ready);
         let blocked = self.gc_blocks(plane, ready);
         let ch = self.plane_channel[plane as usize] as usize;
@@ -322,6 +343,9 @@ impl Resources {
         self.occupy(plane, done);
         if self.suspend.is_some() {
             self.note_op(plane, done, Phase::Program(program_ns), false);
+        }
+        if self.queues.is_some() {
+            self.queue_op(plane, plane_ready, done, 1, Op::HostProgram);
         }
         OpDone {
             done,
@@ -389,7 +413,7 @@ impl Resources {
             (start, t)
         };
         let phase = program.map_or(Phase::Other, Phase::Program);
-        self.gc_finish(plane, start, done, true, phase);
+        self.gc_finish(plane, start, done, true, phase, 1);
         done
     }
 
@@ -399,7 +423,11 @@ impl Resources {
     /// copy-back, the channel for its two transfers ([`ChannelTimeline::reserve_copies`]).
     #[inline]
     pub fn batches_copies(&self) -> bool {
-        !self.channel_blocking && !self.nogc && self.gc_log.is_none() && self.explain.is_none()
+        !self.channel_blocking
+            && !self.nogc
+            && self.gc_log.is_none()
+            && self.explain.is_none()
+            && (self.copyback || self.queues.is_none())
     }
 
     /// How long a whole-page GC copy occupies its plane, when that is fixed: with copy-back and
@@ -457,7 +485,7 @@ impl Resources {
                 program_ns,
             })
         };
-        self.gc_finish(plane, start, done, true, Phase::Program(program_ns));
+        self.gc_finish(plane, start, done, true, Phase::Program(program_ns), n);
         done
     }
 
@@ -478,7 +506,7 @@ impl Resources {
             start = self.reserve_on(ch, start, dur);
         }
         let done = start + dur;
-        self.gc_finish(plane, start, done, false, Phase::Erase(dur));
+        self.gc_finish(plane, start, done, false, Phase::Erase(dur), 1);
         done
     }
 
@@ -498,6 +526,7 @@ impl Resources {
             done,
             true,
             Phase::Program(self.times.program_ns),
+            1,
         );
         done
     }
@@ -514,10 +543,21 @@ impl Resources {
     }
 
     #[inline(always)]
-    fn gc_finish(&mut self, plane: u32, start: u64, done: u64, moves_data: bool, phase: Phase) {
+    fn gc_finish(
+        &mut self,
+        plane: u32,
+        start: u64,
+        done: u64,
+        moves_data: bool,
+        phase: Phase,
+        steps: u32,
+    ) {
         let p = plane as usize;
         if self.suspend.is_some() {
             self.note_op(plane, done, phase, true);
+        }
+        if self.queues.is_some() {
+            self.queue_op(plane, start, done, steps, Op::Gc);
         }
         self.gc_busy_ns += done - start;
         if let Some(log) = &mut self.gc_log {

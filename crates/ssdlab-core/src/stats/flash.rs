@@ -1,5 +1,6 @@
-//! The flash layer's section of the result (`flash`, with `flash.suspend` on): what program
-//! and erase suspension did during the measured run.
+//! The flash layer's section of the result (`flash`, with `flash.suspend` or
+//! `flash.scheduler` on): what program and erase suspension and the die's scheduler did during
+//! the measured run.
 
 use serde::Serialize;
 
@@ -29,4 +30,47 @@ pub struct SuspendReport {
     /// latency is answered when it is issued, so it does not include a suspension that comes
     /// after (docs/decisions/flash.md, "Suspension and the write's answer").
     pub host_program_delay_s: f64,
+}
+
+/// The die scheduler's counters (`flash.scheduler`): how often host operations passed queued
+/// work, and how far that moved it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct SchedulingReport {
+    /// `flash.scheduler` and `flash.max_passes`.
+    pub scheduler: &'static str,
+    pub max_passes: u32,
+    /// Host page reads (data, translation pages, rebuild members) and host page writes that
+    /// passed queued work.
+    pub reads_passing: u64,
+    pub writes_passing: u64,
+    /// Queued operations moved by a pass, counted once a pass (a run of GC copies once).
+    pub ops_passed: u64,
+    /// Time passes moved GC steps later, seconds (GC's own clock) …
+    pub gc_delay_s: f64,
+    /// … and host programs (under `read-first`): a write is answered when issued, so this is
+    /// seen only through later operations (docs/decisions/flash.md, "Suspension and the
+    /// write's answer").
+    pub host_program_delay_s: f64,
+}
+
+/// The flash layer's section: suspension's counters and the scheduler's, each when it is on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct FlashReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<SuspendReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling: Option<SchedulingReport>,
+}
+
+impl FlashReport {
+    /// The section, or `None` when neither is on.
+    pub fn of(
+        suspension: Option<SuspendReport>,
+        scheduling: Option<SchedulingReport>,
+    ) -> Option<Self> {
+        (suspension.is_some() || scheduling.is_some()).then_some(FlashReport {
+            suspension,
+            scheduling,
+        })
+    }
 }

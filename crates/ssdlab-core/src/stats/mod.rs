@@ -10,7 +10,7 @@ mod result;
 mod series;
 mod write_cache;
 
-pub use flash::SuspendReport;
+pub use flash::{FlashReport, SchedulingReport, SuspendReport};
 pub use hybrid::{DecisionPoint, HybridReport, RlState, SlcObservation, RL_BINS};
 pub use latency::{
     coarse_bin, Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::{
-    HybridReport, LatencyReport, MappingReport, RainReport, SuspendReport, TimeSeries,
+    FlashReport, HybridReport, LatencyReport, MappingReport, RainReport, TimeSeries,
     WriteCacheReport,
 };
 
@@ -94,8 +94,8 @@ pub struct LayerReports {
     /// writes, translation GC, WAF split.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapping: Option<MappingReport>,
-    /// The flash layer with suspension on (`flash.suspend`): busy reads, suspensions, the
-    /// time they cost.
+    /// The flash layer with suspension (`flash.suspend`) or a scheduler (`flash.scheduler`)
+    /// on: busy reads, suspensions, passes, the time they cost.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub flash: Option<SuspendReport>,
+    pub flash: Option<FlashReport>,
 }

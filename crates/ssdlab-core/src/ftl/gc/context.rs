@@ -97,8 +97,16 @@ impl GcContext<'_> {
     }
 
     /// Collect whole victims on `plane` until the host can write there again (forced GC).
+    /// Its steps are forced GC, which no host operation passes (`flash.scheduler`).
     pub fn collect_for_host(&mut self, plane: u32, not_before: u64) -> Result<u64> {
-        self.collect_while(plane, not_before, move |f| !f.host_can_write(plane))
+        if let Some(r) = self.res.as_deref_mut() {
+            r.set_gc_forced(true);
+        }
+        let done = self.collect_while(plane, not_before, move |f| !f.host_can_write(plane));
+        if let Some(r) = self.res.as_deref_mut() {
+            r.set_gc_forced(false);
+        }
+        done
     }
 
     /// The plane the next host page of `lpn` goes to: the allocator's choice, after forced GC there
