@@ -10,7 +10,7 @@ __all__ = [
     "defaults_json", "detect_experiment", "detect_feature_names", "device_json", "fill_experiment_json",
     "iostat_columns", "iostat_series", "offline_table_one_json", "preset_names", "preset_toml", "proc_snapshot_text",
     "recording_features", "registries_json", "rlgc_experiment_json", "run_offline_json", "slc_experiment_json",
-    "trace_info_json", "ttflash_experiment_json", "tune_ust_json", "workload_presets",
+    "tails_experiment_json", "trace_info_json", "ttflash_experiment_json", "tune_ust_json", "workload_presets",
 ]
 
 __version__: str
@@ -73,6 +73,11 @@ class SlcDecisionSimulator:
 
 def ttflash_experiment_json(
     device: str, origin: str, overrides: list[str], workload_json: str, options_json: str, stacks: list[str] = ...,
+    jobs: int | None = ..., progress: _Progress = ...,
+) -> str: ...
+
+def tails_experiment_json(
+    device: str, origin: str, overrides: list[str], workload_json: str, options_json: str, rows: list[str],
     jobs: int | None = ..., progress: _Progress = ...,
 ) -> str: ...
 

@@ -98,6 +98,40 @@ pub fn ttflash_experiment(
     Ok(v.to_string())
 }
 
+/// The tail levers side by side (`experiments::tails`) on `device` (a preset or TOML text,
+/// `origin` for its errors) with `overrides`, every row (all when `rows` is empty) on
+/// `workload`; JSON (`rows`, `configs.<row>`).
+#[allow(clippy::too_many_arguments)]
+pub fn tails_experiment(
+    device: &str,
+    origin: &str,
+    overrides: &[String],
+    workload: &WorkloadSpec,
+    options: SimOptions,
+    rows: &[String],
+    jobs: usize,
+    progress: &crate::experiments::parallel::Progress,
+) -> Result<String> {
+    use crate::experiments::tails;
+    let rows: Vec<String> = if rows.is_empty() {
+        tails::ROWS.iter().map(|(n, _)| n.to_string()).collect()
+    } else {
+        rows.to_vec()
+    };
+    let devices = tails::devices(&rows, |sets| {
+        let mut all = overrides.to_vec();
+        all.extend(sets.iter().map(|s| s.to_string()));
+        load_device(device, origin, &all)
+    })?;
+    let g = &devices[0].geometry;
+    let (bytes, page) = (g.logical_bytes(), u64::from(g.page_size));
+    let name = devices[0].name.clone();
+    let v = tails::compare(&name, &rows, &devices, &options, jobs, progress, || {
+        open_workload(workload, bytes, page, options.seed)
+    })?;
+    Ok(v.to_string())
+}
+
 /// The memory a simulation of `device` needs (default options) and what is available, as
 /// JSON: `estimate_bytes`, `estimate` (e.g. "30.7 GiB"), `breakdown` (pages × bytes per page,
 /// plus blocks × bytes per block, plus the rest), `available_bytes` and `available_source` (null
@@ -283,6 +317,7 @@ pub fn defaults() -> serde_json::Value {
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "ttflash_artifact_nogc": crate::experiments::ttflash::ARTIFACT_NOGC,
         "ttflash_mechanisms": crate::config::MECHANISMS,
+        "tails_rows": crate::experiments::tails::ROWS.iter().map(|(n, s)| serde_json::json!({"name": n, "settings": s})).collect::<Vec<_>>(),
         "experiment_jobs": crate::experiments::parallel::AUTO_JOBS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,
         "rlgc_baseline": crate::experiments::rlgc::BASELINE,

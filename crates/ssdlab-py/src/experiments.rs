@@ -83,6 +83,31 @@ pub fn ttflash_experiment_json(
     .map_err(to_py)
 }
 
+/// `tails_experiment_json`: the tail levers side by side (`ssdlab_core::experiments::tails`)
+/// on one device and workload, the GIL released; every row when `rows` is empty.
+#[pyfunction]
+#[pyo3(signature = (device, origin, overrides, workload_json, options_json, rows, jobs=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn tails_experiment_json(
+    py: Python<'_>,
+    device: &str,
+    origin: &str,
+    overrides: Vec<String>,
+    workload_json: &str,
+    options_json: &str,
+    rows: Vec<String>,
+    jobs: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let jobs = jobs.unwrap_or(ssdlab_core::experiments::parallel::AUTO_JOBS);
+    let wl = api::parse_workload(workload_json).map_err(to_py)?;
+    let opts = api::parse_options(options_json).map_err(to_py)?;
+    with_progress(py, progress, |p| {
+        api::tails_experiment(device, origin, &overrides, &wl, opts, &rows, jobs, &p)
+    })?
+    .map_err(to_py)
+}
+
 /// `rlgc_experiment_json`: every run of the RL-assisted GC comparison (Kang et al., TECS 2017)
 /// from a JSON setup (`ssdlab_core::experiments::rlgc::RlgcSetup`), the GIL released.
 #[pyfunction]

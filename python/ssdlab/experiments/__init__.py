@@ -42,9 +42,11 @@ from ssdlab.experiments import rlgc as _rlgc  # noqa: E402,F401  (registers "rlg
 from ssdlab.experiments import fill as _fill  # noqa: E402,F401  (registers "fill")
 from ssdlab.experiments import slc as _slc  # noqa: E402,F401  (registers "slc")
 from ssdlab.experiments import detect as _detect  # noqa: E402,F401  (registers "detect")
+from ssdlab.experiments import tails as _tails  # noqa: E402,F401  (registers "tails")
 
 #: Each experiment's module by name (``ssdlab report`` asks it for its tables).
-MODULES = {"offline": _offline, "ttflash": _ttflash, "rlgc": _rlgc, "fill": _fill, "slc": _slc, "detect": _detect}
+MODULES = {"offline": _offline, "ttflash": _ttflash, "rlgc": _rlgc, "fill": _fill, "slc": _slc, "detect": _detect,
+           "tails": _tails}
 
 
 def register(app: typer.Typer) -> None:

@@ -166,6 +166,16 @@ def _ttflash(path: Path, d: dict) -> Source:
                   groups, d, op="read")
 
 
+def _tails(path: Path, d: dict) -> Source:
+    groups = [Group(r, flatten({k: v for k, v in d["configs"][r].items() if k != "latency_histogram"}),
+                    histograms(d["configs"][r].get("latency_histogram"), f"configs.{r}.latency_histogram"))
+              for r in d["rows"]]
+    wl = d.get("workload") or {}
+    what = Path(str(wl["path"])).name if wl.get("path") else wl.get("pattern") or ""
+    return Source(path, "tails", f"Tail levers · {d.get('device')} · {what}",
+                  groups, d, op="read")
+
+
 def _slc(path: Path, d: dict) -> Source:
     groups = []
     for u, runs in d["utilisations"].items():
@@ -244,6 +254,7 @@ READERS: dict[str, tuple[Callable[[dict], bool], Callable[[Path, dict], Source]]
     "run": (lambda d: "setup" in d and "latency_us" in d and "waf" in d, _run),
     "rlgc": (lambda d: "schedulers" in d and "repeat" in d, _rlgc),
     "ttflash": (lambda d: "configs" in d and "stacks" in d, _ttflash),
+    "tails": (lambda d: "configs" in d and "rows" in d, _tails),
     "slc": (lambda d: "utilisations" in d and isinstance(d["utilisations"], dict), _slc),
     "fill": (lambda d: "points" in d and "cache_gb" in d, _fill),
     "offline-toy": (lambda d: d.get("table") == "I" and "traces" in d, _offline_toy),

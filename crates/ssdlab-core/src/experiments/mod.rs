@@ -7,6 +7,7 @@ pub mod offline;
 pub mod parallel;
 pub mod rlgc;
 pub mod slc;
+pub mod tails;
 pub mod ttflash;
 
 /// The experiments, one per paper (`ssdlab experiment NAME`).
@@ -45,6 +46,10 @@ pub enum Experiment {
     /// trained on fio/fileserver/varmail, evaluated on held-out workloads, devices and GC
     /// policies, and TRIM on detection against no TRIM, `discard` and periodic `fstrim`.
     Detect,
+    /// The tail levers side by side (issue 60): blocking GC, LazyRTGC, RL-GC, program/erase
+    /// suspension, read-first and preemptible-GC scheduling, Tiny-Tail Flash, on one device
+    /// and workload — read and write tails, throughput, erases, WAF.
+    Tails,
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");
