@@ -252,7 +252,8 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
         Allocation, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy, FtlKind,
-        MappingKind, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
+        MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode,
+        VictimPolicy,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -271,6 +272,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         FlushPolicy::family(),
         SuspendMode::family(),
         FlashScheduler::family(),
+        PageOrder::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),

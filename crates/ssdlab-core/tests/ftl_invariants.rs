@@ -22,8 +22,8 @@ use std::sync::Mutex;
 use crate::support::fuzz::env_u64;
 use rand::Rng;
 use ssdlab_core::config::{
-    Allocation, CmtPolicy, DeviceConfig, FlashScheduler, FtlKind, MappingKind, Placement, Registry,
-    SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
+    Allocation, CmtPolicy, DeviceConfig, FlashScheduler, FtlKind, MappingKind, PageOrder,
+    Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
 };
 use ssdlab_core::ftl::map::Ftl;
 use ssdlab_core::rng::{stream, SimRng};
@@ -205,6 +205,26 @@ fn case(f: &Families, attempt: u64) -> Case {
     if scheduler != FlashScheduler::Fcfs && !suspend.on() {
         sets.push(format!("flash.scheduler=\"{}\"", scheduler.name()));
         members.push(("flash scheduler", scheduler.name().to_string()));
+    }
+    // Page types on the plain FTL from their own stream too, every order drawn: MLC pages
+    // (the drawn blocks hold whole word lines of two) with round per-type times.
+    let mut types = stream(attempt, "invariant-page-types");
+    if model == FtlKind::Plain && types.gen_bool(0.3) {
+        let order = pick(
+            &mut stream(attempt, "invariant-page-order"),
+            &PageOrder::iter().collect::<Vec<_>>(),
+        );
+        sets.extend([
+            "flash.page_types=true".into(),
+            "geometry.cell_mode=\"mlc\"".into(),
+            format!(
+                "timing.mlc={{ read_us = 50.0, program_us = 500.0, erase_us = 2000.0, \
+                 page_read_us = [30.0, 70.0], page_program_us = [200.0, 800.0], \
+                 page_order = \"{}\" }}",
+                order.name()
+            ),
+        ]);
+        members.push(("page order", order.name().to_string()));
     }
     if model != FtlKind::Rain && mapping == MappingKind::Full && rng.gen_bool(0.25) {
         sets.push("ftl.mapping_unit_bytes=1024".into());
@@ -449,6 +469,13 @@ fn invariants_hold_over_every_model_policy_scheduler_and_placement() {
         want.extend(SlcPolicyKind::iter().map(|m| ("SLC-cache policy", m.name().to_string())));
         want.extend(MappingKind::iter().map(|m| ("mapping scheme", m.name().to_string())));
         want.extend(CmtPolicy::iter().map(|m| ("CMT replacement", m.name().to_string())));
+        want.extend(SuspendMode::iter().map(|m| ("suspension", m.name().to_string())));
+        want.extend(
+            FlashScheduler::iter()
+                .filter(|&m| m != FlashScheduler::Fcfs)
+                .map(|m| ("flash scheduler", m.name().to_string())),
+        );
+        want.extend(PageOrder::iter().map(|m| ("page order", m.name().to_string())));
         for w in want {
             assert!(ran.contains(&w), "no run with {} {}", w.0, w.1);
         }

@@ -33,6 +33,7 @@ mod mapping_cache;
 mod mapping_unit;
 mod memory_check;
 mod model_settings;
+mod page_types;
 mod parse_thread;
 mod registries;
 mod result_conventions;

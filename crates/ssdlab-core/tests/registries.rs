@@ -7,7 +7,8 @@ use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
     Allocation, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy, FtlKind,
-    MappingKind, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
+    MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode,
+    VictimPolicy,
 };
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
@@ -87,6 +88,7 @@ fn every_family_lists_the_names_serde_reads() {
     check::<FlushPolicy>(None);
     check::<SuspendMode>(None);
     check::<FlashScheduler>(None);
+    check::<PageOrder>(None);
     check::<TraceFormat>(None);
     check::<Pattern>(None);
     check::<ArrivalSpec>(Some("kind"));
@@ -105,7 +107,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 25);
+    assert_eq!(all.len(), 26);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

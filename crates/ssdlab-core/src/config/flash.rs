@@ -2,7 +2,8 @@
 //! at, and the ideal device whose GC costs no time — both from Tiny-Tail Flash's comparison
 //! (Yan et al., FAST 2017, Fig. 4), and both meaningful under any FTL; and program/erase
 //! suspension (`suspend`, `max_suspensions`: `config::suspend`); the order a die serves its
-//! queue in (`scheduler`, `max_passes`: `config::flash_scheduler`).
+//! queue in (`scheduler`, `max_passes`: `config::flash_scheduler`); and whether pages take the
+//! times of their type (`page_types`: `config::page_types`).
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +54,14 @@ pub struct FlashConfig {
         skip_serializing_if = "is_default_passes"
     )]
     pub max_passes: u32,
+    /// Pages take the read and program times of their type (`timing.<mode>.page_read_us`,
+    /// `page_program_us`, `page_order`); off, every page takes its cell mode's mean times.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub page_types: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_fcfs(s: &FlashScheduler) -> bool {
@@ -84,6 +93,7 @@ impl Default for FlashConfig {
             max_suspensions: DEFAULT_MAX_SUSPENSIONS,
             scheduler: FlashScheduler::Fcfs,
             max_passes: DEFAULT_MAX_PASSES,
+            page_types: false,
         }
     }
 }

@@ -11,6 +11,7 @@ mod flash;
 mod flash_scheduler;
 mod geometry;
 mod mapping;
+mod page_types;
 mod partial;
 mod policy;
 mod presets;
@@ -32,6 +33,7 @@ pub use flash::{FlashConfig, GcBlocking};
 pub use flash_scheduler::{FlashScheduler, DEFAULT_MAX_PASSES};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
 pub use mapping::{CmtPolicy, MappingKind, CMT_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
+pub use page_types::{PageOrder, PageTimes};
 pub use partial::{PartialConfig, RlConfig};
 pub use policy::{Allocation, FtlConfig, FtlKind, GcConfig, Placement};
 pub use presets::{preset, preset_names, PRESETS};
@@ -173,6 +175,7 @@ impl DeviceConfig {
             .map_err(err)?;
         self.timing.check(g.page_size).map_err(err)?;
         self.flash.check().map_err(err)?;
+        self.check_page_types().map_err(err)?;
         self.gc.rl.check().map_err(err)?;
         self.gc.partial.check().map_err(err)?;
         if self.ftl.kind == FtlKind::Rain {
@@ -235,6 +238,24 @@ impl DeviceConfig {
             ));
         }
         Ok(())
+    }
+
+    /// Page types: on the plain FTL only (the others time pages without their place in the
+    /// block), with the chip's data for the device's mode.
+    fn check_page_types(&self) -> std::result::Result<(), (String, String)> {
+        if self.flash.page_types && self.ftl.kind != FtlKind::Plain {
+            return Err((
+                "flash.page_types".into(),
+                format!(
+                    "page types are modelled on the plain FTL (ftl.kind = \"plain\"); the '{}' \
+                     FTL times its pages without their place in the block",
+                    self.ftl.kind.name()
+                ),
+            ));
+        }
+        let g = &self.geometry;
+        self.timing
+            .check_page_types(self.flash.page_types, g.cell_mode, g.pages_per_block)
     }
 
     /// The RAIN FTL: its GC and placement are its own.

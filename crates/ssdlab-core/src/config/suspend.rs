@@ -117,7 +117,7 @@ impl Timing {
             ] {
                 if let Some(v) = v {
                     if !(v.is_finite() && (0.0..=MAX_OP_US).contains(&v)) {
-                        let name: &str = mode_name(mode);
+                        let name = mode.name();
                         return Err((
                             format!("timing.{name}.{field}"),
                             format!("expected a time from 0 to {MAX_OP_US} µs (1 s), got {v}"),
@@ -127,15 +127,6 @@ impl Timing {
             }
         }
         Ok(())
-    }
-}
-
-fn mode_name(mode: CellMode) -> &'static str {
-    match mode {
-        CellMode::Slc => "slc",
-        CellMode::Mlc => "mlc",
-        CellMode::Tlc => "tlc",
-        CellMode::Qlc => "qlc",
     }
 }
 
@@ -165,6 +156,9 @@ mod tests {
             program_suspend_us: None,
             erase_suspend_us: Some(123.0),
             resume_us: None,
+            page_read_us: None,
+            page_program_us: None,
+            page_order: None,
         };
         let t = m.suspend_times(CellMode::Mlc);
         assert_eq!(t.erase_suspend_us, 123.0);

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{PageOrder, PageTimes};
+
 /// Cell mode of a block: bits per cell 1–4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -20,6 +22,16 @@ impl CellMode {
             CellMode::Mlc => 2,
             CellMode::Tlc => 3,
             CellMode::Qlc => 4,
+        }
+    }
+
+    /// As written in a configuration: `slc`, `mlc`, `tlc`, `qlc`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CellMode::Slc => "slc",
+            CellMode::Mlc => "mlc",
+            CellMode::Tlc => "tlc",
+            CellMode::Qlc => "qlc",
         }
     }
 }
@@ -41,6 +53,15 @@ pub struct ModeTiming {
     pub erase_suspend_us: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_us: Option<f64>,
+    /// Read time by page type, µs, LSB first (`flash.page_types`; unset: `read_us` for all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_read_us: Option<PageTimes>,
+    /// Program time by page type, µs, LSB first (`flash.page_types`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_program_us: Option<PageTimes>,
+    /// The order a block's pages take their types in (`flash.page_types`; unset: `word-line`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_order: Option<PageOrder>,
 }
 
 impl ModeTiming {
@@ -53,6 +74,9 @@ impl ModeTiming {
             program_suspend_us: None,
             erase_suspend_us: None,
             resume_us: None,
+            page_read_us: None,
+            page_program_us: None,
+            page_order: None,
         }
     }
 }

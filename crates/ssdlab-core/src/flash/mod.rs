@@ -9,6 +9,8 @@
 
 mod channel;
 mod explain;
+mod group;
+mod page_types;
 mod queue;
 mod suspend;
 
@@ -16,6 +18,7 @@ pub use channel::{ChannelTimeline, CopyRun, Now};
 pub use explain::ReadParts;
 
 use explain::ReadExplain;
+use page_types::PageTypes;
 use queue::{Op, Queues};
 use suspend::{Phase, Suspension};
 
@@ -89,6 +92,10 @@ pub struct Resources {
     suspend: Option<Box<Suspension>>,
     /// The die scheduler's queues, when `flash.scheduler` is not `fcfs` (`queue`).
     queues: Option<Box<Queues>>,
+    /// Each page's times by its type, when `flash.page_types` is on (`page_types`).
+    page_types: Option<Box<PageTypes>>,
+    /// Physical pages (in mapping units) a plane: a page's plane ([`Resources::plane_of`]).
+    units_per_plane: u32,
 }
 
 impl Resources {
@@ -122,6 +129,8 @@ impl Resources {
             now: Now::default(),
             suspend: Suspension::new(cfg, time_lines),
             queues: Queues::new(cfg, time_lines),
+            page_types: PageTypes::new(cfg),
+            units_per_plane: g.pages_per_block * g.blocks_per_plane * cfg.units_per_page(),
         }
     }
 
@@ -147,27 +156,6 @@ impl Resources {
         if let Some(log) = &mut self.gc_log {
             out.append(log);
         }
-    }
-
-    /// Planes of `plane`'s parity group (same index on every channel), itself included.
-    pub fn group_of(&self, plane: u32) -> impl Iterator<Item = u32> + '_ {
-        let k = plane % self.per_channel;
-        (0..self.chan_gc_until.len() as u32).map(move |ch| ch * self.per_channel + k)
-    }
-
-    /// When every plane of `plane`'s parity group ([`Self::group_of`]) is free, leaving out those
-    /// busy with GC at `now` (0 when that leaves none). RAIN's flush asks this about twice a
-    /// request; as a loop over the group it costs ~99 instructions a call against the `filter`,
-    /// `map`, `max` chain's ~137, whose fold was not inlined (docs/speed.md, "A RAIN group's free
-    /// time in one loop").
-    pub fn group_free_at(&self, plane: u32, now: u64) -> u64 {
-        let mut at = 0;
-        for p in self.group_of(plane) {
-            if !self.gc_busy_at(p, now) {
-                at = at.max(self.plane_free_at(p));
-            }
-        }
-        at
     }
 
     /// Is `plane` executing GC work at `t` (inside its current GC run)?
@@ -428,6 +416,7 @@ impl Resources {
             && self.gc_log.is_none()
             && self.explain.is_none()
             && (self.copyback || self.queues.is_none())
+            && self.page_types.is_none()
     }
 
     /// How long a whole-page GC copy occupies its plane, when that is fixed: with copy-back and
@@ -513,21 +502,19 @@ impl Resources {
     /// GC program of a page computed by the controller (a RAIN parity page of a GC stripe):
     /// transfer in, then program, on `plane`.
     pub fn gc_program(&mut self, plane: u32, not_before: u64) -> u64 {
+        self.gc_program_in(plane, not_before, self.times.program_ns)
+    }
+
+    /// [`Resources::gc_program`] in a given program time (a translation page's, by its type).
+    pub fn gc_program_in(&mut self, plane: u32, not_before: u64, program_ns: u64) -> u64 {
         if self.nogc {
             return not_before;
         }
         let start = self.gc_start(plane, not_before);
         let ch = self.plane_channel[plane as usize] as usize;
         let x = self.reserve_on(ch, start, self.times.transfer_ns);
-        let done = x + self.times.transfer_ns + self.times.program_ns;
-        self.gc_finish(
-            plane,
-            start,
-            done,
-            true,
-            Phase::Program(self.times.program_ns),
-            1,
-        );
+        let done = x + self.times.transfer_ns + program_ns;
+        self.gc_finish(plane, start, done, true, Phase::Program(program_ns), 1);
         done
     }
 

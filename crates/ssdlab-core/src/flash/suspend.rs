@@ -92,7 +92,13 @@ impl Suspension {
             return None;
         }
         let own = cfg.geometry.cell_mode;
-        let others = [CellMode::Slc, CellMode::Mlc, CellMode::Tlc, CellMode::Qlc];
+        // Only a hybrid device's blocks switch modes; elsewhere every operation is the own
+        // mode's, whatever its time (a page type's need not be the mode's mean).
+        let others = if cfg.ftl.kind == crate::config::FtlKind::Hybrid {
+            vec![CellMode::Slc, CellMode::Mlc, CellMode::Tlc, CellMode::Qlc]
+        } else {
+            Vec::new()
+        };
         let ns = |us: f64| (us * 1000.0).round() as u64;
         let modes = std::iter::once(own)
             .chain(others.into_iter().filter(|&m| m != own))

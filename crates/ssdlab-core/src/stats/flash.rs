@@ -43,9 +43,11 @@ pub struct SchedulingReport {
     /// passed queued work.
     pub reads_passing: u64,
     pub writes_passing: u64,
-    /// Queued operations moved by a pass, counted once a pass (a run of GC copies once).
+    /// Queued steps moved by passes (each copy of a run of GC copies; a step moved by two
+    /// passes counts twice).
     pub ops_passed: u64,
-    /// Time passes moved GC steps later, seconds (GC's own clock) …
+    /// Time passes moved GC later, seconds (GC's own clock: once a pass, however many steps
+    /// it moved) …
     pub gc_delay_s: f64,
     /// … and host programs (under `read-first`): a write is answered when issued, so this is
     /// seen only through later operations (docs/decisions/flash.md, "Suspension and the

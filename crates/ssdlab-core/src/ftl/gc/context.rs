@@ -39,19 +39,25 @@ impl GcContext<'_> {
     pub fn step(&mut self, plane: u32, not_before: u64) -> Result<(GcStep, u64)> {
         let step = self.ftl.gc_step(plane, self.rng)?;
         let mut done = match (&mut self.res, step) {
-            (Some(r), GcStep::Copy { read, program, .. }) => {
-                copy(r, plane, not_before, read, program)
-            }
+            (
+                Some(r),
+                GcStep::Copy {
+                    from,
+                    to,
+                    read,
+                    program,
+                },
+            ) => copy(r, plane, not_before, Moved::of(from, to, read, program)),
             (Some(r), GcStep::Erase { .. }) => r.gc_erase(plane, not_before),
-            (Some(r), GcStep::Translation { read, .. }) => {
-                translation(r, plane, not_before, (read != u32::MAX).then_some(read))
+            (Some(r), GcStep::Translation { read, to }) => {
+                translation(r, plane, not_before, (read != u32::MAX).then_some(read), to)
             }
             _ => not_before,
         };
         if matches!(step, GcStep::Erase { .. }) {
-            while let Some(GcStep::Translation { read, .. }) = self.ftl.gc_owed_step(plane)? {
+            while let Some(GcStep::Translation { read, to }) = self.ftl.gc_owed_step(plane)? {
                 if let Some(r) = self.res.as_deref_mut() {
-                    done = translation(r, plane, done, (read != u32::MAX).then_some(read));
+                    done = translation(r, plane, done, (read != u32::MAX).then_some(read), to);
                 }
             }
         }
@@ -69,7 +75,13 @@ impl GcContext<'_> {
         let res = &mut self.res;
         let batch = res.as_deref().is_some_and(Resources::batches_copies);
         let n = self.ftl.gc_copy_up_to(plane, k, |step| {
-            let GcStep::Copy { read, program, .. } = step else {
+            let GcStep::Copy {
+                from,
+                to,
+                read,
+                program,
+            } = step
+            else {
                 return;
             };
             if batch && read && program {
@@ -81,7 +93,7 @@ impl GcContext<'_> {
                     t = r.gc_copies(plane, t, pending);
                     pending = 0;
                 }
-                t = copy(r, plane, t, read, program);
+                t = copy(r, plane, t, Moved::of(from, to, read, program));
             }
         })?;
         if let (Some(r), true) = (res.as_deref_mut(), pending > 0) {
@@ -185,9 +197,9 @@ impl GcContext<'_> {
 /// it).
 #[derive(Clone, Copy)]
 enum Timed {
-    Copy { read: bool, program: bool },
+    Copy(Moved),
     Erase,
-    Translation { read: Option<u32> },
+    Translation { read: Option<u32>, to: u32 },
     Idle,
 }
 
@@ -195,10 +207,16 @@ impl Timed {
     #[inline(always)]
     fn of(step: GcStep) -> Self {
         match step {
-            GcStep::Copy { read, program, .. } => Timed::Copy { read, program },
+            GcStep::Copy {
+                from,
+                to,
+                read,
+                program,
+            } => Timed::Copy(Moved::of(from, to, read, program)),
             GcStep::Erase { .. } => Timed::Erase,
-            GcStep::Translation { read, .. } => Timed::Translation {
+            GcStep::Translation { read, to } => Timed::Translation {
                 read: (read != u32::MAX).then_some(read),
+                to,
             },
             GcStep::Idle => Timed::Idle,
         }
@@ -221,38 +239,48 @@ fn time_step(
         done = r.gc_copies(plane, not_before, pending);
     }
     match step {
-        Timed::Copy { read, program } => copy(r, plane, not_before, read, program),
+        Timed::Copy(m) => copy(r, plane, not_before, m),
         Timed::Erase => r.gc_erase(plane, not_before),
-        Timed::Translation { read } => translation(r, plane, not_before, read),
+        Timed::Translation { read, to } => translation(r, plane, not_before, read, to),
         Timed::Idle => done,
     }
 }
 
-/// Time one GC batch update of a translation page (a cached map): its old copy read on plane
-/// `read` (array read and transfer out, as GC work there), then the page transferred in and
-/// programmed on `plane`, the job's. Returns when the program ends.
-fn translation(r: &mut Resources, plane: u32, not_before: u64, read: Option<u32>) -> u64 {
+/// Time one GC batch update of a translation page (a cached map): its old copy `read` read on
+/// its plane (array read and transfer out, as GC work there), then the page `to` transferred
+/// in and programmed on `plane`, the job's. Returns when the program ends.
+fn translation(r: &mut Resources, plane: u32, not_before: u64, read: Option<u32>, to: u32) -> u64 {
     let t = match read {
-        Some(p) => {
-            let read_ns = r.times().read_ns;
-            r.gc_move(p, not_before, Some(read_ns), None)
-        }
+        Some(old) => r.gc_copy_page(r.plane_of(old), not_before, Some(old), None),
         None => not_before,
     };
-    r.gc_program(plane, t)
+    let program_ns = r.program_ns_of(to);
+    r.gc_program_in(plane, t, program_ns)
 }
 
-/// Time one GC copy step: the victim-page read and destination-page program it needs (both
-/// with one unit per page: a whole-page copy).
+/// What a GC copy step moves on flash: the victim page it reads (`from`, when it needs the
+/// read) and the destination page it programs (`to`, when the copy fills it); both with one
+/// unit per page, a whole-page copy. Pages by number, for their types' times.
+#[derive(Clone, Copy)]
+struct Moved {
+    from: Option<u32>,
+    to: Option<u32>,
+}
+
+impl Moved {
+    #[inline(always)]
+    fn of(from: u32, to: u32, read: bool, program: bool) -> Self {
+        Moved {
+            from: read.then_some(from),
+            to: program.then_some(to),
+        }
+    }
+}
+
+/// Time one GC copy step.
 #[inline]
-fn copy(r: &mut Resources, plane: u32, not_before: u64, read: bool, program: bool) -> u64 {
-    let t = r.times();
-    r.gc_move(
-        plane,
-        not_before,
-        read.then_some(t.read_ns),
-        program.then_some(t.program_ns),
-    )
+fn copy(r: &mut Resources, plane: u32, not_before: u64, m: Moved) -> u64 {
+    r.gc_copy_page(plane, not_before, m.from, m.to)
 }
 
 /// A GC scheduler: decides when GC unit steps run. One file per scheduler, one variant of

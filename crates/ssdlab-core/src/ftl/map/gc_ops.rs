@@ -31,8 +31,8 @@ pub enum GcStep {
     Erase { block: u32 },
     /// A translation page the job owed a write (`ftl.mapping = "cached"`: the batch update of
     /// the mappings its copies moved, DFTL §3.3) was programmed at `to` on the job's plane,
-    /// after its old copy was read on plane `read` (`u32::MAX`: it had none; a plane number,
-    /// not an `Option`, so that the step stays 12 bytes). These follow the victim's
+    /// after its old copy at `read` was read (`u32::MAX`: it had none; a page number, not an
+    /// `Option`, so that the step stays 12 bytes). These follow the victim's
     /// erase, whose block gives the translation frontier room if it needs a block (before the
     /// erase, the plane's free pool may be empty) — in a run of victims collected at once
     /// (`Ftl::gc_while`), after the last; meanwhile the moved mappings are the controller's.

@@ -93,8 +93,7 @@ impl Ftl {
     }
 
     /// The next translation page write GC on `plane` owes for the mappings its copies moved
-    /// (due once their victim is erased), done: the step, with the plane its old copy is read
-    /// from. `None` when nothing is owed (always with the full map), or when the write would
+    /// (due once their victim is erased), done: the step, with its old copy, which is read. `None` when nothing is owed (always with the full map), or when the write would
     /// take the plane's last free block.
     pub fn gc_owed_step(&mut self, plane: u32) -> Result<Option<GcStep>> {
         // Not from GC's last free block: the data frontier may need it for the next victim's
@@ -115,7 +114,7 @@ impl Ftl {
         if old.is_some() {
             self.count_translation_read();
         }
-        let read = old.map_or(UNMAPPED, |p| self.plane_of_ppn(p));
+        let read = old.unwrap_or(UNMAPPED);
         let to = self.write_translation(t, plane, true)?;
         Ok(Some(GcStep::Translation { read, to }))
     }

@@ -81,7 +81,7 @@ impl PlainFtl {
             if let Some(ppn) = self.ftl.translation_ppn(t) {
                 self.ftl.count_translation_read();
                 if timed {
-                    let d = self.res.read(self.ftl.plane_of_ppn(ppn), at.done);
+                    let d = self.res.read_page(self.ftl.plane_of_ppn(ppn), ppn, at.done);
                     at.done = d.done;
                     at.blocked_by_gc |= d.blocked_by_gc;
                 }
@@ -97,14 +97,14 @@ impl PlainFtl {
         if let Some(old) = self.ftl.translation_ppn(t) {
             self.ftl.count_translation_read();
             if timed {
-                at = self.res.read(self.ftl.plane_of_ppn(old), ready);
+                at = self.res.read_page(self.ftl.plane_of_ppn(old), old, ready);
             }
         }
         let lpn = self.ftl.translation_lpn(t);
         let plane = self.gc_context(timed).host_plane(lpn, at.done)?;
-        self.ftl.write_translation(t, plane, false)?;
+        let ppn = self.ftl.write_translation(t, plane, false)?;
         if timed {
-            let d = self.res.write(plane, at.done);
+            let d = self.res.write_page(plane, ppn, at.done);
             at.done = d.done;
             at.blocked_by_gc |= d.blocked_by_gc;
         }
@@ -120,7 +120,7 @@ impl PlainFtl {
             out.join(at);
             if let Some(ppn) = self.ftl.read(lpn) {
                 if self.timed && self.ftl.read_needs_page(ppn, &mut last_page) {
-                    out.join(self.res.read(self.ftl.plane_of_ppn(ppn), at.done));
+                    out.join(self.res.read_page(self.ftl.plane_of_ppn(ppn), ppn, at.done));
                 }
             }
         }
@@ -147,7 +147,7 @@ impl PlainFtl {
         let ppn = self.ftl.write_host_hinted(lpn, plane, hint)?;
         self.ftl.cmt_dirty(lpn);
         let d = if timed && self.ftl.completes_page(ppn) {
-            self.res.write(plane, ready)
+            self.res.write_page(plane, ppn, ready)
         } else {
             OpDone::at(ready)
         };

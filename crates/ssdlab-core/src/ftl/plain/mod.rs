@@ -122,7 +122,7 @@ impl PlainFtl {
         let plane = self.parts(timed).1.host_plane(lpn, ready)?;
         let ppn = self.ftl.write_host_hinted(lpn, plane, hint)?;
         let d = if timed && self.ftl.completes_page(ppn) {
-            self.res.write(plane, ready)
+            self.res.write_page(plane, ppn, ready)
         } else {
             OpDone::at(ready)
         };
@@ -169,7 +169,7 @@ impl FtlLayer for PlainFtl {
                     if !self.ftl.read_needs_page(ppn, &mut last_page) {
                         continue;
                     }
-                    out.join(self.res.read(self.ftl.plane_of_ppn(ppn), ready));
+                    out.join(self.res.read_page(self.ftl.plane_of_ppn(ppn), ppn, ready));
                 }
             }
         }
