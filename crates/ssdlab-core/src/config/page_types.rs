@@ -46,7 +46,7 @@ crate::config::impl_try_from_name!(PageOrder);
 impl PageOrder {
     /// The type (0 = LSB … bits − 1) of each page of a block of `pages` pages, in program
     /// order, for cells of `bits` bits; `pages` is a multiple of `bits` (checked by
-    /// [`Timing::check_page_types`]).
+    /// `Timing::check_page_types`).
     ///
     /// Shadow's MLC form is the datasheets' pairing as open firmware uses it: Cosmos+ OpenSSD
     /// (`GreedyFTL-3.0.0/address_translation.h`) maps its SLC-mode pages to the LSB pages
