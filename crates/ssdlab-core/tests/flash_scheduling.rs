@@ -3,11 +3,12 @@
 //! transfer, copy-back: a GC copy is 550 µs of plane time).
 
 use ssdlab_core::config::{DeviceConfig, FlashScheduler, Registry};
-use ssdlab_core::flash::{OpDone, Resources};
+use ssdlab_core::flash::Resources;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, VecSource};
 use strum::IntoEnumIterator;
 
+use crate::support::flash::read;
 use crate::support::workloads::page_request as req;
 
 const US: u64 = 1_000;
@@ -21,14 +22,6 @@ fn device(scheduler: &str, extra: &[&str]) -> DeviceConfig {
     let mut sets = vec![format!("flash.scheduler=\"{scheduler}\"")];
     sets.extend(extra.iter().map(|s| s.to_string()));
     DeviceConfig::from_preset("tiny", &sets).unwrap()
-}
-
-/// A host read of `plane` at `t`, checked against the peek that must foresee it.
-fn read(res: &mut Resources, plane: u32, t: u64) -> u64 {
-    let peek = res.peek_read(plane, t);
-    let d: OpDone = res.read(plane, t);
-    assert_eq!(peek, d, "peek_read must foresee the read at {t}");
-    d.done
 }
 
 #[test]

@@ -3,10 +3,11 @@
 //! round suspension times: erase suspend 20 µs, program suspend 15 µs, resume 7 µs.
 
 use ssdlab_core::config::{DeviceConfig, SuspendMode};
-use ssdlab_core::flash::{OpDone, Resources};
+use ssdlab_core::flash::Resources;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{OpKind, VecSource};
 
+use crate::support::flash::read;
 use crate::support::workloads::page_request as req;
 
 const US: u64 = 1_000;
@@ -27,14 +28,6 @@ fn device(mode: &str, extra: &[&str]) -> DeviceConfig {
     ];
     sets.extend(extra.iter().map(|s| s.to_string()));
     DeviceConfig::from_preset("tiny", &sets).unwrap()
-}
-
-/// A host read of plane 0 at `t` µs, checked against the peek that must foresee it.
-fn read(res: &mut Resources, plane: u32, t: u64) -> u64 {
-    let peek = res.peek_read(plane, t);
-    let d: OpDone = res.read(plane, t);
-    assert_eq!(peek, d, "peek_read must foresee the read at {t}");
-    d.done
 }
 
 #[test]

@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses a different part of the support module
 pub mod analytic;
 pub mod devices;
+pub mod flash;
 pub mod fuzz;
 pub mod text_cases;
 pub mod traces;
