@@ -45,7 +45,7 @@ pub use registry::{Family, Member, Registry};
 pub use scheduler::SchedulerKind;
 pub use stack::MECHANISMS;
 pub use suspend::{default_times, SuspendMode, SuspendTimes, DEFAULT_MAX_SUSPENSIONS};
-pub use timing::{CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
+pub use timing::{us_to_ns, CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
 pub use victim::VictimPolicy;
 pub use write_cache::{CacheMode, EvictionKind, FlushPolicy, WriteCacheConfig, MAX_CACHE_MIB};
 

@@ -84,11 +84,6 @@ pub struct PageTimes {
 }
 
 impl PageTimes {
-    /// The times given, LSB first (at most four).
-    pub fn new(times: &[f64]) -> Result<Self, String> {
-        Self::try_from(times.to_vec())
-    }
-
     /// The times, LSB first.
     pub fn get(&self) -> &[f64] {
         &self.times[..usize::from(self.len)]
@@ -166,7 +161,7 @@ impl Timing {
                 ));
             }
         }
-        if pages_per_block % bits != 0 {
+        if !pages_per_block.is_multiple_of(bits) {
             return Err((
                 "geometry.pages_per_block".into(),
                 format!(
@@ -234,8 +229,11 @@ mod tests {
 
     #[test]
     fn page_times_take_one_to_four_entries() {
-        assert_eq!(PageTimes::new(&[1.0, 2.0]).unwrap().get(), [1.0, 2.0]);
-        assert!(PageTimes::new(&[]).is_err());
-        assert!(PageTimes::new(&[1.0; 5]).is_err());
+        assert_eq!(
+            PageTimes::try_from(vec![1.0, 2.0]).unwrap().get(),
+            [1.0, 2.0]
+        );
+        assert!(PageTimes::try_from(vec![]).is_err());
+        assert!(PageTimes::try_from(vec![1.0; 5]).is_err());
     }
 }

@@ -196,6 +196,12 @@ pub const MAX_OP_US: f64 = 1_000_000.0;
 /// The largest controller overhead per request, ns (1 s, for the same reason).
 pub const MAX_OVERHEAD_NS: u64 = 1_000_000_000;
 
+/// A time in µs (fractions allowed) as the engine's integer nanoseconds, rounded: every
+/// configured time goes through here.
+pub fn us_to_ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
 /// Timing of the modes converted to integer nanoseconds, as the engine uses them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpTimes {
@@ -209,13 +215,12 @@ pub struct OpTimes {
 impl OpTimes {
     pub fn new(t: &Timing, mode: CellMode, page_size: u32) -> Self {
         let m = t.mode(mode);
-        let us = |v: f64| (v * 1000.0).round() as u64;
         OpTimes {
-            read_ns: us(m.read_us),
-            program_ns: us(m.program_us),
-            erase_ns: us(m.erase_us),
+            read_ns: us_to_ns(m.read_us),
+            program_ns: us_to_ns(m.program_us),
+            erase_ns: us_to_ns(m.erase_us),
             // bytes / (MB/s) = µs; ×1000 → ns.
-            transfer_ns: (f64::from(page_size) / t.channel_mb_per_s * 1000.0).round() as u64,
+            transfer_ns: us_to_ns(f64::from(page_size) / t.channel_mb_per_s),
         }
     }
 }

@@ -1,16 +1,16 @@
 //! Page types (`flash.page_types`): in MLC, TLC and QLC flash the pages of a word line hold
 //! one bit of each cell each (LSB, CSB, MSB, TSB), and reading or programming an upper bit
 //! takes more sensing steps or program-verify pulses than the lower ones, so the pages of a
-//! block read and program at times 2–4× apart (Grupp et al., MICRO 2009, §3; MQSim models it
+//! block read and program at times up to 2–5× apart (Grupp et al., MICRO 2009, §3; MQSim models it
 //! per type, Tavakkol et al., FAST 2018). A page's type follows from its place in its block,
-//! in program order ([`crate::config::PageOrder::types`]), so every operation on a page takes the time of
-//! its type: host reads and programs, GC copies (the victim page's read, the destination's
+//! in program order ([`crate::config::PageOrder::types`]), so every operation on a page takes
+//! the time of its type: host reads and programs, GC copies (the victim page's read, the destination's
 //! program), translation pages (a cached map).
 //!
 //! Off, nothing here runs: every page takes the mode's mean time ([`crate::config::OpTimes`]).
 
 use super::{OpDone, Resources};
-use crate::config::DeviceConfig;
+use crate::config::{us_to_ns, DeviceConfig};
 
 /// The times of each page of a block, by its place.
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ impl PageTypes {
         let ns = |us: &[f64]| {
             let mut out = [0u64; 4];
             for (o, &v) in out.iter_mut().zip(us) {
-                *o = (v * 1000.0).round() as u64;
+                *o = us_to_ns(v);
             }
             out
         };
@@ -108,13 +108,6 @@ impl Resources {
         let read = from.map(|p| self.read_ns_of(p));
         let program = to.map(|p| self.program_ns_of(p));
         self.gc_move(plane, not_before, read, program)
-    }
-
-    /// Are pages timed by type? (Then no run of GC copies is timed as one: each takes its
-    /// pages' times.)
-    #[inline]
-    pub fn page_typed(&self) -> bool {
-        self.page_types.is_some()
     }
 
     /// The plane physical page `ppn` is on.

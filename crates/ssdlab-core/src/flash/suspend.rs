@@ -99,7 +99,7 @@ impl Suspension {
         } else {
             Vec::new()
         };
-        let ns = |us: f64| (us * 1000.0).round() as u64;
+        let ns = crate::config::us_to_ns;
         let modes = std::iter::once(own)
             .chain(others.into_iter().filter(|&m| m != own))
             .map(|m| {

@@ -47,7 +47,13 @@ impl GcContext<'_> {
                     read,
                     program,
                 },
-            ) => copy(r, plane, not_before, Moved::of(from, to, read, program)),
+            ) => Copied {
+                from,
+                to,
+                read,
+                program,
+            }
+            .time(r, plane, not_before),
             (Some(r), GcStep::Erase { .. }) => r.gc_erase(plane, not_before),
             (Some(r), GcStep::Translation { read, to }) => {
                 translation(r, plane, not_before, (read != u32::MAX).then_some(read), to)
@@ -93,7 +99,13 @@ impl GcContext<'_> {
                     t = r.gc_copies(plane, t, pending);
                     pending = 0;
                 }
-                t = copy(r, plane, t, Moved::of(from, to, read, program));
+                t = Copied {
+                    from,
+                    to,
+                    read,
+                    program,
+                }
+                .time(r, plane, t);
             }
         })?;
         if let (Some(r), true) = (res.as_deref_mut(), pending > 0) {
@@ -191,13 +203,13 @@ impl GcContext<'_> {
     }
 }
 
-/// What timing a GC step needs of it: a [`GcStep`] without its page numbers, small enough to pass
-/// in a register (docs/speed.md, "A blocking GC step timed without building it": the whole step was
-/// built on the stack for every copy, ahead of the test that counts a batched copy without timing
-/// it).
+/// What timing a GC step needs of it: a [`GcStep`] without a victim's block or a translation
+/// step's plane, 12 bytes (docs/speed.md, "A blocking GC step timed without building it": the
+/// whole step was built on the stack for every copy, ahead of the test that counts a batched
+/// copy without timing it). A copy keeps its pages for their types' times (page types).
 #[derive(Clone, Copy)]
 enum Timed {
-    Copy(Moved),
+    Copy(Copied),
     Erase,
     Translation { read: Option<u32>, to: u32 },
     Idle,
@@ -212,7 +224,12 @@ impl Timed {
                 to,
                 read,
                 program,
-            } => Timed::Copy(Moved::of(from, to, read, program)),
+            } => Timed::Copy(Copied {
+                from,
+                to,
+                read,
+                program,
+            }),
             GcStep::Erase { .. } => Timed::Erase,
             GcStep::Translation { read, to } => Timed::Translation {
                 read: (read != u32::MAX).then_some(read),
@@ -239,7 +256,7 @@ fn time_step(
         done = r.gc_copies(plane, not_before, pending);
     }
     match step {
-        Timed::Copy(m) => copy(r, plane, not_before, m),
+        Timed::Copy(c) => c.time(r, plane, not_before),
         Timed::Erase => r.gc_erase(plane, not_before),
         Timed::Translation { read, to } => translation(r, plane, not_before, read, to),
         Timed::Idle => done,
@@ -258,29 +275,24 @@ fn translation(r: &mut Resources, plane: u32, not_before: u64, read: Option<u32>
     r.gc_program_in(plane, t, program_ns)
 }
 
-/// What a GC copy step moves on flash: the victim page it reads (`from`, when it needs the
-/// read) and the destination page it programs (`to`, when the copy fills it); both with one
-/// unit per page, a whole-page copy. Pages by number, for their types' times.
+/// A GC copy step as [`GcStep::Copy`] gives it: the victim page `from`, read if `read`, and
+/// the destination page `to`, programmed if `program` (both with one unit per page: a
+/// whole-page copy). Pages by number, for their types' times.
 #[derive(Clone, Copy)]
-struct Moved {
-    from: Option<u32>,
-    to: Option<u32>,
+struct Copied {
+    from: u32,
+    to: u32,
+    read: bool,
+    program: bool,
 }
 
-impl Moved {
-    #[inline(always)]
-    fn of(from: u32, to: u32, read: bool, program: bool) -> Self {
-        Moved {
-            from: read.then_some(from),
-            to: program.then_some(to),
-        }
+impl Copied {
+    /// Time it on `plane` from `not_before`; when it ends.
+    #[inline]
+    fn time(self, r: &mut Resources, plane: u32, not_before: u64) -> u64 {
+        let from = self.read.then_some(self.from);
+        r.gc_copy_page(plane, not_before, from, self.program.then_some(self.to))
     }
-}
-
-/// Time one GC copy step.
-#[inline]
-fn copy(r: &mut Resources, plane: u32, not_before: u64, m: Moved) -> u64 {
-    r.gc_copy_page(plane, not_before, m.from, m.to)
 }
 
 /// A GC scheduler: decides when GC unit steps run. One file per scheduler, one variant of

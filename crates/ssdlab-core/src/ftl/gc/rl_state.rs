@@ -27,7 +27,7 @@ impl RlFeatures {
     pub fn new(cfg: &RlConfig) -> Self {
         let ns = |v: &Vec<f64>| {
             v.iter()
-                .map(|e| (e * 1000.0).round() as u64)
+                .map(|&e| crate::config::us_to_ns(e))
                 .collect::<Vec<_>>()
         };
         RlFeatures {

@@ -93,8 +93,9 @@ impl Ftl {
     }
 
     /// The next translation page write GC on `plane` owes for the mappings its copies moved
-    /// (due once their victim is erased), done: the step, with its old copy, which is read. `None` when nothing is owed (always with the full map), or when the write would
-    /// take the plane's last free block.
+    /// (due once their victim is erased), done: the step, with its old copy, which is read.
+    /// `None` when nothing is owed (always with the full map), or when the write would take the
+    /// plane's last free block.
     pub fn gc_owed_step(&mut self, plane: u32) -> Result<Option<GcStep>> {
         // Not from GC's last free block: the data frontier may need it for the next victim's
         // copies. The pages stay owed (the moved mappings the controller's) until there is room.
