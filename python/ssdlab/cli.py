@@ -21,14 +21,15 @@ from rich.table import Table
 from ssdlab import _core, registry
 from ssdlab.cli_common import UsageError, console, err_console, error_line, fail, usage_error_message, warn, write_json
 from ssdlab.device import Device
-from ssdlab.cli_applies import check_run, given, option_name
+from ssdlab.cli_applies import check_flows, check_run, given, option_name
 from ssdlab.cli_params import guard
 from ssdlab.errors import SsdlabError
 from ssdlab.inputs import spooled
 from ssdlab.report import human_bytes, print_result
 from ssdlab.simulate import CHUNK, Simulation, build_options, rerun
 from ssdlab.table import check_writable, write_table
-from ssdlab.workload import ArgumentTypeError, fs, preset, preset_names, synthetic, total_requests, trace
+from ssdlab.workload import (ArgumentTypeError, flows_file, fs, preset, preset_names, synthetic, total_requests,
+                             trace)
 
 #: Commands whose modules are imported only when the command runs or a list of commands is
 #: printed: name → the module whose ``register(app)`` adds it. Their modules, and the
@@ -169,6 +170,7 @@ def run(
     write_cache: Optional[str] = typer.Option(None, "--write-cache", help=f"DRAM write cache mode (sets write_cache.mode): {', '.join(registry.names('write-cache mode'))}; its size and policies: --set write_cache.size_mib=64 …"),
     power_cut: Optional[float] = typer.Option(None, "--power-cut", help="Cut the power this many simulated seconds after the first request: later requests are not served, and the result says which pages a volatile write cache lost."),
     trace_path: Optional[Path] = typer.Option(None, "--trace", "-t", help="Replay this trace file instead of a synthetic workload."),
+    flows_path: Optional[Path] = typer.Option(None, "--flows", help="Run several flows from this TOML file, each through its own submission queue ([[flow]] tables: workload, name, replay, priority, range; see docs/multi-queue.md); the controller's arbitration: --set host.arbitration=weighted-round-robin …"),
     trace_format: str = typer.Option(registry.default("trace format"), "--format", help=f"Trace format: {', '.join(registry.names('trace format'))}."),
     disk: Optional[int] = typer.Option(None, "--disk", help="Keep only this device/disk number of the trace."),
     lba_map: str = typer.Option(registry.default("LBA mapping"), "--lba-map", help=f"Fit trace addresses to the device: {', '.join(registry.names('LBA mapping'))} (default none: addresses as recorded; experiments that fold traces onto small devices default to modulo)."),
@@ -221,15 +223,19 @@ def run(
         overrides.append(f"gc.victim={json.dumps(victim)}")
     if write_cache:
         overrides.append(f"write_cache.mode={json.dumps(write_cache)}")
-    if trace_path is not None:
+    if flows_path is not None:
+        if trace_path is not None:
+            fail("--flows: each flow names its own workload; --trace/-t and --workload/-w do not apply")
+        check_flows(ctx)
+        wl = flows_file(spooled(flows_path, "--flows"))
+    elif trace_path is not None:
         trace_path = spooled(trace_path, "--trace/-t")
         wl = trace(trace_path, format=trace_format, device=disk, lba_map=lba_map, max_requests=max_requests,
                    allow_empty=allow_empty, repeat=repeat, repeat_shift=repeat_shift)
-    else:
-        if workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
-            fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "
-                 f"or a file-system benchmark ({', '.join(FS_PERSONALITIES)})")
-    is_fs = trace_path is None and workload in FS_PERSONALITIES
+    elif workload not in PATTERNS and workload not in preset_names() and workload not in FS_PERSONALITIES:
+        fail(f"--workload {workload}: expected a pattern ({', '.join(PATTERNS)}), a preset ({', '.join(preset_names())}) "
+             f"or a file-system benchmark ({', '.join(FS_PERSONALITIES)})")
+    is_fs = trace_path is None and flows_path is None and workload in FS_PERSONALITIES
     if not is_fs and (trim != registry.default("TRIM mode") or stale_fraction != FS_SPEC["stale_fraction"] or fs_opt):
         fail(f"--trim, --stale-fraction and --fs-opt apply to file-system benchmarks only ({', '.join(FS_PERSONALITIES)})")
     if trim not in TRIM_MODES:
@@ -241,6 +247,8 @@ def run(
             wl = fs(workload, requests, trim=trim, stale_fraction=stale_fraction, arrival=arr, **fs_options(fs_opt))
         except ValueError as e:
             fail(f"--fs-opt: {e}")
+    elif flows_path is not None:
+        pass
     elif trace_path is None and workload in preset_names():
         wl = preset(workload, requests)
     elif trace_path is None:
@@ -265,7 +273,7 @@ def run(
                              power_cut_us=None if power_cut is None else power_cut * 1e6)
     except ValueError as e:
         fail(str(e))
-    check_run(ctx, trace=trace_path is not None, workload=workload,
+    check_run(ctx, trace=trace_path is not None or flows_path is not None, workload=workload,
               kind="fs" if is_fs else "preset" if workload in preset_names() else "synthetic",
               arrival=arrival.value, idle_dist=idle_dist, replay_mode=opts["replay"]["mode"],
               precondition=precondition, iostat=iostat_path is not None)

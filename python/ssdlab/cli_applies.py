@@ -67,3 +67,9 @@ def check_run(ctx: Any, *, trace: bool, workload: str, kind: str, arrival: str, 
            "applies to closed-loop replay only (this run replays arrival times: --replay closed to use it)")
     refuse(ctx, ("precondition_passes",) if not precondition else (), "does not apply with --no-precondition")
     refuse(ctx, ("iostat_interval",) if not iostat else (), "applies with --iostat only")
+
+
+def check_flows(ctx: Any) -> None:
+    """Refuse the workload options with ``--flows``: each flow names its own workload."""
+    refuse(ctx, ("workload", *SYNTHETIC_ONLY, *ARRIVAL_OPTIONS, *TRACE_ONLY),
+           "does not apply with --flows (each flow names its own workload in the file)")

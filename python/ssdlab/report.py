@@ -90,7 +90,30 @@ def result_tables(r: Result) -> list[Table]:
                             ("p99.9999", "p99_9999"), ("max", "max")):
             lat.add_row(label, *(f"{getattr(s, attr):,.1f}" for _, s in ops))
         tables.append(lat)
+    if r.flows:
+        tables.append(flows_table(r))
     return tables
+
+
+def flows_table(r: Result) -> Table:
+    """One row per flow: its requests, throughput, latency from submission (p50, p99, p99.9)
+    and its mean wait for the controller to fetch its commands."""
+    t = Table(title="flows (latency µs from submission)", title_justify="left")
+    for name in ("flow", "priority", "requests", "IOPS", "MiB/s r/w"):
+        t.add_column(name, justify="left" if name in ("flow", "priority") else "right", no_wrap=True)
+    if r.timing:
+        for name in ("p50", "p99", "p99.9", "wait mean"):
+            t.add_column(name, justify="right", no_wrap=True)
+    for f in r.flows:
+        row = [f["name"], f["priority"], f"{f['requests']['total']:,}"]
+        if r.timing:
+            a = f["latency_us"]["all"]
+            row += [f"{f['iops']:,.0f}", f"{f['read_mib_s']:,.1f}/{f['write_mib_s']:,.1f}",
+                    f"{a['p50']:,.1f}", f"{a['p99']:,.1f}", f"{a['p99_9']:,.1f}", f"{f['queue_wait_us']['mean']:,.1f}"]
+        else:
+            row += ["", ""]
+        t.add_row(*row)
+    return t
 
 
 def print_result(console: Console, r: Result) -> None:

@@ -81,6 +81,12 @@ class Result:
     #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
     #: pending, reallocated); None otherwise.
     host_fs: dict[str, Any] | None = None
+    #: Each flow's figures in a run of several (``{"kind": "flows", ...}``; ``[]`` otherwise):
+    #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,
+    #: ``latency_us`` (from submission, the queue wait included; ``read``/``write``/``all``
+    #: summaries), ``queue_wait_us`` (submission to fetch), ``span_s``, ``iops``,
+    #: ``read_mib_s``, ``write_mib_s``.
+    flows: list[dict[str, Any]] = field(default_factory=list)
     wall_time_s: float = 0.0
     series: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     #: The host's ``iostat -x`` view, one row per interval, when the run kept it
@@ -114,6 +120,8 @@ class Result:
         for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs"):
             if d[k] is None:
                 del d[k]
+        if not d["flows"]:
+            del d["flows"]
         d["series"] = {k: np.asarray(v).tolist() for k, v in self.series.items()}
         if self.iostat:
             d["iostat"] = {k: np.asarray(v).tolist() for k, v in self.iostat.items()}

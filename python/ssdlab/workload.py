@@ -304,6 +304,11 @@ def is_closed(spec: WorkloadSpec) -> bool:
     arrival = spec.get("arrival") or {}
     if not isinstance(arrival, dict):  # a hand-written spec's; the builders check their own
         raise wrong_type("workload: arrival", "a dict such as {'kind': 'closed'}", arrival)
+    if spec.get("kind") == "flows":
+        # A run of flows replays each flow its own way; the run's replay is closed when any
+        # flow's workload is (its queue depth then reaches those flows).
+        return any(isinstance(f, dict) and isinstance(f.get("workload"), dict) and is_closed(f["workload"])
+                   for f in spec.get("flows") or [])
     return spec.get("kind") in ("synthetic", "fs") and arrival.get("kind", "closed") == "closed"
 
 
@@ -312,4 +317,43 @@ def total_requests(spec: WorkloadSpec) -> Optional[int]:
     prefill, setup and TRIMs come on top of its ``requests``: unknown."""
     if spec.get("kind") in ("synthetic", "preset"):
         return int(spec["requests"])
+    if spec.get("kind") == "flows":
+        each = [total_requests(f["workload"]) if isinstance(f, dict) and isinstance(f.get("workload"), dict) else None
+                for f in spec.get("flows") or []]
+        return None if None in each or not each else sum(each)  # type: ignore[arg-type]
     return spec.get("max_requests")
+
+
+def flows(*flow_specs: dict[str, Any]) -> WorkloadSpec:
+    """Several flows in one run, each through its own submission queue: every argument is a
+    dict with ``workload`` (a spec from :func:`trace`, :func:`synthetic`, :func:`preset` or
+    :func:`fs`) and optionally ``name``, ``replay`` (``{"mode": "closed-loop", "queue_depth":
+    4}`` or ``{"mode": "open-loop", "time_scale": 1.0}``; default: as the workload alone would
+    be replayed), ``priority`` (``urgent``, ``high``, ``medium`` (default) or ``low``: the
+    NVMe class its queue has under ``host.arbitration = "weighted-round-robin"``) and
+    ``range`` (``"partition"`` (default: flow i of n gets the i-th n-th of the logical space),
+    ``"shared"`` or ``{"start": 0.5, "size": 0.25}``, fractions of the space). The core checks
+    each field and names the flow in its error."""
+    if not flow_specs:
+        raise ArgumentTypeError("flows: expected at least one flow (a dict with a 'workload')")
+    for i, f in enumerate(flow_specs):
+        if not isinstance(f, dict):
+            raise wrong_type(f"flows[{i}]", "a dict with a 'workload' and optional name, replay, priority, range", f)
+    return {"kind": "flows", "flows": [dict(f) for f in flow_specs]}
+
+
+def flows_file(path: "str | os.PathLike[str]") -> WorkloadSpec:
+    """A flows file's spec: TOML with one ``[[flow]]`` table per flow, with :func:`flows`'s
+    fields (``workload`` an inline table such as ``{kind = "preset", name = "home1", requests
+    = 50000}``); a trace's relative path is taken from the file's directory."""
+    import json
+
+    from ssdlab import _core  # here, not at the top: this module imports no other ssdlab module
+    from ssdlab.errors import WorkloadError
+
+    p = os.fspath(path)
+    try:
+        text = open(p, encoding="utf-8-sig").read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise WorkloadError(f"{p}: cannot read the flows file: {getattr(e, 'strerror', None) or e}") from None
+    return json.loads(_core.flows_json(text, p))

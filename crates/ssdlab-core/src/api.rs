@@ -44,7 +44,44 @@ pub fn load_device(
 
 /// Parse a workload specification (JSON).
 pub fn parse_workload(json: &str) -> Result<WorkloadSpec> {
+    // Several flows are read as their own struct: inside the `kind`-tagged enum serde buffers
+    // the fields and the error's path (`flows[1].replay`) is lost.
+    if let Ok(serde_json::Value::Object(mut o)) = serde_json::from_str(json) {
+        if o.get("kind").and_then(|k| k.as_str()) == Some("flows") {
+            o.remove("kind");
+            let v = serde_json::Value::Object(o);
+            let spec = from_json(&v.to_string(), |m| SsdError::Workload(name_flow(m, &v)))?;
+            return Ok(WorkloadSpec::Flows(spec));
+        }
+    }
     from_json(json, SsdError::Workload)
+}
+
+/// A flows file's TOML text (`ssdlab run --flows`) as a workload's JSON (`origin` names the
+/// file in errors).
+pub fn parse_flows_toml(text: &str, origin: &str) -> Result<String> {
+    let spec = crate::trace::FlowsSpec::from_toml(text, origin)?;
+    to_json(&WorkloadSpec::Flows(spec))
+}
+
+/// `flows[1]: …` as `flows[1] (writer): …`, the flow's name from the spec.
+fn name_flow(message: String, spec: &serde_json::Value) -> String {
+    let Some(rest) = message.strip_prefix("flows[") else {
+        return message;
+    };
+    let Some((i, tail)) = rest.split_once(']') else {
+        return message;
+    };
+    let Ok(i) = i.parse::<usize>() else {
+        return message;
+    };
+    let name = spec["flows"][i]["name"]
+        .as_str()
+        .map_or_else(|| format!("flow{i}"), |n| n.chars().take(64).collect());
+    let tail = tail
+        .strip_prefix('.')
+        .map_or(tail.to_string(), |t| format!(": {t}"));
+    format!("flows[{i}] ({name}){tail}")
 }
 
 /// Parse run options (JSON).
@@ -60,6 +97,9 @@ pub fn build_simulation(
     workload: &WorkloadSpec,
     options: SimOptions,
 ) -> Result<Simulation> {
+    if let WorkloadSpec::Flows(flows) = workload {
+        return Simulation::with_flows(device, options, flows);
+    }
     let g = &device.geometry;
     let source = open_workload(
         workload,
@@ -251,9 +291,9 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 /// list and default from here (never a second copy).
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
-        Allocation, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy, FtlKind,
-        MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode,
-        VictimPolicy,
+        Allocation, Arbitration, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy,
+        FtlKind, MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind,
+        SuspendMode, VictimPolicy,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -273,6 +313,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         SuspendMode::family(),
         FlashScheduler::family(),
         PageOrder::family(),
+        Arbitration::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),

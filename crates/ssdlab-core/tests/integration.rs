@@ -18,6 +18,7 @@ mod determinism;
 mod empty_traces;
 mod fill;
 mod flash_scheduling;
+mod flows;
 mod fs_workloads;
 mod ftl_invariants;
 mod fuzz_config;

@@ -6,9 +6,9 @@ use serde::Serialize;
 use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
-    Allocation, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy, FtlKind,
-    MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode,
-    VictimPolicy,
+    Allocation, Arbitration, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy,
+    FtlKind, MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind,
+    SuspendMode, VictimPolicy,
 };
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
@@ -89,6 +89,7 @@ fn every_family_lists_the_names_serde_reads() {
     check::<SuspendMode>(None);
     check::<FlashScheduler>(None);
     check::<PageOrder>(None);
+    check::<Arbitration>(None);
     check::<TraceFormat>(None);
     check::<Pattern>(None);
     check::<ArrivalSpec>(Some("kind"));
@@ -107,7 +108,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 26);
+    assert_eq!(all.len(), 27);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

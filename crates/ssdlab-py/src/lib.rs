@@ -59,6 +59,13 @@ fn trace_info_json(py: Python<'_>, spec_json: &str, page_size: u64) -> PyResult<
     api::to_json(&info).map_err(to_py)
 }
 
+/// A flows file's TOML text (`ssdlab run --flows`) as a workload's JSON; `origin` names the
+/// file in errors and is where a trace's relative path starts.
+#[pyfunction]
+fn flows_json(text: &str, origin: &str) -> PyResult<String> {
+    api::parse_flows_toml(text, origin).map_err(to_py)
+}
+
 /// Every registry family (name, config key, default, members with summaries), as JSON.
 #[pyfunction]
 fn registries_json() -> PyResult<String> {
@@ -91,6 +98,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
     m.add_function(wrap_pyfunction!(device_json, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
+    m.add_function(wrap_pyfunction!(flows_json, m)?)?;
     m.add_function(wrap_pyfunction!(registries_json, m)?)?;
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     m.add_function(wrap_pyfunction!(workload_presets, m)?)?;

@@ -103,6 +103,10 @@ def result_columns(r: Result) -> dict[str, Any]:
         elif ann.startswith("dict[str, ") and ann[len("dict[str, "):-1] in SCALARS:
             for k, v in value.items():
                 out[f"{f.name}.{k}"] = _typed(ann[len("dict[str, "):-1], v)
+        elif f.name == "flows":
+            # Several flows: each flow's figures as flows.<name>.<field> columns (none otherwise).
+            for flow in value:
+                _loose(f"flows.{flow['name']}", {k: v for k, v in flow.items() if k != "name"}, out)
         elif ann == "Latency":
             for op in ("read", "write", "all"):
                 summary = getattr(value, op)

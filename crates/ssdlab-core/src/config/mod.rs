@@ -1,7 +1,7 @@
 //! Typed device configuration, one section per layer and its parts: `[geometry]` and
 //! `[timing]` (the flash), `[flash]` (its switches), `[ftl]` (which FTL, mapping, placement),
 //! `[gc]`, `[cache]` (the hybrid FTL's SLC cache), `[rain]` (the RAIN FTL's), `[write_cache]`
-//! (the DRAM cache layer); loaded from TOML with every field validated, named presets shipped
+//! (the DRAM cache layer), `[host]` (the host interface's arbitration); loaded from TOML with every field validated, named presets shipped
 //! in the crate, `section.key=value` overrides, and a one-line error for a key that moved
 //! (`renamed`).
 
@@ -10,6 +10,7 @@ mod cache;
 mod flash;
 mod flash_scheduler;
 mod geometry;
+mod host;
 mod mapping;
 mod page_types;
 mod partial;
@@ -32,6 +33,7 @@ pub use cache::{
 pub use flash::{FlashConfig, GcBlocking};
 pub use flash_scheduler::{FlashScheduler, DEFAULT_MAX_PASSES};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
+pub use host::{Arbitration, HostConfig, MAX_WEIGHT};
 pub use mapping::{CmtPolicy, MappingKind, CMT_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
 pub use page_types::{PageOrder, PageTimes};
 pub use partial::{PartialConfig, RlConfig};
@@ -78,6 +80,9 @@ pub struct DeviceConfig {
     /// The DRAM write cache between the host interface and the FTL (off by default).
     #[serde(default, skip_serializing_if = "WriteCacheConfig::is_default")]
     pub write_cache: WriteCacheConfig,
+    /// The host interface's command arbitration among several flows (`[host]`).
+    #[serde(default, skip_serializing_if = "HostConfig::is_default")]
+    pub host: HostConfig,
 }
 
 impl DeviceConfig {
@@ -182,6 +187,7 @@ impl DeviceConfig {
             self.rain.check(g.channels).map_err(err)?;
         }
         self.write_cache.check().map_err(err)?;
+        self.host.check().map_err(err)?;
         self.check_model().map_err(err)?;
         self.check_mapping_unit().map_err(err)?;
         Ok(())

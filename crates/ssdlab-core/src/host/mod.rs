@@ -3,33 +3,21 @@
 //! time (open loop, scaled) or as soon as one of `queue_depth` outstanding requests completes
 //! (closed loop) — and the interface keeps the clock of arrivals and completions.
 //!
-//! One submission queue today, with either replay mode (MQSim's host interface and SimpleSSD's
-//! HIL are the references; their multi-queue arbitration is issue 61's, which makes this layer
-//! several flows). The engine (`sim`) asks [`HostInterface::arrival`] before it serves a
-//! request and tells [`HostInterface::completed`] when the request is done.
+//! One flow has one submission queue and this clock; several flows (`trace::flows`) have one
+//! each,
+//! and the controller fetches from them by the arbitration of `[host]` (`arbitration`,
+//! `multi_queue`). MQSim's host interface and SimpleSSD's HIL are the references. The engine
+//! (`sim`) asks [`HostInterface::arrival`] before it serves a request and tells
+//! [`HostInterface::completed`] when the request is done.
+
+pub mod arbitration;
+pub mod multi_queue;
+
+pub use crate::trace::Replay;
+pub use multi_queue::MultiQueue;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-use serde::{Deserialize, Serialize};
-
-/// How request arrival times are decided.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Replay {
-    /// Requests arrive at their trace timestamps (rebased to the first), multiplied by
-    /// `time_scale` (0.5 replays twice as fast).
-    OpenLoop {
-        #[serde(default = "one")]
-        time_scale: f64,
-    },
-    /// `queue_depth` requests are outstanding at all times; each completion admits the next.
-    ClosedLoop { queue_depth: u32 },
-}
-
-fn one() -> f64 {
-    1.0
-}
 
 /// The closed loop's queue depth when none is given (`ssdlab run`, `ssdlab.simulate`, the
 /// experiments whose papers name none): 16, fio's common `iodepth` and an NVMe drive's

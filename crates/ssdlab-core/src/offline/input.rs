@@ -169,6 +169,11 @@ pub fn page_writes(
     let space_pages = match (spec, setup.logical_pages) {
         (_, Some(n)) => n,
         (WorkloadSpec::Trace(_), None) => u64::from(u32::MAX - 1),
+        (WorkloadSpec::Flows(_), None) => {
+            return Err(SsdError::Workload(
+                "flows: offline cleaning takes one workload, not several flows".into(),
+            ))
+        }
         (WorkloadSpec::Synthetic(_) | WorkloadSpec::Preset { .. } | WorkloadSpec::Fs(_), None) => {
             return Err(SsdError::config(
                 "offline.logical_pages",

@@ -6,6 +6,7 @@
 
 mod breakdown;
 mod decision;
+mod flows;
 mod iostat;
 mod memory;
 mod options;
@@ -83,6 +84,12 @@ pub struct Simulation {
     /// ahead, when an LBA map split them (see [`Request::fragment_follows`]).
     split_runs: Vec<(u64, u64)>,
     next_split_runs: Vec<(u64, u64)>,
+    /// Several flows (`Simulation::with_flows`), each with its own workload and submission
+    /// queue; `None` for a run of one workload.
+    flows: Option<Box<flows::Flows>>,
+    /// The request being served waited this long in its submission queue before the
+    /// controller fetched it (several flows with command slots; 0 otherwise).
+    wait_ns: u64,
 }
 
 /// What the run recorded: latencies, counts and the sampled time series.
@@ -152,6 +159,8 @@ impl Simulation {
             erase_base: Vec::new(),
             split_runs: Vec::new(),
             next_split_runs: Vec::new(),
+            flows: None,
+            wait_ns: 0,
             cfg,
             opts,
         };
@@ -263,6 +272,9 @@ impl Simulation {
     /// Serve up to `budget` more requests. Returns true when the workload is exhausted (or the
     /// request limit reached).
     pub fn advance(&mut self, budget: u64) -> Result<bool> {
+        if self.flows.is_some() {
+            return self.advance_flows(budget);
+        }
         let limit = self.opts.max_requests.unwrap_or(u64::MAX);
         let mut served = 0;
         while served < budget && !self.finished {
@@ -295,20 +307,33 @@ impl Simulation {
                     }
                     self.serve(req, first, pages, at)?;
                     served += 1;
-                    if self.opts.check_every > 0
-                        && self.rec.counts.total % self.opts.check_every == 0
-                    {
-                        self.device.check_invariants().map_err(|m| {
-                            crate::SsdError::Invalid(format!(
-                                "FTL invariant broken after request {}: {m}",
-                                self.rec.counts.total
-                            ))
-                        })?;
-                    }
+                    self.check_now()?;
                 }
             }
         }
         Ok(self.finished)
+    }
+
+    /// Verify the FTL invariants when `check_every` says so (tests). In line, with the check
+    /// itself out of line: as a call it cost ~40 instructions a request with checks off
+    /// (docs/speed.md, "Several flows").
+    #[inline(always)]
+    fn check_now(&self) -> Result<()> {
+        if self.opts.check_every > 0 && self.rec.counts.total % self.opts.check_every == 0 {
+            return self.check_invariants_now();
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_invariants_now(&self) -> Result<()> {
+        self.device.check_invariants().map_err(|m| {
+            crate::SsdError::Invalid(format!(
+                "FTL invariant broken after request {}: {m}",
+                self.rec.counts.total
+            ))
+        })
     }
 
     /// Fetch the next host request of the workload into `ahead_req`, with its first page run —
@@ -419,6 +444,7 @@ impl Simulation {
                 .source
                 .host_fs()
                 .and_then(|f| serde_json::to_value(f).ok()),
+            flows: self.flow_reports(),
             series: self.rec.series.clone(),
         }
     }

@@ -47,6 +47,27 @@ pub struct LatencyRecorder {
     flush: Track,
 }
 
+/// One latency distribution (a flow's queue waits, say), summarised like a type's.
+#[derive(Debug, Clone)]
+pub struct LatencyTrack(Track);
+
+impl Default for LatencyTrack {
+    fn default() -> Self {
+        LatencyTrack(Track::new())
+    }
+}
+
+impl LatencyTrack {
+    /// Record a value in ns (values of 0 are kept: a wait of nothing is a wait).
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.0.record(ns);
+    }
+    pub fn summary(&self) -> LatencySummary {
+        summarize(&self.0)
+    }
+}
+
 /// The percentiles every result reports, in microseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct LatencySummary {

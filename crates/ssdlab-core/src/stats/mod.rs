@@ -2,6 +2,7 @@
 //! the device's layers report), and sampled time series.
 
 mod flash;
+mod flows;
 mod hybrid;
 mod latency;
 mod mapping;
@@ -11,10 +12,11 @@ mod series;
 mod write_cache;
 
 pub use flash::{FlashReport, SchedulingReport, SuspendReport};
+pub use flows::{FlowRecorder, FlowReport};
 pub use hybrid::{DecisionPoint, HybridReport, RlState, SlcObservation, RL_BINS};
 pub use latency::{
     coarse_bin, Distribution, Distributions, LatencyRecorder, LatencyReport, LatencySummary,
-    COARSE_BINS_PER_DECADE,
+    LatencyTrack, COARSE_BINS_PER_DECADE,
 };
 pub use mapping::{MappingReport, WafSplit};
 pub use rain::{RainReport, RainStats, TtflashReport};

@@ -72,6 +72,10 @@ pub struct SimResult {
     /// pending …) of a file-system workload; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_fs: Option<serde_json::Value>,
+    /// Each flow's own figures, in the flows' order (runs of several flows,
+    /// `WorkloadSpec::Flows`; absent otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<super::FlowReport>,
     #[serde(skip)]
     pub series: TimeSeries,
 }

@@ -7,7 +7,7 @@ use super::request::{forward_to_inner, Request, RequestSource};
 use super::skips::NonEmpty;
 use super::spec::{TraceSpec, WorkloadSpec};
 use super::synthetic::Synthetic;
-use crate::error::Result;
+use crate::error::{Result, SsdError};
 
 /// Stops a source after `limit` requests.
 struct Take {
@@ -107,5 +107,10 @@ pub fn open_workload(
             page_size,
             seed,
         )?)),
+        WorkloadSpec::Flows(_) => Err(SsdError::Workload(
+            "flows: several flows run only as a whole simulation (ssdlab run, ssdlab.simulate, \
+             sweeps); this command takes one workload"
+                .into(),
+        )),
     }
 }

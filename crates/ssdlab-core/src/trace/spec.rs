@@ -11,7 +11,8 @@ use super::format::TraceFormat;
 use super::lba_map::LbaMapMode;
 use crate::error::{Result, SsdError};
 
-/// A workload: a trace file, a synthetic generator or a file-system benchmark, tagged by `kind`.
+/// A workload: a trace file, a synthetic generator, a file-system benchmark or several flows,
+/// tagged by `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum WorkloadSpec {
@@ -26,6 +27,10 @@ pub enum WorkloadSpec {
     /// A benchmark on a host file system (`trace::fs`), e.g. `{"kind": "fs", "personality":
     /// "fileserver", "requests": 20000, "trim": "none", "stale_fraction": 0.5}`.
     Fs(super::fs::FsSpec),
+    /// Several flows, each a workload of its own through its own submission queue
+    /// (`trace::flows`, run by `sim::flows`): `{"kind": "flows", "flows": [{"name": "reader", "workload": {...},
+    /// "replay": {"mode": "closed-loop", "queue_depth": 4}, "priority": "high"}, ...]}`.
+    Flows(super::flows::FlowsSpec),
 }
 
 fn one_pass() -> u32 {

@@ -34,7 +34,11 @@ impl Ftl {
     /// copies need. With a cached map whose CMT may write translation pages, two blocks are
     /// kept: GC may need one for its data frontier and one for the translation frontier (a
     /// translation block's copies, the batch updates after an erase) in the same run.
-    #[inline]
+    ///
+    /// The common case in line, the rest out of line: as one `#[inline]` function, a change
+    /// elsewhere in the crate (issue 61's flows) moved it out of line, +5 % instructions on the
+    /// bench (docs/speed.md, "Several flows").
+    #[inline(always)]
     pub fn host_can_write(&self, plane: u32) -> bool {
         // Every host frontier must have room or be able to open a block: the stream a page goes
         // to is only known when it is written. Once the free pool is empty, the frontier pages
@@ -46,6 +50,12 @@ impl Ftl {
         if free >= self.room_free {
             return true;
         }
+        self.host_can_write_short(plane, free)
+    }
+
+    /// [`Self::host_can_write`] with fewer free blocks than frontiers and the reserve.
+    #[inline(never)]
+    fn host_can_write_short(&self, plane: u32, free: usize) -> bool {
         let reserve = self.room_free - self.room_streams;
         let base = plane as usize * self.streams;
         let host = self.place.host_streams() as usize;

@@ -142,7 +142,7 @@ impl VictimIndex {
 
     /// A page of an indexed block was invalidated; its valid count went from `old_valid` down by
     /// one. Only greedy's buckets care.
-    #[inline]
+    #[inline(always)]
     pub fn on_invalidate(&mut self, block: u32, old_valid: u32) {
         let plane = self.plane_of(block);
         if let Kind::Buckets {

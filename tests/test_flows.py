@@ -1,0 +1,113 @@
+"""Several flows (issue 61) from the command line and the Python API: `ssdlab run --flows FILE`,
+`ssdlab.workload.flows(...)`, the per-flow results in the JSON and the table, and bad flows files
+answered in one line naming the file's line or the flow and its field."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ssdlab
+from ssdlab import workload
+from test_cli import assert_one_line_error
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "docs" / "flows" / "two-tenants.toml"
+
+SMALL = """
+[[flow]]
+name = "reader"
+priority = "high"
+replay = { mode = "closed-loop", queue_depth = 2 }
+workload = { kind = "synthetic", pattern = "zipf", requests = 1500, read_fraction = 0.9 }
+
+[[flow]]
+name = "writer"
+priority = "low"
+workload = { kind = "synthetic", pattern = "uniform", requests = 3000 }
+"""
+
+
+def test_a_flows_file_runs_and_reports_each_flow(cli, tmp_path):
+    f = tmp_path / "two.toml"
+    f.write_text(SMALL)
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "--flows", str(f), "--no-precondition", "-q", "8",
+            "--set", "host.arbitration=weighted-round-robin", "--set", "host.command_slots=4", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "reader" in p.stdout and "writer" in p.stdout and "flows (latency µs from submission)" in p.stdout
+    r = json.loads(out.read_text())
+    names = [x["name"] for x in r["flows"]]
+    assert names == ["reader", "writer"]
+    assert sum(x["requests"]["total"] for x in r["flows"]) == r["requests"]["total"] == 4500
+    # The writer has no replay of its own: closed loop at the run's -q 8 (its workload has no times).
+    assert r["flows"][0]["priority"] == "high" and r["flows"][1]["priority"] == "low"
+    assert r["flows"][1]["latency_us"]["all"]["count"] == 3000
+    # The run can be run again from its JSON, to the same figures.
+    again = tmp_path / "again.json"
+    p = cli("run", "--from", str(out), "--json", str(again))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(again.read_text())["flows"] == r["flows"]
+
+
+def test_the_shipped_example_is_valid():
+    spec = workload.flows_file(EXAMPLE)
+    assert [f["name"] for f in spec["flows"]] == ["reader", "writer"]
+
+
+def test_the_api_runs_flows_and_one_flow_is_the_workload_alone():
+    wl = workload.synthetic("hotcold", 3000, read_fraction=0.3)
+    alone = ssdlab.simulate("tiny", wl, seed=2, queue_depth=4)
+    one = ssdlab.simulate("tiny", workload.flows({"workload": wl, "range": "shared"}), seed=2, queue_depth=4)
+    assert one.latency_us == alone.latency_us and one.waf == alone.waf
+    assert one.flows[0]["latency_us"]["all"]["p99"] == alone.latency_us.all.p99
+    assert alone.flows == []
+    two = ssdlab.simulate("tiny", workload.flows({"workload": wl, "name": "a"}, {"workload": wl, "name": "b"}), seed=2)
+    assert [f["name"] for f in two.flows] == ["a", "b"]
+    assert "flows" in two.to_dict() and "flows" not in alone.to_dict()
+
+
+@pytest.mark.parametrize("text, fragments", [
+    ('[[flow]]\nqd = 4\nworkload = { kind = "synthetic", pattern = "uniform", requests = 10 }\n', [":2:", "qd"]),
+    ('[[flow]]\nname = "x"\n', ["bad.toml", "workload"]),
+    ('[[flow]]\nname = "a"\nrange = { start = 0.0, size = 0.6 }\nworkload = { kind = "synthetic", pattern = "uniform", requests = 10 }\n'
+     '[[flow]]\nname = "b"\nrange = { start = 0.5, size = 0.5 }\nworkload = { kind = "synthetic", pattern = "uniform", requests = 10 }\n',
+     ["flows[1] (b): range", "overlap"]),
+    ('[[flow]]\npriority = "highest"\nworkload = { kind = "synthetic", pattern = "uniform", requests = 10 }\n',
+     [":2:", "highest"]),
+    ("not toml [", ["bad.toml:1"]),
+])
+def test_bad_flows_files_are_one_line(cli, tmp_path, text, fragments):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    p = cli("run", "-d", "tiny", "--flows", str(f), "--no-precondition")
+    assert_one_line_error(p, *fragments)
+
+
+def test_workload_options_with_flows_are_refused(cli, tmp_path):
+    f = tmp_path / "two.toml"
+    f.write_text(SMALL)
+    assert_one_line_error(cli("run", "-d", "tiny", "--flows", str(f), "-w", "zipf"), "--workload/-w", "--flows")
+    assert_one_line_error(cli("run", "-d", "tiny", "--flows", str(f), "-t", str(f)), "--flows", "--trace")
+    assert_one_line_error(cli("run", "-d", "tiny", "--flows", str(tmp_path / "none.toml")), "none.toml")
+    assert_one_line_error(cli("run", "-d", "tiny", "--flows", str(f), "--set", "host.burst=3"), "host.burst")
+
+
+def test_the_api_refuses_what_is_not_a_flow():
+    with pytest.raises(TypeError):
+        workload.flows("uniform")  # type: ignore[arg-type]
+    with pytest.raises(ssdlab.WorkloadError, match="flows"):
+        ssdlab.simulate("tiny", workload.flows({"name": "x"}))
+
+
+def test_sweep_columns_have_each_flow_and_no_flows_column_without_flows():
+    from ssdlab.sweeps.runner import result_columns
+
+    wl = workload.synthetic("uniform", 500)
+    alone = result_columns(ssdlab.simulate("tiny", wl))
+    assert not any(k.startswith("flows") for k in alone)
+    two = result_columns(ssdlab.simulate("tiny", workload.flows({"workload": wl, "name": "a"},
+                                                                {"workload": wl, "name": "b"})))
+    assert two["flows.a.requests.total"] == two["flows.b.requests.total"] == 500
+    assert two["flows.b.latency_us.read.p99"] >= 0 and "flows.a.queue_wait_us.mean" in two
