@@ -111,3 +111,25 @@ def test_sweep_columns_have_each_flow_and_no_flows_column_without_flows():
                                                                 {"workload": wl, "name": "b"})))
     assert two["flows.a.requests.total"] == two["flows.b.requests.total"] == 500
     assert two["flows.b.latency_us.read.p99"] >= 0 and "flows.a.queue_wait_us.mean" in two
+
+
+def test_the_tenants_experiment_reports_slowdowns_and_draws_each_flow(cli, tmp_path):
+    from ssdlab import plots
+
+    out, rep = tmp_path / "t.json", tmp_path / "t.html"
+    p = cli("experiment", "tenants", "-d", "tiny", "-n", "800", "--row", "rr", "--row", "wrr+fair",
+            "--json", str(out), "--report", str(rep))
+    assert p.returncode == 0, p.stderr
+    assert "fairness" in p.stdout and "reader slowdown" in p.stdout and "Warning" not in p.stderr
+    d = json.loads(out.read_text())
+    assert d["experiment"] == "tenants" and d["rows"] == ["rr", "wrr+fair"] and d["flows"] == ["reader", "writer"]
+    for r in d["rows"]:
+        c = d["configs"][r]
+        assert len(c["slowdown"]) == 2 and 0 < c["fairness"] <= 1
+        assert [f["name"] for f in c["together"]["flows"]] == ["reader", "writer"]
+    src = plots.load(out)
+    assert src.kind == "tenants" and "ccdf" in plots.available(src)
+    labels = [g.label for g in src.groups if "read" in g.histogram]
+    assert labels == ["rr · reader", "wrr+fair · reader"]
+    assert rep.is_file()
+    assert_one_line_error(cli("experiment", "tenants", "--row", "nope"), "--row nope")

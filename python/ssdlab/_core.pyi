@@ -7,10 +7,10 @@ import numpy.typing as npt
 __all__ = [
     "ConfigError", "DETECT_DEFAULT_WINDOW", "DecisionSimulator", "Detector", "DeviceFullError", "Simulation",
     "SlcDecisionSimulator", "SsdlabError", "TraceError", "Tree", "WorkloadError", "__git_commit__", "__version__",
-    "defaults_json", "detect_experiment", "detect_feature_names", "device_json", "fill_experiment_json",
+    "defaults_json", "detect_experiment", "detect_feature_names", "device_json", "fill_experiment_json", "flows_json",
     "iostat_columns", "iostat_series", "offline_table_one_json", "preset_names", "preset_toml", "proc_snapshot_text",
     "recording_features", "registries_json", "rlgc_experiment_json", "run_offline_json", "slc_experiment_json",
-    "tails_experiment_json", "trace_info_json", "ttflash_experiment_json", "tune_ust_json", "workload_presets",
+    "tails_experiment_json", "tenants_experiment_json", "trace_info_json", "ttflash_experiment_json", "tune_ust_json", "workload_presets",
 ]
 
 __version__: str
@@ -80,6 +80,11 @@ def ttflash_experiment_json(
 def tails_experiment_json(
     device: str, origin: str, overrides: list[str], workload_json: str, options_json: str, rows: list[str],
     jobs: int | None = ..., progress: _Progress = ...,
+) -> str: ...
+
+def tenants_experiment_json(
+    device: str, origin: str, overrides: list[str], flows_json: Optional[str], requests: int, options_json: str,
+    rows: list[str], jobs: int | None = ..., progress: _Progress = ...,
 ) -> str: ...
 
 def rlgc_experiment_json(setup_json: str, progress: _Progress = ...) -> str: ...

@@ -172,6 +172,51 @@ pub fn tails_experiment(
     Ok(v.to_string())
 }
 
+/// Tenants (`experiments::tenants`) on `device` (a preset or TOML text, `origin` for its
+/// errors) with `overrides` after the experiment's `host.command_slots`, every row (all when
+/// `rows` is empty) on `flows` (a flows workload; `None`: the default reader and writer,
+/// `requests` the reader's); JSON (`rows`, `flows`, `configs.<row>`).
+#[allow(clippy::too_many_arguments)]
+pub fn tenants_experiment(
+    device: &str,
+    origin: &str,
+    overrides: &[String],
+    flows: Option<&WorkloadSpec>,
+    requests: u64,
+    options: SimOptions,
+    rows: &[String],
+    jobs: usize,
+    progress: &crate::experiments::parallel::Progress,
+) -> Result<String> {
+    use crate::experiments::tenants;
+    let rows: Vec<String> = if rows.is_empty() {
+        tenants::ROWS.iter().map(|(n, _)| n.to_string()).collect()
+    } else {
+        rows.to_vec()
+    };
+    let spec = match flows {
+        None => tenants::default_flows(requests)?,
+        Some(WorkloadSpec::Flows(f)) => f.clone(),
+        Some(_) => {
+            return Err(SsdError::Workload(
+                "tenants: expected a flows workload (several flows), not one workload".into(),
+            ))
+        }
+    };
+    let devices = rows
+        .iter()
+        .map(|r| {
+            let mut all = vec![format!("host.command_slots={}", tenants::DEFAULT_SLOTS)];
+            all.extend(overrides.iter().cloned());
+            all.extend(tenants::row_settings(r)?.iter().map(|s| s.to_string()));
+            load_device(device, origin, &all)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let name = devices[0].name.clone();
+    let v = tenants::compare(&name, &rows, &devices, &spec, &options, jobs, progress)?;
+    Ok(v.to_string())
+}
+
 /// The memory a simulation of `device` needs (default options) and what is available, as
 /// JSON: `estimate_bytes`, `estimate` (e.g. "30.7 GiB"), `breakdown` (pages × bytes per page,
 /// plus blocks × bytes per block, plus the rest), `available_bytes` and `available_source` (null
@@ -360,6 +405,8 @@ pub fn defaults() -> serde_json::Value {
         "ttflash_stacks": crate::experiments::ttflash::STACKS,
         "ttflash_artifact_nogc": crate::experiments::ttflash::ARTIFACT_NOGC,
         "ttflash_mechanisms": crate::config::MECHANISMS,
+        "tenants_rows": crate::experiments::tenants::ROWS.iter().map(|(n, s)| serde_json::json!({"name": n, "settings": s})).collect::<Vec<_>>(),
+        "tenants_slots": crate::experiments::tenants::DEFAULT_SLOTS,
         "tails_rows": crate::experiments::tails::ROWS.iter().map(|(n, s)| serde_json::json!({"name": n, "settings": s})).collect::<Vec<_>>(),
         "experiment_jobs": crate::experiments::parallel::AUTO_JOBS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,

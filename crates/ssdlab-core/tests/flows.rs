@@ -274,3 +274,167 @@ fn bad_flow_specs_name_the_flow_and_the_field() {
         "{e}"
     );
 }
+
+#[test]
+fn the_tenants_experiment_reports_slowdowns_against_each_flow_alone() {
+    let rows: Vec<String> = ["rr", "wrr", "wrr+read-first"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let opts = api::parse_options(
+        &json!({"seed": 1, "replay": closed(8), "precondition": {"random_passes": 0.5}})
+            .to_string(),
+    )
+    .expect("options");
+    let text = api::tenants_experiment(
+        "tiny",
+        "tiny",
+        &[],
+        None,
+        1500,
+        opts,
+        &rows,
+        0,
+        &Default::default(),
+    )
+    .expect("tenants");
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(v["flows"], json!(["reader", "writer"]));
+    for r in &rows {
+        let c = &v["configs"][r];
+        let s: Vec<f64> = c["slowdown"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(s.iter().all(|&x| x > 0.0), "{r}: {s:?}");
+        let fairness = c["fairness"].as_f64().unwrap();
+        let want =
+            s.iter().cloned().fold(f64::INFINITY, f64::min) / s.iter().cloned().fold(0.0, f64::max);
+        assert!((fairness - want).abs() < 1e-12, "{r}");
+        // Each slowdown is the flow's mean latency together over alone.
+        for i in 0..2 {
+            let t = c["together"]["flows"][i]["latency_us"]["all"]["mean"]
+                .as_f64()
+                .unwrap();
+            let a = c["alone"][i]["flows"][0]["latency_us"]["all"]["mean"]
+                .as_f64()
+                .unwrap();
+            assert!((s[i] - t / a).abs() < 1e-12);
+            // Alone, a flow keeps its range.
+            assert_eq!(
+                c["alone"][i]["flows"][0]["first_page"],
+                c["together"]["flows"][i]["first_page"]
+            );
+            assert_eq!(
+                c["alone"][i]["requests"]["total"],
+                c["together"]["flows"][i]["requests"]["total"]
+            );
+        }
+    }
+    // With one queue the arbitration has nothing to choose: each flow alone is the same run
+    // under round robin and weighted round robin.
+    assert_eq!(v["configs"]["rr"]["alone"], v["configs"]["wrr"]["alone"]);
+    // The writer's GC slows the reader down.
+    assert!(v["configs"]["rr"]["slowdown"][0].as_f64().unwrap() > 1.0);
+}
+
+/// A reader beside a bulk writer on `tiny`, together, under `scheduler`.
+fn reader_beside_writer(scheduler: &str) -> Value {
+    let flows = json!({"kind": "flows", "flows": [
+        {"name": "reader", "workload": reads(3000), "replay": closed(2)},
+        {"name": "writer", "workload": {"kind": "synthetic", "pattern": "uniform", "requests": 6000, "request_pages": 4}, "replay": closed(16)},
+    ]});
+    let opts = json!({"seed": 1, "precondition": {"random_passes": 1.0}});
+    run(
+        "tiny",
+        &[&format!("flash.scheduler=\"{scheduler}\"")],
+        &flows,
+        &opts,
+    )
+    .expect("run")
+}
+
+#[test]
+fn the_fair_scheduler_lets_the_low_intensity_flow_pass_the_bulk_writer() {
+    let fcfs = reader_beside_writer("fcfs");
+    let fair = reader_beside_writer("fair");
+    let mean = |r: &Value, i: usize| r["flows"][i]["latency_us"]["all"]["mean"].as_f64().unwrap();
+    let sched = &fair["flash"]["scheduling"];
+    assert!(sched["reads_passing"].as_u64().unwrap() > 0, "{sched}");
+    // The reader waits less; passing moves times, not data.
+    assert!(
+        mean(&fair, 0) < mean(&fcfs, 0),
+        "reader {} vs fcfs {}",
+        mean(&fair, 0),
+        mean(&fcfs, 0)
+    );
+    for k in ["erases", "gc_pages_copied", "host_pages_written"] {
+        assert_eq!(fair[k], fcfs[k], "{k}");
+    }
+}
+
+/// Random multi-flow setups on `tiny` (2–4 flows of random patterns, replays, priorities and
+/// ranges, under a random arbitration, slot count and flash scheduler): the FTL's invariants
+/// hold after every few requests, every flow's commands are counted once, and the same seed
+/// gives the same result bit for bit.
+#[test]
+fn random_multi_flow_setups_keep_the_invariants_and_are_deterministic() {
+    use rand::Rng;
+    let cases = crate::support::fuzz::env_u64("SSDLAB_FLOW_CASES").unwrap_or(24);
+    let mut rng = ssdlab_core::rng::stream(61, "test-flows");
+    let patterns = ["uniform", "hotcold", "zipf", "sequential"];
+    let priorities = ["urgent", "high", "medium", "low"];
+    let schedulers = ["fcfs", "read-first", "preemptible-gc", "fair"];
+    for case in 0..cases {
+        let n = rng.gen_range(2..=4usize);
+        let shared = rng.gen_bool(0.3);
+        let flows: Vec<Value> = (0..n)
+            .map(|i| {
+                let replay = if rng.gen_bool(0.7) {
+                    closed(rng.gen_range(1..=16))
+                } else {
+                    json!({"mode": "open-loop", "time_scale": 1.0})
+                };
+                let mut w = json!({"kind": "synthetic", "pattern": patterns[rng.gen_range(0..4)],
+                                   "requests": rng.gen_range(200..1500u64),
+                                   "read_fraction": rng.gen_range(0.0..1.0f64),
+                                   "request_pages": rng.gen_range(1..=4u32)});
+                if replay["mode"] == "open-loop" {
+                    w["arrival"] =
+                        json!({"kind": "poisson", "iops": rng.gen_range(500.0..20000.0f64)});
+                }
+                json!({"name": format!("f{i}"), "workload": w, "replay": replay,
+                       "priority": priorities[rng.gen_range(0..4)],
+                       "range": if shared { json!("shared") } else { json!("partition") }})
+            })
+            .collect();
+        let spec = json!({"kind": "flows", "flows": flows});
+        let arbitration = if rng.gen_bool(0.5) {
+            "round-robin"
+        } else {
+            "weighted-round-robin"
+        };
+        let overrides = [
+            format!("host.arbitration=\"{arbitration}\""),
+            format!("host.command_slots={}", rng.gen_range(0..8u32)),
+            format!("host.burst={}", 1u32 << rng.gen_range(0..3)),
+            format!("flash.scheduler=\"{}\"", schedulers[rng.gen_range(0..4)]),
+        ];
+        let o: Vec<&str> = overrides.iter().map(|s| s.as_str()).collect();
+        let opts = json!({"seed": case, "check_every": 7, "precondition": {"random_passes": 0.3}});
+        let a = run("tiny", &o, &spec, &opts)
+            .unwrap_or_else(|e| panic!("case {case} ({overrides:?}, {spec}): {e}"));
+        let total: u64 = (0..n)
+            .map(|i| a["flows"][i]["requests"]["total"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            total,
+            a["requests"]["total"].as_u64().unwrap(),
+            "case {case}"
+        );
+        let b = run("tiny", &o, &spec, &opts).expect("again");
+        assert_eq!(a, b, "case {case}: same seed, different result");
+    }
+}

@@ -108,6 +108,45 @@ pub fn tails_experiment_json(
     .map_err(to_py)
 }
 
+/// `tenants_experiment_json`: tenants (`ssdlab_core::experiments::tenants`) on one device, the
+/// GIL released; the default reader and writer when `flows_json` is `None`.
+#[pyfunction]
+#[pyo3(signature = (device, origin, overrides, flows_json, requests, options_json, rows, jobs=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn tenants_experiment_json(
+    py: Python<'_>,
+    device: &str,
+    origin: &str,
+    overrides: Vec<String>,
+    flows_json: Option<&str>,
+    requests: u64,
+    options_json: &str,
+    rows: Vec<String>,
+    jobs: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let jobs = jobs.unwrap_or(ssdlab_core::experiments::parallel::AUTO_JOBS);
+    let flows = flows_json
+        .map(api::parse_workload)
+        .transpose()
+        .map_err(to_py)?;
+    let opts = api::parse_options(options_json).map_err(to_py)?;
+    with_progress(py, progress, |p| {
+        api::tenants_experiment(
+            device,
+            origin,
+            &overrides,
+            flows.as_ref(),
+            requests,
+            opts,
+            &rows,
+            jobs,
+            &p,
+        )
+    })?
+    .map_err(to_py)
+}
+
 /// `rlgc_experiment_json`: every run of the RL-assisted GC comparison (Kang et al., TECS 2017)
 /// from a JSON setup (`ssdlab_core::experiments::rlgc::RlgcSetup`), the GIL released.
 #[pyfunction]

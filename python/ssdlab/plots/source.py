@@ -176,6 +176,25 @@ def _tails(path: Path, d: dict) -> Source:
                   groups, d, op="read")
 
 
+def _tenants(path: Path, d: dict) -> Source:
+    """Groups: each row's flows, run together (``row · flow``), with that flow's latency
+    distributions: a CCDF of reads shows the reader under each setting."""
+    groups = []
+    for r in d["rows"]:
+        c = d["configs"][r]
+        hist = c.get("latency_histogram") or []
+        for i, name in enumerate(d["flows"]):
+            f = dict(c["together"]["flows"][i])
+            # A type the flow never issued has no latencies (the writer's reads): left out, not 0.
+            f["latency_us"] = {op: s for op, s in f["latency_us"].items() if s.get("count")}
+            scalars = flatten({**f, "slowdown": c["slowdown"][i], "fairness": c["fairness"],
+                               "throughput_iops": c["throughput_iops"]})
+            h = histograms(hist[i], f"configs.{r}.latency_histogram[{i}]") if i < len(hist) else {}
+            groups.append(Group(f"{r} · {name}", scalars, h, facet=str(name)))
+    return Source(path, "tenants", f"Tenants · {d.get('device')} · {', '.join(map(str, d['flows']))}", groups, d,
+                  op="read")
+
+
 def _slc(path: Path, d: dict) -> Source:
     groups = []
     for u, runs in d["utilisations"].items():
@@ -254,6 +273,7 @@ READERS: dict[str, tuple[Callable[[dict], bool], Callable[[Path, dict], Source]]
     "run": (lambda d: "setup" in d and "latency_us" in d and "waf" in d, _run),
     "rlgc": (lambda d: "schedulers" in d and "repeat" in d, _rlgc),
     "ttflash": (lambda d: "configs" in d and "stacks" in d, _ttflash),
+    "tenants": (lambda d: "configs" in d and "rows" in d and "flows" in d, _tenants),
     "tails": (lambda d: "configs" in d and "rows" in d, _tails),
     "slc": (lambda d: "utilisations" in d and isinstance(d["utilisations"], dict), _slc),
     "fill": (lambda d: "points" in d and "cache_gb" in d, _fill),

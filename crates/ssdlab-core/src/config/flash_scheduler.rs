@@ -1,5 +1,5 @@
 //! `flash.scheduler` and `flash.max_passes`: the order a die serves its queued array
-//! operations in. The mechanism is `flash::queue`.
+//! operations in. The mechanism is `flash::queue` (`flash::fair` for `fair`'s intensities).
 
 use serde::{Deserialize, Serialize};
 use strum::{EnumIter, EnumMessage, IntoStaticStr};
@@ -31,6 +31,11 @@ pub enum FlashScheduler {
     /// except forced GC (Lee et al., IEEE TCAD 2013, "Preemptible I/O scheduling of garbage
     /// collection for solid state drives").
     PreemptibleGc,
+    /// Several flows: a host operation of a flow that is low-intensity on its die passes
+    /// queued host operations of high-intensity flows (the first of FLIN's three stages,
+    /// fairness-aware queue insertion: Tavakkol et al., ISCA 2018; its priority arbitration
+    /// and wait-balancing stages are not modelled). One flow: first come, first served.
+    Fair,
 }
 
 crate::config::impl_registry!(

@@ -8,6 +8,7 @@ pub mod parallel;
 pub mod rlgc;
 pub mod slc;
 pub mod tails;
+pub mod tenants;
 pub mod ttflash;
 
 /// The experiments, one per paper (`ssdlab experiment NAME`).
@@ -50,6 +51,10 @@ pub enum Experiment {
     /// suspension, read-first and preemptible-GC scheduling, Tiny-Tail Flash, on one device
     /// and workload — read and write tails, throughput, erases, WAF.
     Tails,
+    /// Tenants (issue 61): a latency-sensitive reader beside a GC-inducing writer under each
+    /// host arbitration and flash scheduler — each flow's p99.9 and slowdown against running
+    /// alone, the fairness index (FLIN's min/max slowdown), total throughput.
+    Tenants,
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");

@@ -9,6 +9,7 @@
 
 mod channel;
 mod explain;
+mod fair;
 mod group;
 mod page_types;
 mod queue;

@@ -5,7 +5,10 @@
 //! al., FAST 2018); `preemptible-gc` lets host reads and writes pass GC steps that have
 //! not started (Lee, Kim, Oral, Shipman, Dillow, Wang, "Preemptible I/O scheduling of garbage
 //! collection for solid state drives", IEEE TCAD 2013: GC is preempted at page-copy
-//! boundaries and resumed after the host request).
+//! boundaries and resumed after the host request); `fair` (several flows) lets a host
+//! operation of a flow that is low-intensity on its die pass queued host operations of
+//! high-intensity flows (FLIN's fairness-aware queue insertion, Tavakkol et al., ISCA 2018;
+//! the intensities are `flash::fair`'s).
 //!
 //! An operation that is running is never cut (that is suspension's job, `flash::suspend`):
 //! a passing operation starts when the step running at its ready time ends — one page copy of
@@ -26,6 +29,7 @@
 
 use std::collections::VecDeque;
 
+use super::fair::Intensity;
 use super::{GcSpan, OpDone, ReadParts, Resources};
 use crate::config::{DeviceConfig, FlashScheduler};
 use crate::stats::SchedulingReport;
@@ -56,6 +60,10 @@ struct Queued {
     op: Op,
     plane: u32,
     passes: u32,
+    /// Its flow (a GC step's: the flow whose request was served when it was reserved) and
+    /// whether the flow was low-intensity on this die when the operation was queued (`fair`).
+    flow: u16,
+    low: bool,
 }
 
 /// One time line's queued operations, in time order, and the time before which none passes.
@@ -76,6 +84,12 @@ pub(super) struct Queues {
     report: SchedulingReport,
     gc_delay_ns: u64,
     host_delay_ns: u64,
+    /// The flow of the host operations being reserved (`Resources::set_flow`; 0 with one
+    /// workload), whether it is low-intensity on the die of the last one, and each die's
+    /// intensities (`fair` only).
+    flow: u16,
+    low: bool,
+    intensity: Option<Box<Intensity>>,
 }
 
 impl Queues {
@@ -92,6 +106,10 @@ impl Queues {
             report: SchedulingReport::default(),
             gc_delay_ns: 0,
             host_delay_ns: 0,
+            flow: 0,
+            low: false,
+            intensity: (cfg.flash.scheduler == FlashScheduler::Fair)
+                .then(|| Box::new(Intensity::new(cfg, time_lines))),
         }))
     }
 
@@ -103,6 +121,9 @@ impl Queues {
         match (self.kind, q.op) {
             (FlashScheduler::ReadFirst, Op::HostProgram | Op::Gc) => read,
             (FlashScheduler::PreemptibleGc, Op::Gc) => true,
+            (FlashScheduler::Fair, Op::HostRead | Op::HostProgram | Op::Gc) => {
+                self.low && !q.low && q.flow != self.flow
+            }
             _ => false,
         }
     }
@@ -119,6 +140,10 @@ impl Queues {
             let old = line.ops.pop_front().map_or(0, |q| q.end);
             line.floor = line.floor.max(old);
         }
+        // A GC step is charged to the flow whose request was being served when it was
+        // reserved (FLIN's third stage charges GC to the flows whose writes cause it), and
+        // is never low-intensity.
+        let host = matches!(op, Op::HostRead | Op::HostProgram);
         line.ops.push_back(Queued {
             start,
             end,
@@ -126,6 +151,8 @@ impl Queues {
             op,
             plane,
             passes: 0,
+            flow: self.flow,
+            low: host && self.low,
         });
     }
 
@@ -196,11 +223,24 @@ impl Resources {
     /// Where a host operation on `plane` ready at `ready` starts by passing queued work, and
     /// the index of the first operation it passes (`None`: it passes nothing, FCFS).
     fn passing(&mut self, plane: u32, ready: u64, read: bool) -> Option<(u64, usize)> {
+        let key = self.queue_key(plane);
+        if let Some(qs) = self.queues.as_deref_mut() {
+            if let Some(i) = &mut qs.intensity {
+                qs.low = i.note(key, qs.flow, ready, read);
+            }
+        }
         if self.plane_free_at(plane) <= ready {
             return None;
         }
-        let key = self.queue_key(plane);
         self.queues.as_deref_mut()?.pass_point(key, ready, read)
+    }
+
+    /// The host operations reserved from now on are flow `flow`'s (several flows; the
+    /// `fair` scheduler tells flows apart by it).
+    pub fn set_flow(&mut self, flow: u16) {
+        if let Some(q) = &mut self.queues {
+            q.flow = flow;
+        }
     }
 
     /// The host operation placed at `at` on `plane` over `[at, done)` as operation `i` of its
@@ -247,6 +287,8 @@ impl Resources {
                 op,
                 plane,
                 passes: 0,
+                flow: qs.flow,
+                low: qs.low,
             },
         );
         let end = line.ops.back().map_or(done, |q| q.end);
@@ -364,6 +406,9 @@ impl Queues {
             report: SchedulingReport::default(),
             gc_delay_ns: 0,
             host_delay_ns: 0,
+            flow: self.flow,
+            low: self.low,
+            intensity: None,
         }
     }
 }

@@ -160,6 +160,7 @@ impl Simulation {
             if req.fragment_follows {
                 std::mem::swap(&mut self.split_runs, &mut flow.head_runs);
             }
+            self.device.flash_mut().set_flow(f as u16);
             self.wait_ns = at - submitted;
             let completion = self.serve(req, first, pages, at)?;
             self.wait_ns = 0;
@@ -255,6 +256,13 @@ impl Simulation {
     pub fn flow_names(&self) -> Vec<String> {
         self.flows.as_ref().map_or_else(Vec::new, |fl| {
             fl.flows.iter().map(|f| f.name.clone()).collect()
+        })
+    }
+
+    /// Each flow's latency distributions in logarithmic bins (empty for one workload).
+    pub fn flow_distributions(&self) -> Vec<crate::stats::Distributions> {
+        self.flows.as_ref().map_or_else(Vec::new, |fl| {
+            fl.flows.iter().map(|f| f.rec.coarse()).collect()
         })
     }
 

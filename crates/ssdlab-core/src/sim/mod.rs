@@ -316,7 +316,7 @@ impl Simulation {
 
     /// Verify the FTL invariants when `check_every` says so (tests). In line, with the check
     /// itself out of line: as a call it cost ~40 instructions a request with checks off
-    /// (docs/speed.md, "Several flows").
+    /// (docs/speed.md, "Several flows: the single path's inlining restored").
     #[inline(always)]
     fn check_now(&self) -> Result<()> {
         if self.opts.check_every > 0 && self.rec.counts.total % self.opts.check_every == 0 {

@@ -148,7 +148,7 @@ impl Simulation {
     /// [`Self::check_arrival`] returned for it. Returns its completion time (0 untimed, or when
     /// the power was cut before it arrived). Always in line: with a second caller (several
     /// flows, `sim::flows`) LLVM made it a call, +5 % instructions a request on the bench
-    /// (docs/speed.md, "Several flows").
+    /// (docs/speed.md, "Several flows: the single path's inlining restored").
     #[inline(always)]
     pub(crate) fn serve(
         &mut self,

@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
-use super::{LatencyRecorder, LatencyReport, LatencySummary, LatencyTrack, RequestCounts};
+use super::{
+    Distributions, LatencyRecorder, LatencyReport, LatencySummary, LatencyTrack, RequestCounts,
+};
 use crate::trace::OpKind;
 
 /// What one flow recorded as it ran.
@@ -80,6 +82,11 @@ impl FlowRecorder {
     /// The latency distribution of one type (`None` = all), for CDF plots.
     pub fn distribution(&self, op: Option<OpKind>) -> Vec<(f64, u64)> {
         self.latency.distribution(op)
+    }
+
+    /// Every type's latency distribution in logarithmic bins, for CCDFs.
+    pub fn coarse(&self) -> Distributions {
+        self.latency.coarse()
     }
 }
 

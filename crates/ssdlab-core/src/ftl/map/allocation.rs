@@ -37,7 +37,7 @@ impl Ftl {
     ///
     /// The common case in line, the rest out of line: as one `#[inline]` function, a change
     /// elsewhere in the crate (issue 61's flows) moved it out of line, +5 % instructions on the
-    /// bench (docs/speed.md, "Several flows").
+    /// bench (docs/speed.md, "Several flows: the single path's inlining restored").
     #[inline(always)]
     pub fn host_can_write(&self, plane: u32) -> bool {
         // Every host frontier must have room or be able to open a block: the stream a page goes
