@@ -15,6 +15,12 @@ use super::{HostInterface, Replay};
 use crate::config::HostConfig;
 use crate::trace::Priority;
 
+/// A queue with no more commands: no submission time (later than any, since
+/// [`MAX_ARRIVAL_NS`] bounds every submission).
+///
+/// [`MAX_ARRIVAL_NS`]: super::MAX_ARRIVAL_NS
+pub const NONE: u64 = u64::MAX;
+
 pub struct MultiQueue {
     /// Each flow's replay clock: when it submits its next command.
     queues: Vec<HostInterface>,
@@ -47,9 +53,9 @@ impl MultiQueue {
     /// The flow whose head command the controller fetches next, and when: at the earliest time
     /// a command slot is free and some queue holds a submitted command, the arbitration picks
     /// among the queues whose head was submitted by then. `submitted[f]`: flow f's head
-    /// command's submission time, `None` when the flow has no more. `None` when none has.
-    pub fn next(&mut self, submitted: &[Option<u64>]) -> Option<(usize, u64)> {
-        let earliest = submitted.iter().flatten().copied().min()?;
+    /// command's submission time, [`NONE`] when the flow has no more. `None` when none has.
+    pub fn next(&mut self, submitted: &[u64]) -> Option<(usize, u64)> {
+        let earliest = submitted.iter().copied().min().filter(|&t| t != NONE)?;
         let free = if self.slots == 0 || self.held.len() < self.slots {
             self.last_fetch
         } else {
@@ -58,8 +64,8 @@ impl MultiQueue {
                 .map_or(self.last_fetch, |r| r.0.max(self.last_fetch))
         };
         let at = free.max(earliest);
-        for (r, s) in self.ready.iter_mut().zip(submitted) {
-            *r = matches!(s, Some(t) if *t <= at);
+        for (r, &s) in self.ready.iter_mut().zip(submitted) {
+            *r = s <= at;
         }
         let f = self.arbiter.pick(&self.ready);
         debug_assert!(self.ready[f]);

@@ -14,6 +14,7 @@ use crate::trace::OpKind;
 pub struct FlowRecorder {
     latency: LatencyRecorder,
     wait: LatencyTrack,
+    zero_waits: u64,
     counts: RequestCounts,
     bytes_read: u64,
     bytes_written: u64,
@@ -41,7 +42,11 @@ impl FlowRecorder {
         c.total += 1;
         if let Some((submitted, fetched, completion)) = times {
             self.latency.record(op, completion - submitted);
-            self.wait.record(fetched - submitted);
+            // Without a slot limit nothing waits: counted, not recorded one by one.
+            match fetched - submitted {
+                0 => self.zero_waits += 1,
+                w => self.wait.record(w),
+            }
             self.first_submission.get_or_insert(submitted);
             self.last_completion = self.last_completion.max(completion);
         }
@@ -71,7 +76,11 @@ impl FlowRecorder {
             pages,
             requests: self.counts,
             latency_us: self.latency.report(),
-            queue_wait_us: self.wait.summary(),
+            queue_wait_us: {
+                let mut w = self.wait.clone();
+                w.record_n(0, self.zero_waits);
+                w.summary()
+            },
             span_s: span_ns as f64 / 1e9,
             iops: per_s(self.counts.total as f64),
             read_mib_s: per_s(self.bytes_read as f64 / (1 << 20) as f64),

@@ -63,6 +63,16 @@ impl LatencyTrack {
     pub fn record(&mut self, ns: u64) {
         self.0.record(ns);
     }
+    /// Record `n` values of `ns` at once.
+    pub fn record_n(&mut self, ns: u64, n: u64) {
+        if n > 0 {
+            // With auto-resize, recording cannot fail for u64 values.
+            let _ = self.0.hist.record_n(ns, n);
+            self.0.sum += u128::from(ns) * u128::from(n);
+            self.0.max = self.0.max.max(ns);
+        }
+    }
+
     pub fn summary(&self) -> LatencySummary {
         summarize(&self.0)
     }
