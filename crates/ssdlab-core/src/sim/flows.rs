@@ -7,7 +7,7 @@
 use super::{Replay, Simulation};
 use crate::config::DeviceConfig;
 use crate::error::{Result, SsdError};
-use crate::host::{HostInterface, MultiQueue, DEFAULT_QUEUE_DEPTH, MAX_ARRIVAL_NS};
+use crate::host::{MultiQueue, DEFAULT_QUEUE_DEPTH, MAX_ARRIVAL_NS};
 use crate::stats::{FlowRecorder, FlowReport};
 use crate::trace::{
     open_workload, ArrivalSpec, FlowSpec, FlowsSpec, OpKind, PageSpan, Request, RequestSource,
@@ -119,7 +119,6 @@ impl Simulation {
             Box::new(FlowsSource(spec.describe(&parts))),
         )?;
         sim.opts = opts;
-        sim.host = HostInterface::new(Replay::OpenLoop { time_scale: 1.0 });
         sim.flows = Some(Box::new(Flows {
             flows,
             mq,
@@ -258,26 +257,11 @@ impl Simulation {
         })
     }
 
-    /// The flows' names, in order (empty for a run of one workload).
-    pub fn flow_names(&self) -> Vec<String> {
-        self.flows.as_ref().map_or_else(Vec::new, |fl| {
-            fl.flows.iter().map(|f| f.name.clone()).collect()
-        })
-    }
-
     /// Each flow's latency distributions in logarithmic bins (empty for one workload).
     pub fn flow_distributions(&self) -> Vec<crate::stats::Distributions> {
         self.flows.as_ref().map_or_else(Vec::new, |fl| {
             fl.flows.iter().map(|f| f.rec.coarse()).collect()
         })
-    }
-
-    /// Flow `i`'s latency distribution of one type (`None` = all), for per-flow CCDFs.
-    pub fn flow_distribution(&self, i: usize, op: Option<OpKind>) -> Vec<(f64, u64)> {
-        self.flows
-            .as_ref()
-            .and_then(|fl| fl.flows.get(i))
-            .map_or_else(Vec::new, |f| f.rec.distribution(op))
     }
 }
 

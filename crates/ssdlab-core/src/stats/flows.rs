@@ -88,11 +88,6 @@ impl FlowRecorder {
         }
     }
 
-    /// The latency distribution of one type (`None` = all), for CDF plots.
-    pub fn distribution(&self, op: Option<OpKind>) -> Vec<(f64, u64)> {
-        self.latency.distribution(op)
-    }
-
     /// Every type's latency distribution in logarithmic bins, for CCDFs.
     pub fn coarse(&self) -> Distributions {
         self.latency.coarse()
