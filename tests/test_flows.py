@@ -111,6 +111,7 @@ def test_sweep_columns_have_each_flow_and_no_flows_column_without_flows():
                                                                 {"workload": wl, "name": "b"})))
     assert two["flows.a.requests.total"] == two["flows.b.requests.total"] == 500
     assert two["flows.b.latency_us.read.p99"] >= 0 and "flows.a.queue_wait_us.mean" in two
+    assert not any("histogram" in k for k in two)  # distributions are not columns
 
 
 def test_the_tenants_experiment_reports_slowdowns_and_draws_each_flow(cli, tmp_path):
@@ -133,3 +134,71 @@ def test_the_tenants_experiment_reports_slowdowns_and_draws_each_flow(cli, tmp_p
     assert labels == ["rr · reader", "wrr+fair · reader"]
     assert rep.is_file()
     assert_one_line_error(cli("experiment", "tenants", "--row", "nope"), "--row nope")
+
+
+def test_a_run_of_flows_keeps_each_flows_distribution_and_draws_its_ccdf(cli, tmp_path):
+    from ssdlab import plots
+
+    f = tmp_path / "two.toml"
+    f.write_text(SMALL)
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "--flows", str(f), "--no-precondition", "-q", "8", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    for fl in r["flows"]:
+        h = fl["latency_histogram"]
+        # Every request of the flow is in its distribution, each type apart.
+        assert sum(h["all"]["count"]) == fl["latency_us"]["all"]["count"]
+        for op in ("read", "write"):
+            assert sum(h[op]["count"]) == fl["latency_us"][op]["count"] if op in h else fl["latency_us"][op]["count"] == 0
+    assert "read" not in r["flows"][1]["latency_histogram"]  # the writer issued no read
+    src = plots.load(out)
+    assert [g.label for g in src.groups] == ["tiny", "flow · reader", "flow · writer"]
+    assert "ccdf" in plots.available(src, "read")
+    png = tmp_path / "ccdf.png"
+    p = cli("plot", "ccdf", str(out), "-o", str(png), "--op", "read")
+    assert p.returncode == 0, p.stderr
+    assert png.stat().st_size > 0
+    # A result without flows draws as before: one group.
+    alone = tmp_path / "alone.json"
+    assert cli("run", "-d", "tiny", "-w", "uniform", "-n", "300", "--no-precondition", "--json", str(alone)).returncode == 0
+    assert [g.label for g in plots.load(alone).groups] == ["tiny"]
+
+
+def test_a_sweep_over_a_flows_spec_has_each_flows_columns(tmp_path):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        '[base]\ndevice = "tiny"\noptions.precondition.random_passes = 0.5\n'
+        '[base.workload]\nkind = "flows"\n'
+        '[[base.workload.flows]]\nname = "reader"\npriority = "high"\n'
+        'workload = { kind = "synthetic", pattern = "zipf", requests = 600, read_fraction = 0.9 }\n'
+        '[[base.workload.flows]]\nname = "writer"\n'
+        'workload = { kind = "synthetic", pattern = "uniform", requests = 900 }\n'
+        '[grid]\nset.host.arbitration = ["round-robin", "weighted-round-robin"]\n')
+    d = ssdlab.sweep(spec, jobs=0)
+    assert len(d) == 2 and (d.status == "ok").all()
+    assert (d["flows.reader.requests.total"] == 600).all() and (d["flows.writer.requests.total"] == 900).all()
+    assert set(d["set.host.arbitration"]) == {"round-robin", "weighted-round-robin"}
+    # The row's setup runs it again to the same per-flow figures.
+    r = ssdlab.rerun(json.loads(d.setup[0]))
+    assert r.flows[0]["latency_us"]["read"]["p99"] == d["flows.reader.latency_us.read.p99"][0]
+
+
+def test_a_sweep_varies_flows_files_and_refuses_bad_flows_in_one_line(cli, tmp_path):
+    (tmp_path / "a.toml").write_text(SMALL)
+    (tmp_path / "b.toml").write_text(SMALL.replace('priority = "high"', 'priority = "urgent"'))
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[base]\ndevice = "tiny"\noptions.precondition = false\n'
+                    '[grid]\nworkload.flows_file = ["a.toml", "b.toml"]\n')
+    d = ssdlab.sweep(spec, jobs=0)
+    assert list(d["workload.flows_file"]) == ["a.toml", "b.toml"] and (d["flows.writer.requests.total"] == 3000).all()
+    for text, fragments in [
+        ('[base]\nworkload.flows = "x"\n', ["base.workload.flows", "array of flow tables"]),
+        ('[base]\nworkload.kind = "flows"\n', ["workload.flows or workload.flows_file"]),
+        ('[base]\nworkload.flows_file = "none.toml"\n', ["workload.flows_file", "none.toml"]),
+        ('[base]\nworkload.flows_file = "a.toml"\nworkload.flows = [{workload = {kind = "preset", name = "home1"}}]\n',
+         ["workload.flows_file", "got both"]),
+        ('[base]\nworkload.flows_file = "a.toml"\nworkload.pattern = "zipf"\n', ["one workload kind per run"]),
+    ]:
+        spec.write_text(text)
+        assert_one_line_error(cli("sweep", str(spec), "--dry-run"), *fragments)

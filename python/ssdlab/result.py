@@ -85,7 +85,9 @@ class Result:
     #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,
     #: ``latency_us`` (from submission, the queue wait included; ``read``/``write``/``all``
     #: summaries), ``queue_wait_us`` (submission to fetch), ``span_s``, ``iops``,
-    #: ``read_mib_s``, ``write_mib_s``.
+    #: ``read_mib_s``, ``write_mib_s``; and, with the numpy parts (``arrays``), its
+    #: ``latency_histogram`` (``{op: {latency_us, count}}`` in the core's logarithmic bins, what
+    #: a per-flow CCDF needs).
     flows: list[dict[str, Any]] = field(default_factory=list)
     wall_time_s: float = 0.0
     series: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)

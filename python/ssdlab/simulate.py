@@ -94,6 +94,10 @@ def _absolute(workload: WorkloadSpec) -> WorkloadSpec:
     """The spec with a trace's path made absolute, so that a result can be re-run from elsewhere."""
     if workload.get("kind") == "trace" and "path" in workload:
         return {**workload, "path": str(Path(workload["path"]).resolve())}
+    if workload.get("kind") == "flows" and isinstance(workload.get("flows"), list):
+        return {**workload, "flows": [{**f, "workload": _absolute(f["workload"])}
+                                      if isinstance(f, dict) and isinstance(f.get("workload"), dict) else f
+                                      for f in workload["flows"]]}
     return workload
 
 
@@ -127,9 +131,15 @@ class Simulation:
         if not arrays:
             return Result.from_core(self._core.result_json(), {}, time.perf_counter() - self._started,
                                     setup=self.setup)
-        return Result.from_core(self._core.result_json(), self._core.series(), time.perf_counter() - self._started,
-                                iostat=self._core.iostat(), setup=self.setup,
-                                latency_histogram={op: self._core.latency_distribution(op) for op in ("read", "write", "all")})
+        r = Result.from_core(self._core.result_json(), self._core.series(), time.perf_counter() - self._started,
+                             iostat=self._core.iostat(), setup=self.setup,
+                             latency_histogram={op: self._core.latency_distribution(op) for op in ("read", "write", "all")})
+        if r.flows:
+            # Each flow's distributions in the core's logarithmic bins (what its CCDF needs;
+            # types it never issued left out), as the JSON keeps them.
+            for f, h in zip(r.flows, json.loads(self._core.flow_distributions_json())):
+                f["latency_histogram"] = {op: v for op, v in h.items() if v["count"]}
+        return r
 
     def iostat(self) -> dict:
         """The host view (run option ``iostat_interval_us``): one row per simulated interval, as

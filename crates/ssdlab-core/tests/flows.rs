@@ -99,6 +99,25 @@ fn one_flow_gives_the_single_queue_results_exactly() {
             assert_eq!(f["latency_us"], alone["latency_us"], "{device} {workload}");
             assert_eq!(f["queue_wait_us"]["max"], json!(0.0));
         }
+        // One queue has nothing to arbitrate: weighted round robin, whatever the flow's class
+        // and the burst, is round robin (the tenants experiment runs each flow alone once for
+        // both).
+        for priority in ["urgent", "low"] {
+            let mut o: Vec<&str> = overrides.clone();
+            o.extend(["host.arbitration=\"weighted-round-robin\"", "host.burst=4"]);
+            let flows = json!({"kind": "flows", "flows": [
+                {"workload": workload, "range": "shared", "priority": priority}]});
+            let w = run(device, &o, &flows, &options).expect("one flow, wrr");
+            assert_eq!(
+                w["flows"][0]["latency_us"], f["latency_us"],
+                "{device} {priority}"
+            );
+            assert_eq!(
+                device_side(w),
+                device_side(alone.clone()),
+                "{device} {priority}"
+            );
+        }
     }
 }
 

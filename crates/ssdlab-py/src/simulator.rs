@@ -136,6 +136,13 @@ impl Simulator {
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 
+    /// Each flow's latency distributions in logarithmic bins, as JSON: a list in the flows'
+    /// order of `{read|write|all: {latency_us: [..], count: [..]}}` (`[]` for one workload).
+    fn flow_distributions_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.lock().flow_distributions())
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
     /// Save the learned Q-table to `path` (error if the scheduler has none).
     fn save_q_table(&self, path: &str) -> PyResult<()> {
         self.lock().save_q_table(path).map_err(to_py)

@@ -136,12 +136,25 @@ def mean_scalars(runs: list[dict[str, float]]) -> dict[str, float]:
 
 # -- readers, one per kind of file ------------------------------------------------------------
 def _run(path: Path, d: dict) -> Source:
-    g = Group(f"{d.get('device', '?')}", flatten({k: v for k, v in d.items() if k not in ("series", "setup", "latency_histogram")}),
+    """One group for the run; a run of several flows adds one per flow (``flow · name``, its
+    own figures and latency distributions), so that its CCDF has a curve per flow."""
+    g = Group(f"{d.get('device', '?')}", flatten({k: v for k, v in d.items() if k not in ("series", "setup", "latency_histogram", "flows")}),
               histograms(d.get("latency_histogram")), series_of(d.get("series")))
+    groups = [g]
+    flows = d.get("flows") or []
+    if not isinstance(flows, list):
+        raise FieldError("flows", f"expected an array of flows, got {type_name(flows)}")
+    for i, f in enumerate(flows):
+        if not isinstance(f, dict):
+            raise FieldError(f"flows[{i}]", f"expected an object, got {type_name(f)}")
+        lat = {op: s for op, s in (f.get("latency_us") or {}).items() if not isinstance(s, dict) or s.get("count")}
+        scalars = flatten({**{k: v for k, v in f.items() if k != "latency_histogram"}, "latency_us": lat})
+        groups.append(Group(f"flow · {f.get('name', i)}", scalars,
+                            histograms(f.get("latency_histogram"), f"flows[{i}].latency_histogram")))
     setup = d.get("setup") or {}
     about = {"device": str(d.get("device")), "workload": str(d.get("workload")), "seed": str(d.get("seed")),
              "ssdlab": f"{setup.get('ssdlab_version', '?')} ({setup.get('git_commit') or 'no git commit'})"}
-    return Source(path, "run", f"{d.get('device')} · {d.get('workload')}", [g], d,
+    return Source(path, "run", f"{d.get('device')} · {d.get('workload')}", groups, d,
                   command=f"ssdlab run --from {path.name}", about=about)
 
 

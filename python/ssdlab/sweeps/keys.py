@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -74,7 +75,8 @@ OPTION_DEFAULTS = {"precondition": True}
 REPLAY_MODES = ("auto", "open", "closed")
 
 #: Which identifying field makes a workload of each kind (``workload.kind`` may also say it).
-KIND_BY_FIELD = {"pattern": "synthetic", "name": "preset", "personality": "fs", "path": "trace"}
+KIND_BY_FIELD = {"pattern": "synthetic", "name": "preset", "personality": "fs", "path": "trace",
+                 "flows": "flows", "flows_file": "flows"}
 
 
 def _signature_defaults(fn: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -99,7 +101,10 @@ def workload_fields() -> dict[str, dict[str, Any]]:
                **registry.defaults()["fs"]["spec"]}
     trace = {"path": None, **{n: p.default for n, p in inspect.signature(wl.trace).parameters.items() if n != "path"}}
     preset = {"name": None, "requests": inspect.signature(wl.preset).parameters["requests"].default}
-    return {"synthetic": synth, "fs": fs_spec, "trace": trace, "preset": preset}
+    # Several flows (issue 61): inline (a list of flow tables, as ssdlab.workload.flows takes)
+    # or a [[flow]] file; either is one value, not an axis (a grid varies flows_file).
+    flows = {"flows": None, "flows_file": None}
+    return {"synthetic": synth, "fs": fs_spec, "trace": trace, "preset": preset, "flows": flows}
 
 
 @lru_cache(maxsize=None)
@@ -171,9 +176,14 @@ def _check_workload(key: str, value: Any) -> Any:
         return _name(key, value, tuple(workload_fields()))
     if field == "name":
         return _name(key, value, tuple(wl.preset_names()))
-    if field in ("path", "blkparse_action"):
+    if field == "flows":
+        if not isinstance(value, list) or not value or not all(isinstance(f, Mapping) for f in value):
+            raise SpecError(f"{key}: expected an array of flow tables ([[base.workload.flows]], each with a "
+                            f"workload), got {got(value)}")
+        return value
+    if field in ("path", "blkparse_action", "flows_file"):
         if not isinstance(value, str) or not value:
-            raise SpecError(f"{key}: expected a {'file path' if field == 'path' else 'name'}, got {got(value)}")
+            raise SpecError(f"{key}: expected a {'name' if field == 'blkparse_action' else 'file path'}, got {got(value)}")
         return value
     top = field.split(".", 1)[0]
     if top == "arrival":

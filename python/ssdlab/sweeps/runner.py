@@ -104,9 +104,10 @@ def result_columns(r: Result) -> dict[str, Any]:
             for k, v in value.items():
                 out[f"{f.name}.{k}"] = _typed(ann[len("dict[str, "):-1], v)
         elif f.name == "flows":
-            # Several flows: each flow's figures as flows.<name>.<field> columns (none otherwise).
+            # Several flows: each flow's figures as flows.<name>.<field> columns (none otherwise);
+            # its latency distribution is not a column (the store keeps scalars).
             for flow in value:
-                _loose(f"flows.{flow['name']}", {k: v for k, v in flow.items() if k != "name"}, out)
+                _loose(f"flows.{flow['name']}", {k: v for k, v in flow.items() if k not in ("name", "latency_histogram")}, out)
         elif ann == "Latency":
             for op in ("read", "write", "all"):
                 summary = getattr(value, op)

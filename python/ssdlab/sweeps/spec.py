@@ -351,9 +351,12 @@ def workload_spec(values: dict[str, Any], where: dict[str, str], base_dir: Path)
     kind = kind_of(fields, where)
     check_kind_fields(kind, fields, where)
     fields.pop("kind", None)
-    ident = next(f for f, k in KIND_BY_FIELD.items() if k == kind)
-    if kind != "synthetic" and ident not in fields:
-        raise SpecError(f"{where.get('workload.kind', 'workload')}: a {kind} workload needs workload.{ident}")
+    idents = [f for f, k in KIND_BY_FIELD.items() if k == kind]
+    if kind != "synthetic" and not any(f in fields for f in idents):
+        raise SpecError(f"{where.get('workload.kind', 'workload')}: a {kind} workload needs "
+                        + " or ".join(f"workload.{f}" for f in idents))
+    if kind == "flows":
+        return _flows_spec(fields, where, base_dir)
     if "arrival" in fields:
         loc = where.get("workload.arrival.kind", "workload.arrival.kind")
         check_arrival(fields["arrival"], loc[:-len(".kind")])
@@ -377,6 +380,34 @@ def workload_spec(values: dict[str, Any], where: dict[str, str], base_dir: Path)
         if isinstance(e, SpecError):
             raise
         raise SpecError(f"{first}: {e}") from None
+
+
+def _flows_spec(fields: dict[str, Any], where: dict[str, str], base_dir: Path) -> dict[str, Any]:
+    """Several flows (issue 61): ``workload.flows`` (flow tables, a trace's relative path taken
+    from the spec's folder) or ``workload.flows_file`` (a ``[[flow]]`` file, its traces' paths
+    from its own folder); the core checks every flow when the run starts."""
+    if len(fields) > 1:
+        second = sorted(fields)[1]
+        raise SpecError(f"{where.get('workload.' + second, 'workload.' + second)}: expected one of workload.flows "
+                        f"or workload.flows_file, got both")
+    if "flows_file" in fields:
+        path = Path(fields["flows_file"])
+        path = path if path.is_absolute() else base_dir / path
+        loc = where.get("workload.flows_file", "workload.flows_file")
+        if not path.is_file():
+            raise SpecError(f"{loc}: expected a flows file ([[flow]] tables), got {str(path)!r}")
+        try:
+            return wl.flows_file(path)
+        except SsdlabError as e:
+            raise SpecError(f"{loc}: {e}") from None
+    flows = []
+    for f in fields["flows"]:
+        w = f.get("workload")
+        if isinstance(w, Mapping) and w.get("kind") == "trace" and isinstance(w.get("path"), str):
+            p = Path(w["path"])
+            f = {**f, "workload": {**w, "path": str(p if p.is_absolute() else (base_dir / p).resolve())}}
+        flows.append(dict(f))
+    return wl.flows(*flows)
 
 
 def run_options(values: dict[str, Any], where: dict[str, str], work: dict[str, Any]) -> dict[str, Any]:

@@ -133,11 +133,23 @@ pub fn compare(
     progress: &super::parallel::Progress,
 ) -> Result<serde_json::Value> {
     let n = spec.flows.len();
-    // Every run: (row, None = together | Some(flow) = that flow alone).
+    // Every run: (row, None = together | Some(flow) = that flow alone). A flow alone has one
+    // queue and nothing to arbitrate, so rows that differ only in `[host]` arbitration share
+    // its alone run (tests/flows.rs checks that arbitration changes nothing for one flow):
+    // `alone_of[r]` is the row whose alone runs row `r` uses.
+    let alone_of: Vec<usize> = (0..rows.len())
+        .map(|r| {
+            (0..r)
+                .find(|&q| same_but_arbitration(&devices[q], &devices[r]))
+                .unwrap_or(r)
+        })
+        .collect();
     let mut runs: Vec<(usize, Option<usize>)> = Vec::new();
     for r in 0..rows.len() {
         runs.push((r, None));
-        runs.extend((0..n).map(|f| (r, Some(f))));
+        if alone_of[r] == r {
+            runs.extend((0..n).map(|f| (r, Some(f))));
+        }
     }
     let jobs = super::parallel::jobs_for(jobs, runs.len(), devices, opts);
     let results = super::parallel::map(&runs, jobs, progress, |&(r, f)| {
@@ -159,11 +171,17 @@ pub fn compare(
     let json = |e: serde_json::Error| SsdError::Invalid(e.to_string());
     let mut configs = serde_json::Map::new();
     let mut it = results.into_iter();
-    for row in rows {
+    let mut alones: Vec<Vec<SimResult>> = Vec::with_capacity(rows.len());
+    for (r, row) in rows.iter().enumerate() {
         let (together, hist) = it
             .next()
             .ok_or_else(|| SsdError::Invalid("missing run".into()))?;
-        let alone: Vec<SimResult> = (0..n).filter_map(|_| it.next()).map(|r| r.0).collect();
+        let alone: Vec<SimResult> = if alone_of[r] == r {
+            (0..n).filter_map(|_| it.next()).map(|r| r.0).collect()
+        } else {
+            alones[alone_of[r]].clone()
+        };
+        alones.push(alone.clone());
         let slowdown: Vec<f64> = (0..n)
             .map(|i| {
                 let t = together.flows[i].latency_us.all.mean;
@@ -204,4 +222,12 @@ pub fn compare(
     }
     let names: Vec<String> = (0..n).map(|i| spec.name(i)).collect();
     Ok(serde_json::json!({ "device": device, "rows": rows, "flows": names, "configs": configs }))
+}
+
+/// Whether two rows' devices differ at most in their `[host]` arbitration (a flow alone runs
+/// the same under either).
+fn same_but_arbitration(a: &DeviceConfig, b: &DeviceConfig) -> bool {
+    let mut b = b.clone();
+    b.host.arbitration = a.host.arbitration;
+    *a == b
 }
