@@ -72,6 +72,14 @@ def result_tables(r: Result) -> list[Table]:
                      f"{q['reads_passing']:,} / {q['writes_passing']:,}"))
         rows.append(("scheduler: operations passed / GC delayed / host programs delayed",
                      f"{q['ops_passed']:,} / {q['gc_delay_s']:.4f} s / {q['host_program_delay_s']:.4f} s"))
+    d = r.fdp
+    if d:
+        rows.append((f"FDP ({d['handles']} handles × {d['reclaim_groups']} groups, {d['handle_type']}): "
+                     "host / media bytes written / erased",
+                     f"{human_bytes(d['host_bytes_written'])} / {human_bytes(d['media_bytes_written'])} / "
+                     f"{human_bytes(d['media_bytes_erased'])}"))
+        rows.append(("FDP: host pages / reclaim units opened, per placement",
+                     ", ".join(f"{p['placement']}: {p['host_pages']:,}/{p['units_opened']:,}" for p in d["placements"])))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

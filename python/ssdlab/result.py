@@ -81,6 +81,12 @@ class Result:
     #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
     #: pending, reallocated); None otherwise.
     host_fs: dict[str, Any] | None = None
+    #: Flexible Data Placement (``[fdp]`` on): ``handle_type``, ``reclaim_groups``, ``handles``,
+    #: ``reclaim_unit_bytes``, the statistics log page's ``host_bytes_written``,
+    #: ``media_bytes_written`` and ``media_bytes_erased``, ``shared_gc_units_opened`` and
+    #: ``placements`` (per placement identifier: ``host_pages``, ``units_opened``); None
+    #: otherwise.
+    fdp: dict[str, Any] | None = None
     #: Each flow's figures in a run of several (``{"kind": "flows", ...}``; ``[]`` otherwise):
     #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,
     #: ``latency_us`` (from submission, the queue wait included; ``read``/``write``/``all``
@@ -119,7 +125,7 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs"):
+        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp"):
             if d[k] is None:
                 del d[k]
         if not d["flows"]:

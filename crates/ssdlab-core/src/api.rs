@@ -337,8 +337,8 @@ fn bad_parameter(item: &serde_json::Value, e: serde_json::Error) -> String {
 pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
         Allocation, Arbitration, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy,
-        FtlKind, MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind,
-        SuspendMode, VictimPolicy,
+        FtlKind, HandleType, MappingKind, PageOrder, Placement, Registry, SchedulerKind,
+        SlcPolicyKind, SuspendMode, VictimPolicy,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -359,6 +359,7 @@ pub fn registries() -> Vec<crate::config::Family> {
         FlashScheduler::family(),
         PageOrder::family(),
         Arbitration::family(),
+        HandleType::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),

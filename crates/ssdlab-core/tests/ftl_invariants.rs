@@ -260,6 +260,7 @@ fn random_requests(seed: u64, n: u64, logical_pages: u64, page: u64) -> Vec<Requ
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         })
         .collect()
@@ -534,6 +535,7 @@ fn trim_invalidates_and_reduces_gc_work() {
         fragment_follows: false,
         fua: false,
         preflush: false,
+        placement: 0,
     }];
     reqs.push(Request {
         arrival_ns: 0,
@@ -543,6 +545,7 @@ fn trim_invalidates_and_reduces_gc_work() {
         fragment_follows: false,
         fua: false,
         preflush: false,
+        placement: 0,
     });
     let with_trim = reqs.clone();
     let run = |reqs: Vec<Request>| {
@@ -558,6 +561,7 @@ fn trim_invalidates_and_reduces_gc_work() {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             });
         }
         let opts = SimOptions {

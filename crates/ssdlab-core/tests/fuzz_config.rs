@@ -395,6 +395,7 @@ fn simulate(rng: &mut SimRng, cfg: DeviceConfig) -> Result<bool, String> {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         })
         .collect();

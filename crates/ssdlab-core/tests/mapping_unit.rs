@@ -62,6 +62,7 @@ fn units_map_like_pages_of_the_unit_size() {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         })
         .collect();

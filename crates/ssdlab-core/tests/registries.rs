@@ -7,7 +7,7 @@ use serde_json::Value;
 use ssdlab_core::api;
 use ssdlab_core::config::{
     Allocation, Arbitration, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy,
-    FtlKind, MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind,
+    FtlKind, HandleType, MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind,
     SuspendMode, VictimPolicy,
 };
 use ssdlab_core::detect::features::FeatureSet;
@@ -90,6 +90,7 @@ fn every_family_lists_the_names_serde_reads() {
     check::<FlashScheduler>(None);
     check::<PageOrder>(None);
     check::<Arbitration>(None);
+    check::<HandleType>(None);
     check::<TraceFormat>(None);
     check::<Pattern>(None);
     check::<ArrivalSpec>(Some("kind"));
@@ -108,7 +109,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 27);
+    assert_eq!(all.len(), 28);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

@@ -320,6 +320,7 @@ fn mixed(seed: u64, n: u64, pages: u64, unit: u64) -> Vec<Request> {
                 fragment_follows: false,
                 fua: op == OpKind::Write && g.gen_bool(0.05),
                 preflush: false,
+                placement: 0,
             };
             if op == OpKind::Flush {
                 (r.offset_bytes, r.size_bytes) = (0, 0);

@@ -7,6 +7,7 @@
 
 mod advice;
 mod cache;
+mod fdp;
 mod flash;
 mod flash_scheduler;
 mod geometry;
@@ -30,6 +31,7 @@ pub use advice::Advisory;
 pub use cache::{
     plane_share, CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB,
 };
+pub use fdp::{FdpConfig, HandleType, MAX_HANDLES};
 pub use flash::{FlashConfig, GcBlocking};
 pub use flash_scheduler::{FlashScheduler, DEFAULT_MAX_PASSES};
 pub use geometry::{Geometry, MAX_PHYSICAL_PAGES};
@@ -83,6 +85,9 @@ pub struct DeviceConfig {
     /// The host interface's command arbitration among several flows (`[host]`).
     #[serde(default, skip_serializing_if = "HostConfig::is_default")]
     pub host: HostConfig,
+    /// Flexible Data Placement (`[fdp]`; off by default).
+    #[serde(default, skip_serializing_if = "FdpConfig::is_default")]
+    pub fdp: FdpConfig,
 }
 
 impl DeviceConfig {
@@ -176,7 +181,8 @@ impl DeviceConfig {
                 ),
             )));
         }
-        g.check(u64::from(self.gc.threshold_blocks) + self.ftl.frontiers() as u64)
+        self.fdp.check(g.planes()).map_err(err)?;
+        g.check(u64::from(self.gc.threshold_blocks) + self.frontiers() as u64)
             .map_err(err)?;
         self.timing.check(g.page_size).map_err(err)?;
         self.flash.check().map_err(err)?;
@@ -235,6 +241,9 @@ impl DeviceConfig {
                     .into(),
             ));
         }
+        if self.fdp.on() {
+            self.check_fdp()?;
+        }
         if self.write_cache.on() && self.ftl.placement == Placement::Oracle {
             return Err((
                 "ftl.placement".into(),
@@ -244,6 +253,45 @@ impl DeviceConfig {
             ));
         }
         Ok(())
+    }
+
+    /// FDP: the host's handles place the data, on the plain FTL.
+    fn check_fdp(&self) -> std::result::Result<(), (String, String)> {
+        if self.ftl.kind != FtlKind::Plain {
+            return Err((
+                "fdp.handles".into(),
+                format!(
+                    "FDP is modelled on the plain FTL (ftl.kind = \"plain\"); the '{}' FTL \
+                     places pages itself",
+                    self.ftl.kind.name()
+                ),
+            ));
+        }
+        if self.ftl.placement != Placement::Single {
+            return Err((
+                "ftl.placement".into(),
+                format!(
+                    "with FDP the host's placement handles choose each write's frontier (GC has \
+                     its own); set ftl.placement = \"single\", got '{}'",
+                    self.ftl.placement.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Data write frontiers per plane: the placement policy's, or FDP's handles and GC's.
+    pub fn data_streams(&self) -> usize {
+        if self.fdp.on() {
+            self.fdp.streams()
+        } else {
+            self.ftl.streams()
+        }
+    }
+
+    /// Write frontiers per plane, the translation pages' own included (`mapping = "cached"`).
+    pub fn frontiers(&self) -> usize {
+        self.data_streams() + usize::from(self.ftl.cached_mapping())
     }
 
     /// Page types: on the plain FTL only (the others time pages without their place in the
@@ -308,7 +356,7 @@ impl DeviceConfig {
     fn check_logical_parity_room(&self) -> std::result::Result<(), (String, String)> {
         let p = self.rain_physical();
         let g = &p.geometry;
-        let room = u64::from(self.gc.threshold_blocks) + self.ftl.streams() as u64;
+        let room = u64::from(self.gc.threshold_blocks) + self.data_streams() as u64;
         if g.spare_factor > 0.0 && g.check(room).is_ok() {
             return Ok(());
         }

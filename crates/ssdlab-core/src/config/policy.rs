@@ -210,11 +210,6 @@ impl FtlConfig {
         }
         self.check_mapping()
     }
-
-    /// Write frontiers per plane, the translation pages' own included (`mapping = "cached"`).
-    pub fn frontiers(&self) -> usize {
-        self.streams() + usize::from(self.cached_mapping())
-    }
 }
 
 /// `[gc]` section.

@@ -42,6 +42,8 @@ pub struct Device {
     /// The write cache, if on (`None`: requests go straight to the FTL, one branch a request).
     cache: Option<Box<WriteCache>>,
     ftl: Box<dyn FtlLayer>,
+    /// FDP (`[fdp]`) on: writes carry their placement identifier down to the FTL.
+    fdp: bool,
 }
 
 impl Device {
@@ -64,7 +66,11 @@ impl Device {
                 b.power_cut,
             ))
         });
-        Ok(Device { cache, ftl })
+        Ok(Device {
+            cache,
+            ftl,
+            fdp: cfg.fdp.on(),
+        })
     }
 
     /// The FTL layer, for what is particular to it (its scheduler, Q-tables, decision points).
@@ -115,8 +121,13 @@ impl Device {
         }
     }
 
+    /// Write `pages` from `ready` through placement identifier `placement` (honoured by an
+    /// FDP device only; the caller checked it is one of the device's).
     #[inline]
-    pub fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+    pub fn write(&mut self, pages: Range<u32>, ready: u64, placement: u16) -> Result<OpDone> {
+        if self.fdp {
+            self.ftl.set_placement(pages.clone(), placement);
+        }
         match &mut self.cache {
             None => self.ftl.write(pages, ready),
             Some(c) => c.write(self.ftl.as_mut(), &[pages], ready, false),
@@ -125,7 +136,18 @@ impl Device {
 
     /// One host write of several page runs (see [`FtlLayer::write_runs`]); `fua`: force unit
     /// access (a volatile write cache writes it through).
-    pub fn write_runs(&mut self, runs: &[Range<u32>], ready: u64, fua: bool) -> Result<OpDone> {
+    pub fn write_runs(
+        &mut self,
+        runs: &[Range<u32>],
+        ready: u64,
+        fua: bool,
+        placement: u16,
+    ) -> Result<OpDone> {
+        if self.fdp {
+            for r in runs {
+                self.ftl.set_placement(r.clone(), placement);
+            }
+        }
         match &mut self.cache {
             None => self.ftl.write_runs(runs, ready),
             Some(c) => c.write(self.ftl.as_mut(), runs, ready, fua),
@@ -186,7 +208,7 @@ impl Device {
                 let map = self.ftl.map();
                 c.check_invariants(&|lpn| map.l2p_of(lpn).is_some())
             }
-            None => Ok(()),
+            None => self.ftl.map().check_fdp_isolation(),
         }
     }
 

@@ -134,7 +134,7 @@ pub fn run(setup: &FillSetup) -> Result<FillResult> {
         model.background(prev_issue, ready)?;
         prev_issue = ready;
         let end = (lpn + req).min(n);
-        let done = model.write(lpn as u32..end as u32, ready)?.done;
+        let done = model.write(lpn as u32..end as u32, ready, 0)?.done;
         inflight.push(Reverse(done));
         latest = latest.max(done);
         lpn = end;

@@ -127,6 +127,11 @@ pub trait FtlLayer: Send {
     /// Trim logical pages `pages`.
     fn trim(&mut self, pages: Range<u32>) -> Result<()>;
 
+    /// FDP (`[fdp]`): the next writes of `pages` come through placement identifier `pid`,
+    /// one the device has (the engine checked). Only a layer that honours FDP overrides it
+    /// (the configuration refuses FDP on the others).
+    fn set_placement(&mut self, _pages: Range<u32>, _pid: u16) {}
+
     /// A whole request has been served (timed runs): the GC scheduler's decision point.
     fn after_request(&mut self, _info: &RequestInfo) -> Result<()> {
         Ok(())

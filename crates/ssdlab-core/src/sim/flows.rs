@@ -29,6 +29,8 @@ struct Flow {
     head_pages: u64,
     /// The head's other page runs when an LBA map split it.
     head_runs: Vec<(u64, u64)>,
+    /// The placement identifier its writes carry (FDP), if the spec gives one.
+    placement: Option<u16>,
     rec: FlowRecorder,
 }
 
@@ -82,6 +84,7 @@ impl Simulation {
             let source = open_workload(&f.workload, span.pages * unit, page_size, seed)
                 .map_err(|e| in_flow(spec, i, e))?;
             parts.push(source.describe());
+            check_placement(&cfg, f.placement).map_err(|e| in_flow(spec, i, e))?;
             let replay = replay_of(f, opts.replay);
             replays.push(replay);
             classes.push(f.priority);
@@ -99,10 +102,12 @@ impl Simulation {
                     fragment_follows: false,
                     fua: false,
                     preflush: false,
+                    placement: 0,
                 },
                 head_first: 0,
                 head_pages: 0,
                 head_runs: Vec::new(),
+                placement: f.placement,
                 rec: FlowRecorder::default(),
             });
         }
@@ -188,6 +193,17 @@ impl Simulation {
             fl.submitted[f] = NONE;
             return Ok(());
         }
+        if let Some(p) = flow.placement {
+            flow.head.placement = p;
+        }
+        if u32::from(flow.head.placement) >= self.placement_limit && flow.head.op == OpKind::Write {
+            return Err(SsdError::Invalid(format!(
+                "{}flow {}: {}",
+                at(&*flow.source),
+                flow.name,
+                self.placement_message(flow.head.placement)
+            )));
+        }
         let (first, pages) = self.flow_range(flow, &flow.head)?;
         flow.head_runs.clear();
         let mut follows = flow.head.fragment_follows;
@@ -250,8 +266,11 @@ impl Simulation {
             fl.flows
                 .iter()
                 .map(|f| {
-                    f.rec
-                        .report(f.name.clone(), f.priority, f.span.first, f.span.pages)
+                    let mut r =
+                        f.rec
+                            .report(f.name.clone(), f.priority, f.span.first, f.span.pages);
+                    r.placement = f.placement;
+                    r
                 })
                 .collect()
         })
@@ -296,6 +315,27 @@ fn at(source: &dyn RequestSource) -> String {
 }
 
 /// An error opening flow `i`'s workload, naming the flow.
+/// A flow's placement identifier needs an FDP device that has it.
+fn check_placement(cfg: &DeviceConfig, placement: Option<u16>) -> Result<()> {
+    let Some(p) = placement else {
+        return Ok(());
+    };
+    if !cfg.fdp.on() {
+        return Err(SsdError::Invalid(format!(
+            "placement: {p} needs a device with Flexible Data Placement (set fdp.handles); \
+             this device ignores placement identifiers"
+        )));
+    }
+    let ids = cfg.fdp.placement_ids();
+    if u32::from(p) >= ids {
+        return Err(SsdError::Invalid(format!(
+            "placement: expected a placement identifier below {ids} (fdp.handles × \
+             fdp.reclaim_groups), got {p}"
+        )));
+    }
+    Ok(())
+}
+
 fn in_flow(spec: &FlowsSpec, i: usize, e: SsdError) -> SsdError {
     let prefix = format!("flows[{i}] ({})", spec.name(i));
     match e {

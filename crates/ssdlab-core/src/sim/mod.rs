@@ -67,6 +67,9 @@ pub struct Simulation {
     /// MQSim-matched run).
     page_shift: u32,
     logical_pages: u64,
+    /// Writes' placement identifiers below this are the device's (`[fdp]`: its handles ×
+    /// reclaim groups); a conventional device takes any (it ignores them): `u32::MAX`.
+    placement_limit: u32,
     host: HostInterface,
     rec: Recorder,
     precondition_pages: u64,
@@ -139,6 +142,7 @@ impl Simulation {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             },
             ahead_first: 0,
             ahead_pages: 0,
@@ -147,6 +151,11 @@ impl Simulation {
             page_size: u64::from(cfg.unit_bytes()),
             page_shift: crate::ftl::map::pow2_shift(u64::from(cfg.unit_bytes())),
             logical_pages: cfg.logical_units(),
+            placement_limit: if cfg.fdp.on() {
+                cfg.fdp.placement_ids()
+            } else {
+                u32::MAX
+            },
             host: HostInterface::new(opts.replay),
             rec: Recorder::default(),
             precondition_pages: 0,

@@ -85,6 +85,7 @@ impl FlowRecorder {
             iops: per_s(self.counts.total as f64),
             read_mib_s: per_s(self.bytes_read as f64 / (1 << 20) as f64),
             write_mib_s: per_s(self.bytes_written as f64 / (1 << 20) as f64),
+            placement: None,
         }
     }
 
@@ -115,4 +116,7 @@ pub struct FlowReport {
     pub iops: f64,
     pub read_mib_s: f64,
     pub write_mib_s: f64,
+    /// Its writes' placement identifier (FDP), when its spec gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<u16>,
 }

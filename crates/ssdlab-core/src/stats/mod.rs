@@ -1,6 +1,7 @@
 //! Statistics: HDR latency histograms, counters and the result of a run (with the typed sections
 //! the device's layers report), and sampled time series.
 
+mod fdp;
 mod flash;
 mod flows;
 mod hybrid;
@@ -11,6 +12,7 @@ mod result;
 mod series;
 mod write_cache;
 
+pub use fdp::{FdpReport, HandleReport};
 pub use flash::{FlashReport, SchedulingReport, SuspendReport};
 pub use flows::{FlowRecorder, FlowReport};
 pub use hybrid::{DecisionPoint, HybridReport, RlState, SlcObservation, RL_BINS};

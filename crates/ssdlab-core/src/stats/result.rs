@@ -102,4 +102,8 @@ pub struct LayerReports {
     /// on: busy reads, suspensions, passes, the time they cost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flash: Option<FlashReport>,
+    /// Flexible Data Placement (`[fdp]`): the statistics log page's byte counts and each
+    /// placement identifier's host pages and reclaim units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<super::FdpReport>,
 }

@@ -168,6 +168,7 @@ Total (8,0):\nThroughput (R/W): 0KiB/s / 9KiB/s\nEvents (8,0): 8 entries\n";
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         );
         assert_eq!(d[2].size_bytes, 2048 * 512);

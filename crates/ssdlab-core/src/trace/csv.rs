@@ -3,6 +3,11 @@
 //! used) or `WF`/`write-fua` (a write with force unit access), any case; time in microseconds
 //! (decimal allowed, kept to the nanosecond). An optional header line (first field starting
 //! with a letter) is accepted.
+//!
+//! An optional fifth field, `placement`, is the write's placement identifier (NVMe FDP's
+//! reclaim group and placement handle as one number, `config::FdpConfig`: 0 when absent, the
+//! default handle); only a device with `[fdp]` honours it, and one beyond its handles is an
+//! error naming the line.
 
 use super::fields::{expected, looks_like_header, Fields};
 use super::input::{LineFormat, Outcome};
@@ -38,7 +43,20 @@ impl LineFormat for PlainCsv {
         if first && looks_like_header(f.str(0, "time_us")?) {
             return Ok(Outcome::Ignore);
         }
-        f.require_exactly(4, "time_us,op,offset_bytes,size_bytes")?;
+        let placement = if f.len() == 5 {
+            let v = f.u64(4, "placement")?;
+            u16::try_from(v).map_err(|_| {
+                expected(
+                    4,
+                    "placement",
+                    "a placement identifier from 0 to 65535",
+                    f.str(4, "placement").unwrap_or(""),
+                )
+            })?
+        } else {
+            f.require_exactly(4, "time_us,op,offset_bytes,size_bytes[,placement]")?;
+            0
+        };
         let arrival_ns = f.decimal(0, "time_us", 3)?;
         let o = f.str(1, "op")?;
         let (op, fua) = plain_op(o).ok_or_else(|| expected(1, "op", OPS, o))?;
@@ -50,6 +68,7 @@ impl LineFormat for PlainCsv {
         let mut out = Outcome::request(arrival_ns, op, offset_bytes, size_bytes, None);
         if let Outcome::Request(r, _) = &mut out {
             r.fua = fua;
+            r.placement = placement;
         }
         Ok(out)
     }
@@ -81,6 +100,7 @@ mod tests {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         );
         assert_eq!(s.next_request().unwrap().unwrap().op, OpKind::Trim);
@@ -101,7 +121,11 @@ mod tests {
                     "field 2 (op): expected one of R, W, T, F, WF, read, write, trim, flush, write-fua, got \"X\"",
                 ),
                 ("1,W,0", "too few fields"),
-                ("1,W,0,4096,7", "too many fields: expected 4"),
+                ("1,W,0,4096,7,1", "too many fields: expected 4"),
+                (
+                    "1,W,0,4096,70000",
+                    "field 5 (placement): expected a placement identifier from 0 to 65535",
+                ),
                 ("1,W,zero,8", "field 3 (offset_bytes)"),
             ],
         );

@@ -96,6 +96,7 @@ mod tests {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         );
         assert_line_errors(
@@ -137,6 +138,7 @@ mod tests {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         );
         let p = fixture("fin1bad", b"0\t0\t0\t0\tErase\t303552\t32\t1\n", false);

@@ -89,6 +89,11 @@ pub struct FlowSpec {
     pub priority: Priority,
     #[serde(default)]
     pub range: LbaRange,
+    /// Its writes' placement identifier on an FDP device (`[fdp]`): a placement handle, and so
+    /// reclaim units, of its own. Default: the workload's own (a trace's placement column),
+    /// else 0, the default handle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<u16>,
 }
 
 /// The flows of a run.

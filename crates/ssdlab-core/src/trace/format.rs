@@ -233,7 +233,12 @@ fn line_fits(f: TraceFormat, line: &str) -> bool {
                 && int(c[4])
         }
         TraceFormat::Csv => {
-            c.len() == 4 && num(c[0]) && plain_op(c[1]).is_some() && int(c[2]) && int(c[3])
+            // An optional fifth field: the write's placement identifier (FDP).
+            (c.len() == 4 || (c.len() == 5 && int(c[4])))
+                && num(c[0])
+                && plain_op(c[1]).is_some()
+                && int(c[2])
+                && int(c[3])
         }
         TraceFormat::Blkparse => {
             w.first().is_some_and(|d| device_pair(d).is_some()) && w.len() >= 7

@@ -163,6 +163,7 @@ impl Outcome {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             },
             device,
         )

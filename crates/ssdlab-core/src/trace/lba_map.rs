@@ -336,6 +336,7 @@ mod tests {
             fragment_follows: false,
             fua: false,
             preflush: false,
+            placement: 0,
         }
     }
 
@@ -344,6 +345,7 @@ mod tests {
             fragment_follows: true,
             fua: false,
             preflush: false,
+            placement: 0,
             ..r
         }
     }

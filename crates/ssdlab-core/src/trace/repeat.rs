@@ -162,6 +162,7 @@ mod tests {
             fragment_follows: false,
             fua: false,
             preflush: false,
+            placement: 0,
         }
     }
 

@@ -49,6 +49,11 @@ pub struct Request {
     /// A preflush (Linux `REQ_PREFLUSH`, blktrace's `F` before the operation): every earlier
     /// acknowledged write durable before this request is served.
     pub preflush: bool,
+    /// The write's placement identifier (NVMe Flexible Data Placement: the directive's
+    /// placement handle, with the reclaim group above it; `config::FdpConfig::placement_ids`).
+    /// 0, the default handle, when the host gives none, as the specification has a write
+    /// without a placement directive. Only an FDP device (`[fdp]`) honours it.
+    pub placement: u16,
 }
 
 /// A stream of requests in arrival order. Readers never load a whole file; generators are

@@ -69,6 +69,7 @@ mod tests {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         );
         assert_eq!(s.next_request().unwrap(), None);

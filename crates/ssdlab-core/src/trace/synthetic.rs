@@ -156,6 +156,7 @@ impl RequestSource for Synthetic {
             fragment_follows: false,
             fua: false,
             preflush: false,
+            placement: 0,
         };
         Ok(self.next_into(&mut r)?.then_some(r))
     }

@@ -205,6 +205,7 @@ impl RequestSource for VscsiSource {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }));
         }
     }
@@ -292,6 +293,7 @@ pub(crate) mod tests {
                             fragment_follows: false,
                             fua: false,
                             preflush: false,
+                            placement: 0,
                         },
                         Request {
                             arrival_ns: 7000,
@@ -301,6 +303,7 @@ pub(crate) mod tests {
                             fragment_follows: false,
                             fua: false,
                             preflush: false,
+                            placement: 0,
                         },
                     ]
                 );

@@ -66,6 +66,7 @@ mod tests {
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
+                placement: 0,
             }
         );
         let b = s.next_request().unwrap().unwrap();

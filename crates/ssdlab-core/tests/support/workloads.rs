@@ -18,6 +18,7 @@ pub fn page_request(t_us: u64, op: OpKind, page: u64, pages: u64) -> Request {
         fragment_follows: false,
         fua: false,
         preflush: false,
+        placement: 0,
     }
 }
 
@@ -55,6 +56,7 @@ impl RequestSource for UniformWrites {
             fragment_follows: false,
             fua: false,
             preflush: false,
+            placement: 0,
         }))
     }
     fn describe(&self) -> String {
@@ -110,6 +112,7 @@ impl RequestSource for Mixed {
             fragment_follows: false,
             fua: false,
             preflush: false,
+            placement: 0,
         }))
     }
     fn describe(&self) -> String {

@@ -157,7 +157,7 @@ impl GcContext<'_> {
         if self.ftl.host_can_write(plane) {
             return Ok(plane);
         }
-        self.ftl.first_writable_plane().ok_or_else(|| {
+        self.ftl.first_writable_plane(lpn).ok_or_else(|| {
             SsdError::DeviceFull(format!(
                 "no plane can take logical page {lpn}: GC cannot reclaim space"
             ))

@@ -8,15 +8,22 @@ impl Ftl {
     /// The plane `next_host_plane` would return, without advancing the round-robin cursor.
     #[inline]
     pub fn peek_host_plane(&self, lpn: u32) -> u32 {
+        if self.grouped {
+            return self.peek_group_plane(lpn);
+        }
         match self.allocation {
             Allocation::Static => lpn % self.planes,
             Allocation::RoundRobin => self.stripe_order[self.rr_cursor],
         }
     }
 
-    /// The plane a new host page for `lpn` goes to.
+    /// The plane a new host page for `lpn` goes to (with FDP's reclaim groups, a plane of the
+    /// group its placement identifier names).
     #[inline]
     pub fn next_host_plane(&mut self, lpn: u32) -> u32 {
+        if self.grouped {
+            return self.group_plane(lpn);
+        }
         let p = self.peek_host_plane(lpn);
         if self.allocation == Allocation::RoundRobin {
             // (A compare, not `%`: this runs once per host page.)
@@ -71,8 +78,15 @@ impl Ftl {
         (full == 0 && free >= reserve) || free >= full + reserve
     }
 
-    /// A plane that can take a host page now (the fallback when GC cannot free the chosen one).
-    pub fn first_writable_plane(&self) -> Option<u32> {
-        (0..self.planes).find(|p| self.host_can_write(*p))
+    /// A plane that can take host page `lpn` now (the fallback when GC cannot free the chosen
+    /// one): any plane, or with FDP's reclaim groups one of its group's (a group whose flash
+    /// is full of its own valid data has no room, as on a real FDP device).
+    pub fn first_writable_plane(&self, lpn: u32) -> Option<u32> {
+        let planes = if self.grouped {
+            self.group_planes(lpn)
+        } else {
+            0..self.planes
+        };
+        planes.into_iter().find(|p| self.host_can_write(*p))
     }
 }

@@ -155,7 +155,7 @@ impl Ftl {
         let base = job.victim * self.pages_per_block;
         if self.valid[job.victim as usize] > 0 {
             if let Some(from) = self.next_valid(base + job.cursor, base + self.pages_per_block) {
-                let stream = self.gc_stream();
+                let stream = self.gc_stream_of(job.victim);
                 return self.copy_one(plane, job, from, stream);
             }
         }
@@ -220,7 +220,7 @@ impl Ftl {
                 self.copy_rest_lean_cached(plane, limit, on_step)
             };
         }
-        let stream = self.gc_stream();
+        let stream = self.jobs[plane as usize].map_or(0, |j| self.gc_stream_of(j.victim)); // one victim a call
         let mut n = 0;
         while n < limit {
             let Some(job) = self.jobs[plane as usize] else {
@@ -282,7 +282,7 @@ impl Ftl {
         let stream = if translation {
             self.data_streams
         } else {
-            self.gc_stream()
+            self.gc_stream_of(victim)
         };
         let fi = plane as usize * self.streams + stream;
         let mut failed = Ok(());
@@ -386,8 +386,7 @@ impl Ftl {
         }
     }
 
-    /// Collect whole victims on `plane` until its free pool is back at the threshold, or no
-    /// progress is possible. Returns the steps in order through `on_step`.
+    /// Collect victims on `plane` until its free pool is back at the threshold (steps to `on_step`).
     pub fn gc_until_threshold(
         &mut self,
         plane: u32,
@@ -397,7 +396,9 @@ impl Ftl {
         self.gc_while(plane, rng, |f| f.needs_gc(plane), on_step)
     }
 
-    /// Collect whole victims on `plane` while `more(self)` holds (and finish a started victim).
+    /// Collect whole victims on `plane` while `more(self)` holds (and finish a started victim);
+    /// forced in line, as LLVM had it before issue 62 moved it out (docs/speed.md, item 60).
+    #[inline(always)]
     pub fn gc_while(
         &mut self,
         plane: u32,

@@ -125,7 +125,7 @@ impl Ftl {
         Ok(())
     }
 
-    fn bit(&self, ppn: u32) -> bool {
+    pub(super) fn bit(&self, ppn: u32) -> bool {
         self.valid_bits[ppn as usize >> 6] >> (ppn & 63) & 1 == 1
     }
 }

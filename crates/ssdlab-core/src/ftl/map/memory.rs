@@ -12,7 +12,7 @@ use std::mem::size_of;
 
 use serde::Serialize;
 
-use super::{BlockState, GcJob};
+use super::{BlockState, Ftl, GcJob};
 use crate::config::{DeviceConfig, Placement, VictimPolicy};
 use crate::victim::{self, Rule};
 
@@ -139,7 +139,7 @@ pub fn ftl_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
     let (per_block, per_plane) =
         victim_index_bytes(cfg.gc.victim, u64::from(g.blocks_per_plane), ppb);
     let block_bytes = blocks * (4 + 4 + 4 + size_of::<BlockState>() as u64 + 8 + 4 + per_block);
-    let streams = cfg.ftl.frontiers() as u64;
+    let streams = cfg.frontiers() as u64;
     let other_bytes =
         planes * (per_plane + 32 + 4 * streams + size_of::<Option<GcJob>>() as u64 + 4 + 4) + 4;
     MemoryEstimate {
@@ -186,5 +186,26 @@ mod tests {
         assert_eq!(count(4_194_304_000), "4.19e9");
         assert_eq!(count(2048), "2048");
         assert_eq!((grown(0, 4), grown(3, 4), grown(5, 4)), (0, 16, 32));
+    }
+}
+
+impl Ftl {
+    /// Heap bytes held by the FTL's tables (L2P, P2L, bitmap, per-block metadata, queues).
+    pub fn memory_bytes(&self) -> usize {
+        self.l2p.capacity() * 4
+            + self.p2l.capacity() * 4
+            + self.valid_bits.capacity() * 8
+            + self.valid.capacity() * 4
+            + self.next_page.capacity() * 4
+            + self.state.capacity() * size_of::<BlockState>()
+            + self.erase_count.capacity() * 4
+            + self.closed_at.capacity() * 8
+            + self.free.iter().map(|f| f.capacity() * 4).sum::<usize>()
+            + self.victims.memory_bytes()
+            + self.units.as_ref().map_or(0, |u| u.memory_bytes())
+            + self.place.memory_bytes()
+            + self.program_marks.as_ref().map_or(0, |m| m.capacity())
+            + self.cmt.as_ref().map_or(0, |c| c.memory_bytes())
+            + self.fdp.as_ref().map_or(0, |f| f.memory_bytes())
     }
 }

@@ -17,6 +17,7 @@ mod allocation;
 mod bits;
 pub mod cmt;
 mod external;
+mod fdp;
 mod gc_ops;
 mod huge;
 mod invariants;
@@ -98,6 +99,13 @@ pub struct Ftl {
     allocation: Allocation,
     placement: Placement,
     place: PlacementState,
+    /// Flexible Data Placement (`[fdp]`), if on, and whether it has several reclaim groups
+    /// (the allocator then stripes a page over its group's planes).
+    fdp: Option<Box<fdp::FdpState>>,
+    grouped: bool,
+    /// The GC frontier (stream) of every victim, unless FDP's persistently isolated handles
+    /// choose it per victim ([`Ftl::gc_stream_of`]).
+    gc_stream: usize,
     pub(crate) l2p: huge::Table<u32>,
     pub(crate) p2l: huge::Table<u32>,
     pub(crate) valid_bits: huge::Table<u64>,
@@ -153,13 +161,26 @@ impl Ftl {
         let logical = cfg.logical_units();
         let ppb = g.pages_per_block * k;
         let policy = cfg.gc.victim;
-        let data_streams = cfg.ftl.streams();
-        let streams = cfg.ftl.frontiers();
+        let data_streams = cfg.data_streams();
+        let streams = cfg.frontiers();
         let cmt = cmt::MappingCache::new(cfg, logical as u32, logical as u32, planes);
         let translation_pages = cmt.as_ref().map_or(0, |c| c.pages());
         let room_streams = match &cmt {
             Some(c) if u64::from(c.capacity()) < logical => streams,
             _ => data_streams,
+        };
+        let stripe_order = stripe_order(
+            g.channels,
+            g.chips_per_channel,
+            g.dies_per_chip,
+            g.planes_per_die,
+        );
+        let fdp = fdp::FdpState::new(cfg, &stripe_order).map(Box::new);
+        let gc_stream = match cfg.ftl.placement {
+            // FDP: GC's shared frontier follows the handles' (persistently isolated: per victim).
+            _ if cfg.fdp.on() => cfg.fdp.handles as usize,
+            Placement::Single => 0,
+            _ => data_streams - 1,
         };
         let mut free = Vec::with_capacity(planes as usize);
         for p in 0..planes {
@@ -178,7 +199,10 @@ impl Ftl {
             gc_threshold: cfg.gc.threshold_blocks,
             allocation: cfg.ftl.allocation,
             placement: cfg.ftl.placement,
-            place: PlacementState::new(&cfg.ftl, logical),
+            place: PlacementState::new(&cfg.ftl, &cfg.fdp, logical),
+            grouped: fdp.as_ref().is_some_and(|f| f.grouped()),
+            fdp,
+            gc_stream,
             l2p: huge::table(logical as usize + translation_pages as usize, UNMAPPED),
             p2l: huge::table(phys, UNMAPPED),
             valid_bits: huge::table(phys.div_ceil(64), 0),
@@ -202,12 +226,7 @@ impl Ftl {
             cmt: cmt.map(Box::new),
             victims: VictimIndex::new(policy, planes, g.blocks_per_plane, ppb),
             jobs: vec![None; planes as usize],
-            stripe_order: stripe_order(
-                g.channels,
-                g.chips_per_channel,
-                g.dies_per_chip,
-                g.planes_per_die,
-            ),
+            stripe_order,
             rr_cursor: 0,
             write_clock: 0,
             counters: FtlCounters::default(),
@@ -404,13 +423,19 @@ impl Ftl {
 
     pub fn reset_counters(&mut self) {
         self.counters = FtlCounters::default();
+        self.place.reset_counters();
+        if let Some(f) = &mut self.fdp {
+            f.reset_counters();
+        }
         if let Some(c) = &mut self.cmt {
             c.counters = cmt::CmtCounters::default();
         }
     }
 
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
-    #[inline]
+    /// Forced in line: FDP's second allocation path (issue 62) moved it out of line from
+    /// preconditioning's loops, +6 % instructions there (docs/speed.md item 60).
+    #[inline(always)]
     pub fn write_host(&mut self, lpn: u32, plane: u32) -> Result<u32> {
         self.write_host_hinted(lpn, plane, NEVER)
     }
@@ -491,6 +516,9 @@ impl Ftl {
         self.free_epoch += 1;
         self.state[blk as usize] = BlockState::Open;
         self.frontier[fi] = blk;
+        if let Some(f) = &mut self.fdp {
+            f.on_open(blk, plane, fi % self.streams);
+        }
         Ok(blk)
     }
 
@@ -555,14 +583,6 @@ impl Ftl {
         }
     }
 
-    /// The stream GC copies of `plane` go to.
-    pub(crate) fn gc_stream(&self) -> usize {
-        match self.placement {
-            Placement::Single => 0,
-            _ => self.data_streams - 1,
-        }
-    }
-
     /// Host page writes ever made (preconditioning included): the clock of placement hints.
     pub fn host_clock(&self) -> u64 {
         self.place.clock()
@@ -571,24 +591,5 @@ impl Ftl {
     /// The placement in force.
     pub fn placement(&self) -> Placement {
         self.placement
-    }
-
-    /// Heap bytes held by the FTL's tables (L2P, P2L, bitmap, per-block metadata, queues).
-    pub fn memory_bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.l2p.capacity() * 4
-            + self.p2l.capacity() * 4
-            + self.valid_bits.capacity() * 8
-            + self.valid.capacity() * 4
-            + self.next_page.capacity() * 4
-            + self.state.capacity() * size_of::<BlockState>()
-            + self.erase_count.capacity() * 4
-            + self.closed_at.capacity() * 8
-            + self.free.iter().map(|f| f.capacity() * 4).sum::<usize>()
-            + self.victims.memory_bytes()
-            + self.units.as_ref().map_or(0, |u| u.memory_bytes())
-            + self.place.memory_bytes()
-            + self.program_marks.as_ref().map_or(0, |m| m.capacity())
-            + self.cmt.as_ref().map_or(0, |c| c.memory_bytes())
     }
 }

@@ -5,7 +5,7 @@
 //! U·2^(j−k+1) for j = 0..k−2 (k = 2: hot below U/2). Under uniform random writes every page's
 //! interval averages U, so the bins only pay off when the workload has skew.
 
-use crate::config::{FtlConfig, Placement};
+use crate::config::{FdpConfig, FtlConfig, Placement};
 
 /// No future write known (oracle) / never written (history-based policies).
 pub const NEVER: u64 = u64::MAX;
@@ -24,6 +24,13 @@ pub(crate) enum Temperature {
     },
     /// oracle: the caller passes each write's next-write time.
     Oracle,
+    /// FDP (`[fdp]`): the host's placement identifier of each page's latest write chooses the
+    /// handle's frontier; `written` counts host pages per identifier.
+    Host {
+        pid: Vec<u16>,
+        handles: u16,
+        written: Vec<u64>,
+    },
 }
 
 /// Per-FTL placement state.
@@ -39,8 +46,9 @@ pub(crate) struct PlacementState {
 }
 
 impl PlacementState {
-    pub fn new(cfg: &FtlConfig, logical_pages: u64) -> Self {
+    pub fn new(cfg: &FtlConfig, fdp: &FdpConfig, logical_pages: u64) -> Self {
         let k = match cfg.placement {
+            _ if fdp.on() => fdp.handles,
             Placement::Single | Placement::DualFrontier => 1,
             _ => cfg.temperature_streams,
         };
@@ -49,6 +57,20 @@ impl PlacementState {
             .map(|j| u * 2f64.powi(j as i32 - k as i32 + 1))
             .collect();
         let temp = match cfg.placement {
+            // Until the host writes a page it counts as written through handle 0 of the group
+            // whose share of the logical space it lies in (what preconditioning writes it
+            // through): with several reclaim groups the fill spreads over them as their flash
+            // does, instead of filling the first group's alone.
+            _ if fdp.on() => Temperature::Host {
+                pid: (0..logical_pages)
+                    .map(|l| {
+                        (l * u64::from(fdp.reclaim_groups) / logical_pages.max(1)) as u16
+                            * fdp.handles as u16
+                    })
+                    .collect(),
+                handles: fdp.handles as u16,
+                written: vec![0; fdp.placement_ids() as usize],
+            },
             Placement::Single | Placement::DualFrontier => Temperature::Fixed,
             Placement::HotCold => Temperature::LastWrite {
                 last: vec![NEVER; logical_pages as usize],
@@ -131,6 +153,15 @@ impl PlacementState {
                 let interval = f64::from(*extent_pages) / rate;
                 self.bin(interval)
             }
+            Temperature::Host {
+                pid,
+                handles,
+                written,
+            } => {
+                let p = pid[lpn as usize];
+                written[p as usize] += 1;
+                usize::from(p % *handles)
+            }
             Temperature::Oracle => {
                 if next_write == NEVER {
                     self.host_streams as usize - 1
@@ -141,9 +172,42 @@ impl PlacementState {
         }
     }
 
+    /// FDP: the next host writes of `pages` come through placement identifier `id` (the
+    /// caller checked it is one of the device's). Nothing without FDP.
+    pub fn set_placement(&mut self, pages: std::ops::Range<u32>, id: u16) {
+        if let Temperature::Host { pid, .. } = &mut self.temp {
+            pid[pages.start as usize..pages.end as usize].fill(id);
+        }
+    }
+
+    /// FDP: the placement identifier of `lpn`'s latest host write (0 without FDP).
+    #[inline]
+    pub fn placement_of(&self, lpn: u32) -> u16 {
+        match &self.temp {
+            Temperature::Host { pid, .. } => pid[lpn as usize],
+            _ => 0,
+        }
+    }
+
+    /// FDP: host pages written through each placement identifier (empty without FDP).
+    pub fn host_pages_by_placement(&self) -> &[u64] {
+        match &self.temp {
+            Temperature::Host { written, .. } => written,
+            _ => &[],
+        }
+    }
+
+    /// Counters reset (FDP's per-identifier host pages).
+    pub fn reset_counters(&mut self) {
+        if let Temperature::Host { written, .. } = &mut self.temp {
+            written.iter_mut().for_each(|n| *n = 0);
+        }
+    }
+
     /// Heap bytes.
     pub fn memory_bytes(&self) -> usize {
         match &self.temp {
+            Temperature::Host { pid, written, .. } => pid.capacity() * 2 + written.capacity() * 8,
             Temperature::LastWrite { last } => last.capacity() * 8,
             Temperature::Extents { count, stamp, .. } => {
                 count.capacity() * 4 + stamp.capacity() * 8

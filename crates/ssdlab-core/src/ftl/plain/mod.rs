@@ -41,6 +41,9 @@ pub struct PlainFtl {
     oracle: Option<OracleHints>,
     /// The CMT's replacement policy's name (a cached map's report).
     cmt_policy: &'static str,
+    /// Bytes of a mapping unit and of an erase block (FDP's byte counts).
+    unit_bytes: u64,
+    block_bytes: u64,
 }
 
 impl PlainFtl {
@@ -67,6 +70,9 @@ impl PlainFtl {
             gc_rng: rng::stream(seed, "gc"),
             oracle,
             cmt_policy: cfg.ftl.cmt_policy.unwrap_or_default().into(),
+            unit_bytes: u64::from(cfg.unit_bytes()),
+            block_bytes: u64::from(cfg.geometry.page_size)
+                * u64::from(cfg.geometry.pages_per_block),
         })
     }
 
@@ -198,6 +204,10 @@ impl FtlLayer for PlainFtl {
         Ok(())
     }
 
+    fn set_placement(&mut self, pages: Range<u32>, pid: u16) {
+        self.ftl.set_placement(pages, pid);
+    }
+
     fn after_request(&mut self, info: &RequestInfo) -> Result<()> {
         if self.on_demand {
             return Ok(());
@@ -224,6 +234,7 @@ impl FtlLayer for PlainFtl {
 
     fn report(&self, out: &mut LayerReports) {
         out.mapping = self.mapping_report();
+        out.fdp = self.ftl.fdp_report(self.unit_bytes, self.block_bytes);
     }
 
     fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {

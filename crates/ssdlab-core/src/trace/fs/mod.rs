@@ -427,6 +427,7 @@ impl FsSource {
             fragment_follows: false,
             fua: false,
             preflush: false,
+            placement: 0,
         }
     }
 }
