@@ -5,22 +5,8 @@
 use std::io::Write;
 
 use serde_json::{json, Value};
-use ssdlab_core::api;
 
-fn run(
-    device: &str,
-    overrides: &[&str],
-    workload: &Value,
-    options: &Value,
-) -> ssdlab_core::Result<Value> {
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let device = api::load_device(device, device, &overrides)?;
-    let workload = api::parse_workload(&workload.to_string())?;
-    let options = api::parse_options(&options.to_string())?;
-    let mut sim = api::build_simulation(device, &workload, options)?;
-    let r = sim.run()?;
-    Ok(serde_json::to_value(&r).expect("result JSON"))
-}
+use crate::support::json_run::run;
 
 /// A flash cache's two tenants, as CacheLib lays them out (Allison et al., EuroSys 2025,
 /// section 2): a log of large objects written sequentially round its region (most of the

@@ -5,22 +5,8 @@
 use serde_json::{json, Value};
 use ssdlab_core::api;
 
+use crate::support::json_run::run;
 use crate::support::traces::shared;
-
-fn run(
-    device: &str,
-    overrides: &[&str],
-    workload: &Value,
-    options: &Value,
-) -> ssdlab_core::Result<Value> {
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let device = api::load_device(device, device, &overrides)?;
-    let workload = api::parse_workload(&workload.to_string())?;
-    let options = api::parse_options(&options.to_string())?;
-    let mut sim = api::build_simulation(device, &workload, options)?;
-    let r = sim.run()?;
-    Ok(serde_json::to_value(&r).expect("result JSON"))
-}
 
 fn closed(qd: u32) -> Value {
     json!({"mode": "closed-loop", "queue_depth": qd})
@@ -429,7 +415,7 @@ fn random_multi_flow_setups_keep_the_invariants_and_are_deterministic() {
                        "range": if shared { json!("shared") } else { json!("partition") }})
             })
             .collect();
-        let spec = json!({"kind": "flows", "flows": flows});
+        let mut spec = json!({"kind": "flows", "flows": flows});
         let arbitration = if rng.gen_bool(0.5) {
             "round-robin"
         } else {
@@ -441,6 +427,18 @@ fn random_multi_flow_setups_keep_the_invariants_and_are_deterministic() {
             format!("host.burst={}", 1u32 << rng.gen_range(0..3)),
             format!("flash.scheduler=\"{}\"", schedulers[rng.gen_range(0..4)]),
         ];
+        // Half the cases on an FDP device, each flow through a random handle (issue 62; test
+        // mode then checks every page's handle and group too).
+        let mut overrides = overrides.to_vec();
+        if rng.gen_bool(0.5) {
+            let handles = rng.gen_range(1..=4u16);
+            let kind = ["initially-isolated", "persistently-isolated"][rng.gen_range(0..2)];
+            overrides.push(format!("fdp.handles={handles}"));
+            overrides.push(format!("fdp.handle_type=\"{kind}\""));
+            for f in spec["flows"].as_array_mut().expect("flows") {
+                f["placement"] = json!(rng.gen_range(0..handles));
+            }
+        }
         let o: Vec<&str> = overrides.iter().map(|s| s.as_str()).collect();
         let opts = json!({"seed": case, "check_every": 7, "precondition": {"random_passes": 0.3}});
         let a = run("tiny", &o, &spec, &opts)

@@ -22,8 +22,8 @@ use std::sync::Mutex;
 use crate::support::fuzz::env_u64;
 use rand::Rng;
 use ssdlab_core::config::{
-    Allocation, CmtPolicy, DeviceConfig, FlashScheduler, FtlKind, MappingKind, PageOrder,
-    Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
+    Allocation, CmtPolicy, DeviceConfig, FlashScheduler, FtlKind, HandleType, MappingKind,
+    PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
 };
 use ssdlab_core::ftl::map::Ftl;
 use ssdlab_core::rng::{stream, SimRng};
@@ -91,6 +91,8 @@ struct Case {
     seed: u64,
     /// Names of the family members the run exercises (family, member).
     members: Vec<(&'static str, String)>,
+    /// FDP's placement identifiers (0: a conventional device); writes draw theirs below it.
+    placements: u16,
 }
 
 fn pick<T: Copy>(rng: &mut SimRng, xs: &[T]) -> T {
@@ -229,6 +231,22 @@ fn case(f: &Families, attempt: u64) -> Case {
     if model != FtlKind::Rain && mapping == MappingKind::Full && rng.gen_bool(0.25) {
         sets.push("ftl.mapping_unit_bytes=1024".into());
     }
+    // FDP (issue 62) on the plain FTL with single placement, from its own stream: handles of
+    // either type, one or two reclaim groups, every write through a random identifier.
+    let mut fdp = stream(attempt, "invariant-fdp");
+    let mut placements = 0;
+    if model == FtlKind::Plain && placement == Placement::Single && fdp.gen_bool(0.3) {
+        let handles = fdp.gen_range(1..=3u16);
+        let groups = fdp.gen_range(1..=2u16);
+        let kind = pick(&mut fdp, &HandleType::iter().collect::<Vec<_>>());
+        sets.extend([
+            format!("fdp.handles={handles}"),
+            format!("fdp.reclaim_groups={groups}"),
+            format!("fdp.handle_type=\"{}\"", kind.name()),
+        ]);
+        members.push(("fdp handle type", kind.name().to_string()));
+        placements = handles * groups;
+    }
     Case {
         attempt,
         combination,
@@ -236,11 +254,19 @@ fn case(f: &Families, attempt: u64) -> Case {
         timing: rng.gen_bool(0.6),
         seed: rng.gen(),
         members,
+        placements,
     }
 }
 
-fn random_requests(seed: u64, n: u64, logical_pages: u64, page: u64) -> Vec<Request> {
+fn random_requests(
+    seed: u64,
+    n: u64,
+    logical_pages: u64,
+    page: u64,
+    placements: u16,
+) -> Vec<Request> {
     let mut rng = stream(seed, "prop-requests");
+    let mut ids = stream(seed, "prop-placements");
     let mut t = 0;
     (0..n)
         .map(|_| {
@@ -260,7 +286,11 @@ fn random_requests(seed: u64, n: u64, logical_pages: u64, page: u64) -> Vec<Requ
                 fragment_follows: false,
                 fua: false,
                 preflush: false,
-                placement: 0,
+                placement: if placements > 0 {
+                    ids.gen_range(0..placements)
+                } else {
+                    0
+                },
             }
         })
         .collect()
@@ -293,7 +323,7 @@ fn run_case(c: &Case) -> Result<Outcome, String> {
     // Writes of about 1.5 times the physical pages (60 % writes of 1 to 4 units, at least 600
     // page writes): GC must erase in every run.
     let n = cfg.geometry.physical_pages() * u64::from(cfg.units_per_page());
-    let reqs = random_requests(c.seed, n.max(400), logical, page);
+    let reqs = random_requests(c.seed, n.max(400), logical, page, c.placements);
     let opts = SimOptions {
         seed: c.seed,
         timing: c.timing,

@@ -4,6 +4,7 @@ pub mod analytic;
 pub mod devices;
 pub mod flash;
 pub mod fuzz;
+pub mod json_run;
 pub mod text_cases;
 pub mod traces;
 pub mod workloads;

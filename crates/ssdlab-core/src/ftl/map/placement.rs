@@ -180,11 +180,12 @@ impl PlacementState {
         }
     }
 
-    /// FDP: the placement identifier of `lpn`'s latest host write (0 without FDP).
+    /// FDP: the placement identifier of `lpn`'s latest host write (0 without FDP, and for a
+    /// cached map's translation pages, the logical pages after the user's: group 0's).
     #[inline]
     pub fn placement_of(&self, lpn: u32) -> u16 {
         match &self.temp {
-            Temperature::Host { pid, .. } => pid[lpn as usize],
+            Temperature::Host { pid, .. } => pid.get(lpn as usize).copied().unwrap_or(0),
             _ => 0,
         }
     }
