@@ -58,10 +58,13 @@ def test_requests_with_a_trace_are_refused(cli, tmp_path):
     assert_one_line_error(cli("run", "-d", "tiny", "-t", str(t), "-n", "100"), "--requests/-n", "--max-requests")
 
 
-def test_a_fifth_csv_column_is_an_error_naming_the_line(cli, tmp_path):
+def test_a_sixth_csv_column_or_a_bad_fifth_is_an_error_naming_the_line(cli, tmp_path):
+    # The fifth column is a write's placement identifier (FDP, issue 62); a sixth is too many.
     t = tmp_path / "t.csv"
-    t.write_text("0,W,0,4096\n10,W,4096,4096,7\n")
+    t.write_text("0,W,0,4096\n10,W,4096,4096,7,1\n")
     assert_one_line_error(cli("run", "-d", "tiny", "-t", str(t), "--format", "csv"), f"{t}:2", "too many fields", "expected 4")
+    t.write_text("0,W,0,4096\n10,W,4096,4096,seven\n")
+    assert_one_line_error(cli("run", "-d", "tiny", "-t", str(t), "--format", "csv"), f"{t}:2", "field 5 (placement)")
 
 
 @pytest.mark.parametrize("args, fragments", [
