@@ -78,6 +78,18 @@ fn tenants_apart_by_handle_write_amplify_less_than_mixed() {
     let host: u64 = p.iter().map(|x| x["host_pages"].as_u64().unwrap()).sum();
     assert_eq!(host, apart["host_pages_written"].as_u64().unwrap());
     assert!(p.iter().all(|x| x["units_opened"].as_u64().unwrap() > 0));
+    // Initially isolated: GC's copies went to the shared frontier; persistently isolated,
+    // to each handle's own, and no block is the shared frontier's.
+    assert!(f["shared_gc_units_opened"].as_u64().unwrap() > 0);
+    let pers = run(
+        "tiny",
+        &["fdp.handles=2", "fdp.handle_type=persistently-isolated"],
+        &cache_tenants(6000, Some(0), Some(1)),
+        &opts,
+    )
+    .expect("persistently isolated");
+    assert_eq!(pers["fdp"]["shared_gc_units_opened"], json!(0));
+    assert_eq!(pers["fdp"]["handle_type"], json!("persistently-isolated"));
     assert_eq!(apart["flows"][1]["placement"], json!(1));
     assert!(plain.get("fdp").is_none());
 }
@@ -232,4 +244,24 @@ fn bad_fdp_settings_are_one_line_naming_the_field() {
         e.contains("flows[0] (t): placement") && e.contains("below 2"),
         "{e}"
     );
+}
+
+#[test]
+fn a_reclaim_group_out_of_room_stops_the_run_instead_of_spilling_into_another() {
+    // Every write through group 0, which has half the flash, of a space that is 80 % of it:
+    // group 0 fills with its own valid data, and its writes may not go to group 1's planes.
+    let wl = json!({"kind": "flows", "flows": [{"name": "all", "placement": 0, "range": "shared",
+        "workload": {"kind": "synthetic", "pattern": "sequential", "requests": 8000, "read_fraction": 0.0}}]});
+    let opts = json!({"seed": 1, "check_every": 101});
+    let e = run(
+        "tiny",
+        &["fdp.handles=1", "fdp.reclaim_groups=2"],
+        &wl,
+        &opts,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("no plane can take logical page"), "{e}");
+    // With one group the same writes fit.
+    run("tiny", &["fdp.handles=1"], &wl, &opts).expect("one group");
 }

@@ -88,7 +88,7 @@ fn measure(device: &str, overrides: &[&str], requests: u64, pages: u64) -> (u64,
 /// index's kinds, RAIN's stripes, the hybrid model's unit index.
 #[test]
 fn estimate_is_within_15_percent_of_the_peak_heap() {
-    let cases: [(&str, &str, &[&str], u64); 10] = [
+    let cases: [(&str, &str, &[&str], u64); 11] = [
         (
             "RAIN without GTF",
             "ttflash-small",
@@ -113,6 +113,17 @@ fn estimate_is_within_15_percent_of_the_peak_heap() {
             &[
                 "geometry.blocks_per_plane=1024",
                 "gc.victim=\"cost-benefit\"",
+            ],
+            1,
+        ),
+        (
+            "FDP, persistently isolated, 2 groups",
+            "mqsim-small",
+            &[
+                "geometry.blocks_per_plane=1024",
+                "fdp.handles=4",
+                "fdp.reclaim_groups=2",
+                "fdp.handle_type=\"persistently-isolated\"",
             ],
             1,
         ),

@@ -134,6 +134,12 @@ def mean_scalars(runs: list[dict[str, float]]) -> dict[str, float]:
     return {k: float(np.mean([r[k] for r in runs if k in r])) for k in keys}
 
 
+def issued(latency_us: dict) -> dict:
+    """A flow's latency summaries without the types it never issued (a writer's reads): left
+    out, not drawn as 0."""
+    return {op: s for op, s in latency_us.items() if not isinstance(s, dict) or s.get("count")}
+
+
 # -- readers, one per kind of file ------------------------------------------------------------
 def _run(path: Path, d: dict) -> Source:
     """One group for the run; a run of several flows adds one per flow (``flow · name``, its
@@ -147,8 +153,8 @@ def _run(path: Path, d: dict) -> Source:
     for i, f in enumerate(flows):
         if not isinstance(f, dict):
             raise FieldError(f"flows[{i}]", f"expected an object, got {type_name(f)}")
-        lat = {op: s for op, s in (f.get("latency_us") or {}).items() if not isinstance(s, dict) or s.get("count")}
-        scalars = flatten({**{k: v for k, v in f.items() if k != "latency_histogram"}, "latency_us": lat})
+        scalars = flatten({**{k: v for k, v in f.items() if k != "latency_histogram"},
+                           "latency_us": issued(f.get("latency_us") or {})})
         groups.append(Group(f"flow · {f.get('name', i)}", scalars,
                             histograms(f.get("latency_histogram"), f"flows[{i}].latency_histogram")))
     setup = d.get("setup") or {}
@@ -198,8 +204,7 @@ def _tenants(path: Path, d: dict) -> Source:
         hist = c.get("latency_histogram") or []
         for i, name in enumerate(d["flows"]):
             f = dict(c["together"]["flows"][i])
-            # A type the flow never issued has no latencies (the writer's reads): left out, not 0.
-            f["latency_us"] = {op: s for op, s in f["latency_us"].items() if s.get("count")}
+            f["latency_us"] = issued(f["latency_us"])
             scalars = flatten({**f, "slowdown": c["slowdown"][i], "fairness": c["fairness"],
                                "throughput_iops": c["throughput_iops"]})
             h = histograms(hist[i], f"configs.{r}.latency_histogram[{i}]") if i < len(hist) else {}

@@ -201,7 +201,7 @@ impl Simulation {
                 "{}flow {}: {}",
                 at(&*flow.source),
                 flow.name,
-                self.placement_message(flow.head.placement)
+                super::replay::placement_message(self.placement_limit, flow.head.placement)
             )));
         }
         let (first, pages) = self.flow_range(flow, &flow.head)?;
@@ -314,7 +314,6 @@ fn at(source: &dyn RequestSource) -> String {
     }
 }
 
-/// An error opening flow `i`'s workload, naming the flow.
 /// A flow's placement identifier needs an FDP device that has it.
 fn check_placement(cfg: &DeviceConfig, placement: Option<u16>) -> Result<()> {
     let Some(p) = placement else {
@@ -328,14 +327,12 @@ fn check_placement(cfg: &DeviceConfig, placement: Option<u16>) -> Result<()> {
     }
     let ids = cfg.fdp.placement_ids();
     if u32::from(p) >= ids {
-        return Err(SsdError::Invalid(format!(
-            "placement: expected a placement identifier below {ids} (fdp.handles × \
-             fdp.reclaim_groups), got {p}"
-        )));
+        return Err(SsdError::Invalid(super::replay::placement_message(ids, p)));
     }
     Ok(())
 }
 
+/// An error opening flow `i`'s workload, naming the flow.
 fn in_flow(spec: &FlowsSpec, i: usize, e: SsdError) -> SsdError {
     let prefix = format!("flows[{i}] ({})", spec.name(i));
     match e {

@@ -45,15 +45,10 @@ impl Simulation {
     #[inline(never)]
     fn bad_placement(&self, req: &Request) -> SsdError {
         let at = self.source_at();
-        SsdError::Invalid(format!("{at}{}", self.placement_message(req.placement)))
-    }
-
-    /// What a placement identifier beyond the device's is told.
-    pub(super) fn placement_message(&self, p: u16) -> String {
-        format!(
-            "placement: expected a placement identifier below {} (fdp.handles × fdp.reclaim_groups), got {p}",
-            self.placement_limit
-        )
+        SsdError::Invalid(format!(
+            "{at}{}",
+            placement_message(self.placement_limit, req.placement)
+        ))
     }
 
     #[cold]
@@ -268,4 +263,12 @@ impl Simulation {
         }
         c.total += 1;
     }
+}
+
+/// What a placement identifier `p` beyond the device's `ids` is told (a trace's line or a
+/// flow's spec).
+pub(super) fn placement_message(ids: u32, p: u16) -> String {
+    format!(
+        "placement: expected a placement identifier below {ids} (fdp.handles × fdp.reclaim_groups), got {p}"
+    )
 }

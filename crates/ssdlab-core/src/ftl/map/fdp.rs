@@ -11,7 +11,7 @@
 //! - GC of an **initially isolated** handle's data may mix it with other handles' data of the
 //!   group (one GC frontier per plane); a **persistently isolated** handle's data stays with
 //!   its own handle's data after GC: the copies of a block go to the GC frontier of the handle
-//!   whose frontier wrote it ([`FdpState::gc_stream`]);
+//!   whose frontier wrote it ([`FdpState::persistent_gc_stream`]);
 //! - the FDP statistics log page counts host bytes with metadata written (HBMW), media bytes
 //!   with metadata written (MBMW) and media bytes erased (MBE); the reclaim unit handle usage
 //!   log page describes each handle. We report those counts and, per handle, the pages the
@@ -20,14 +20,14 @@
 use std::ops::Range;
 
 use super::Ftl;
-use crate::config::{Allocation, DeviceConfig, HandleType};
+use crate::config::{Allocation, DeviceConfig, HandleType, Registry};
 use crate::stats::{FdpReport, HandleReport};
 
 /// FDP's state in the FTL.
 #[derive(Debug, Clone)]
 pub(crate) struct FdpState {
     handles: u32,
-    persistent: bool,
+    handle_type: HandleType,
     /// Each reclaim group's planes, in the allocator's stripe order, and its round-robin
     /// cursor (one group: the allocator's own order and cursor are used instead).
     group_order: Vec<Vec<u32>>,
@@ -61,7 +61,7 @@ impl FdpState {
             .collect();
         Some(FdpState {
             handles: f.handles,
-            persistent: f.handle_type == HandleType::PersistentlyIsolated,
+            handle_type: f.handle_type,
             group_order,
             group_cursor: vec![0; f.reclaim_groups as usize],
             planes_per_group: per,
@@ -76,12 +76,23 @@ impl FdpState {
         self.group_order.len() > 1
     }
 
+    /// GC keeps each handle's data apart (persistently isolated handles).
+    #[inline]
+    fn persistent(&self) -> bool {
+        self.handle_type == HandleType::PersistentlyIsolated
+    }
+
+    /// The reclaim group of placement identifier `pid`.
+    fn group_of(&self, pid: u16) -> u32 {
+        u32::from(pid) / self.handles
+    }
+
     /// The plane for a host page of placement identifier `pid` under the allocator
     /// (`static_alloc`: plane by logical page within the group).
     pub fn plane(&mut self, lpn: u32, pid: u16, static_alloc: bool) -> u32 {
         let p = self.peek(lpn, pid, static_alloc);
         if !static_alloc {
-            let g = (u32::from(pid) / self.handles) as usize;
+            let g = self.group_of(pid) as usize;
             let c = &mut self.group_cursor[g];
             *c += 1;
             if *c == self.group_order[g].len() {
@@ -93,7 +104,7 @@ impl FdpState {
 
     /// [`Self::plane`] without moving the group's cursor.
     pub fn peek(&self, lpn: u32, pid: u16, static_alloc: bool) -> u32 {
-        let g = (u32::from(pid) / self.handles) as usize;
+        let g = self.group_of(pid) as usize;
         if static_alloc {
             return g as u32 * self.planes_per_group + lpn % self.planes_per_group;
         }
@@ -110,15 +121,13 @@ impl FdpState {
         }
     }
 
-    /// The GC frontier the valid pages of `victim` go to: the shared one (stream `handles`),
-    /// or, persistently isolated, the GC frontier of the handle that wrote the block (a host
-    /// frontier's block → that handle's GC stream; a GC frontier's → the same one).
+    /// Persistently isolated: the GC frontier the valid pages of `victim` go to, the one of
+    /// the handle that wrote the block (a host frontier's block → that handle's GC stream; a
+    /// GC frontier's → the same one). (Initially isolated handles share the FTL's one GC
+    /// stream, `Ftl::gc_stream`.)
     #[inline]
-    pub fn gc_stream(&self, victim: u32) -> usize {
+    fn persistent_gc_stream(&self, victim: u32) -> usize {
         let h = self.handles as usize;
-        if !self.persistent {
-            return h;
-        }
         let s = self.owner[victim as usize] as usize;
         if s < h {
             h + s
@@ -135,12 +144,12 @@ impl FdpState {
     /// blocks, and (persistently isolated) its GC frontiers'.
     pub fn units_opened(&self, group: usize, handle: usize) -> u64 {
         let (h, o) = (self.handles as usize, &self.opened[group * self.streams..]);
-        o[handle] + if self.persistent { o[h + handle] } else { 0 }
+        o[handle] + if self.persistent() { o[h + handle] } else { 0 }
     }
 
     /// Blocks GC's shared frontiers opened (initially isolated; 0 otherwise).
     pub fn shared_gc_units(&self) -> u64 {
-        if self.persistent {
+        if self.persistent() {
             return 0;
         }
         let h = self.handles as usize;
@@ -163,15 +172,15 @@ impl Ftl {
     #[inline]
     pub(crate) fn gc_stream_of(&self, victim: u32) -> usize {
         match &self.fdp {
-            Some(f) => f.gc_stream(victim),
-            None => self.gc_stream,
+            Some(f) if f.persistent() => f.persistent_gc_stream(victim),
+            _ => self.gc_stream,
         }
     }
 
     /// The planes of the reclaim group of `lpn`'s placement identifier.
     pub(super) fn group_planes(&self, lpn: u32) -> std::ops::Range<u32> {
         let f = self.fdp.as_ref().expect("reclaim groups without FDP");
-        let g = u32::from(self.place.placement_of(lpn)) / f.handles;
+        let g = f.group_of(self.place.placement_of(lpn));
         g * f.planes_per_group..(g + 1) * f.planes_per_group
     }
 
@@ -215,7 +224,7 @@ impl Ftl {
             let group = plane / f.planes_per_group;
             let handle = match s {
                 _ if s < h => Some(s),
-                _ if f.persistent && s < f.streams => Some(s - h),
+                _ if f.persistent() && s < f.streams => Some(s - h),
                 _ => None,
             };
             for p in b * ppb..(b + 1) * ppb {
@@ -223,14 +232,14 @@ impl Ftl {
                 if !self.bit(p) || lpn >= self.translation_base {
                     continue;
                 }
-                let pid = u32::from(self.place.placement_of(lpn));
-                if pid / f.handles != group {
+                let pid = self.place.placement_of(lpn);
+                if f.group_of(pid) != group {
                     return Err(format!(
                         "FDP: logical page {lpn} (placement {pid}) lies on plane {plane} of \
                          reclaim group {group}"
                     ));
                 }
-                if let Some(hd) = handle.filter(|&hd| hd != (pid % f.handles) as usize) {
+                if let Some(hd) = handle.filter(|&hd| hd != (u32::from(pid) % f.handles) as usize) {
                     return Err(format!(
                         "FDP: block {b} of handle {hd} holds logical page {lpn} of placement {pid}"
                     ));
@@ -263,11 +272,7 @@ impl Ftl {
             })
             .collect();
         Some(FdpReport {
-            handle_type: if f.persistent {
-                "persistently-isolated"
-            } else {
-                "initially-isolated"
-            },
+            handle_type: f.handle_type.name(),
             reclaim_groups: groups,
             handles: f.handles,
             reclaim_unit_bytes: block_bytes * u64::from(f.planes_per_group),

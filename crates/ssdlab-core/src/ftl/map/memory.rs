@@ -132,16 +132,35 @@ pub fn ftl_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
     if check {
         page_bytes += phys;
     }
+    // FDP: each logical page's placement identifier (u16).
+    if cfg.fdp.on() {
+        page_bytes += logical * 2;
+    }
     // A cached map: the translation pages' L2P entries, and the simulator's CMT bookkeeping.
     page_bytes += u64::from(super::cmt::MappingCache::pages_for(cfg, logical as u32)) * 4
         + super::cmt::MappingCache::estimate_bytes(cfg, logical, check);
     // valid, next_page, erase count (u32), state, closed_at (u64), the free pools (u32).
     let (per_block, per_plane) =
         victim_index_bytes(cfg.gc.victim, u64::from(g.blocks_per_plane), ppb);
-    let block_bytes = blocks * (4 + 4 + 4 + size_of::<BlockState>() as u64 + 8 + 4 + per_block);
+    // FDP: the frontier that opened each block (u8).
+    let owner = u64::from(cfg.fdp.on());
+    let block_bytes =
+        blocks * (4 + 4 + 4 + size_of::<BlockState>() as u64 + 8 + 4 + per_block + owner);
     let streams = cfg.frontiers() as u64;
-    let other_bytes =
-        planes * (per_plane + 32 + 4 * streams + size_of::<Option<GcJob>>() as u64 + 4 + 4) + 4;
+    // FDP: the groups' plane orders, blocks opened per group and stream, host pages per
+    // identifier.
+    let fdp = &cfg.fdp;
+    let fdp_bytes = if fdp.on() {
+        planes * 4
+            + u64::from(fdp.reclaim_groups) * (streams * 8 + 8 + 24)
+            + u64::from(fdp.placement_ids()) * 8
+    } else {
+        0
+    };
+    let other_bytes = planes
+        * (per_plane + 32 + 4 * streams + size_of::<Option<GcJob>>() as u64 + 4 + 4)
+        + 4
+        + fdp_bytes;
     MemoryEstimate {
         pages: phys,
         page_bytes,

@@ -177,7 +177,8 @@ impl Ftl {
         );
         let fdp = fdp::FdpState::new(cfg, &stripe_order).map(Box::new);
         let gc_stream = match cfg.ftl.placement {
-            // FDP: GC's shared frontier follows the handles' (persistently isolated: per victim).
+            // FDP: GC's shared frontier follows the handles' (persistently isolated handles
+            // choose theirs per victim: `Ftl::gc_stream_of`).
             _ if cfg.fdp.on() => cfg.fdp.handles as usize,
             Placement::Single => 0,
             _ => data_streams - 1,

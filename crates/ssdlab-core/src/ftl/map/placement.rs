@@ -62,12 +62,18 @@ impl PlacementState {
             // through): with several reclaim groups the fill spreads over them as their flash
             // does, instead of filling the first group's alone.
             _ if fdp.on() => Temperature::Host {
-                pid: (0..logical_pages)
-                    .map(|l| {
-                        (l * u64::from(fdp.reclaim_groups) / logical_pages.max(1)) as u16
-                            * fdp.handles as u16
-                    })
-                    .collect(),
+                pid: {
+                    // Group g's share: the pages l with ⌊l·G/L⌋ = g, one fill each.
+                    let (groups, mut pid) = (
+                        u64::from(fdp.reclaim_groups),
+                        vec![0u16; logical_pages as usize],
+                    );
+                    for g in 1..groups {
+                        let from = (g * logical_pages).div_ceil(groups) as usize;
+                        pid[from..].fill((g * u64::from(fdp.handles)) as u16);
+                    }
+                    pid
+                },
                 handles: fdp.handles as u16,
                 written: vec![0; fdp.placement_ids() as usize],
             },
