@@ -8,7 +8,7 @@ __all__ = [
     "ConfigError", "DETECT_DEFAULT_WINDOW", "DecisionSimulator", "Detector", "DeviceFullError", "Simulation",
     "SlcDecisionSimulator", "SsdlabError", "TraceError", "Tree", "WorkloadError", "__git_commit__", "__version__",
     "defaults_json", "detect_experiment", "detect_feature_names", "device_json", "fill_experiment_json", "flows_json",
-    "iostat_columns", "iostat_series", "offline_table_one_json", "preset_names", "preset_toml", "proc_snapshot_text",
+    "iostat_columns", "iostat_series", "offline_table_one_json", "placement_experiment_json", "preset_names", "preset_toml", "proc_snapshot_text",
     "recording_features", "registries_json", "rlgc_experiment_json", "run_offline_json", "slc_experiment_json",
     "tails_experiment_json", "tenants_experiment_json", "trace_info_json", "ttflash_experiment_json", "tune_ust_json", "workload_presets",
 ]
@@ -85,6 +85,11 @@ def tails_experiment_json(
 
 def tenants_experiment_json(
     device: str, origin: str, overrides: list[str], flows_json: Optional[str], requests: int, options_json: str,
+    rows: list[str], jobs: int | None = ..., progress: _Progress = ...,
+) -> str: ...
+
+def placement_experiment_json(
+    device: str, origin: str, overrides: list[str], workload_json: Optional[str], requests: int, options_json: str,
     rows: list[str], jobs: int | None = ..., progress: _Progress = ...,
 ) -> str: ...
 

@@ -80,6 +80,15 @@ def result_tables(r: Result) -> list[Table]:
                      f"{human_bytes(d['media_bytes_erased'])}"))
         rows.append(("FDP: host pages / reclaim units opened, per placement",
                      ", ".join(f"{p['placement']}: {p['host_pages']:,}/{p['units_opened']:,}" for p in d["placements"])))
+    z = r.zns
+    if z:
+        host = (f", host WAF {z['host_waf']:.3f} ({z['cleaner_pages_copied']:,} cleaner copies)"
+                if z["host_waf"] is not None else "")
+        rows.append((f"ZNS ({z['zones']:,} zones of {z['blocks_per_zone']} blocks, host {z['host']}): device WAF",
+                     f"{z['device_waf']:.3f}{host}"))
+        c, v = z["commands"], z["violations"]
+        rows.append(("ZNS: resets / block erases / implicit closes / commands refused",
+                     f"{c['resets']:,} / {z['block_erases']:,} / {c['implicit_closes']:,} / {sum(v.values()):,}"))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

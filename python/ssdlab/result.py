@@ -87,6 +87,13 @@ class Result:
     #: ``placements`` (per placement identifier: ``host_pages``, ``units_opened``); None
     #: otherwise.
     fdp: dict[str, Any] | None = None
+    #: A zoned device (``ftl.kind = "zoned"``): ``host`` (``cleaner`` or ``none``), ``zones``,
+    #: ``blocks_per_zone``, ``zone_size_pages``, ``zone_capacity_pages``, what the device did
+    #: (``device_pages_written``, ``device_pages_read``, ``block_erases``, ``device_waf``), the
+    #: cleaner's ``host_pages_written``, ``cleaner_pages_copied`` and ``host_waf`` (None without
+    #: it), the zone ``commands`` and rule ``violations`` by status, ``open_zones`` and
+    #: ``active_zones`` at the end; None otherwise. The top-level ``waf`` is end to end.
+    zns: dict[str, Any] | None = None
     #: Each flow's figures in a run of several (``{"kind": "flows", ...}``; ``[]`` otherwise):
     #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,
     #: ``latency_us`` (from submission, the queue wait included; ``read``/``write``/``all``
@@ -125,7 +132,7 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp"):
+        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp", "zns"):
             if d[k] is None:
                 del d[k]
         if not d["flows"]:

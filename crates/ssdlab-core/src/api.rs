@@ -172,6 +172,55 @@ pub fn tails_experiment(
     Ok(v.to_string())
 }
 
+/// Host-visible placement (`experiments::placement`) on `device` (a preset or TOML text,
+/// `origin` for its errors) with `overrides` before each row's settings, every row (all when
+/// `rows` is empty) on `workload` (`None`: the default tenants, `requests` the warm and log
+/// tenants'). A flows workload keeps its placement identifiers on the FDP row only. JSON
+/// (`rows`, `configs.<row>`).
+#[allow(clippy::too_many_arguments)]
+pub fn placement_experiment(
+    device: &str,
+    origin: &str,
+    overrides: &[String],
+    workload: Option<&WorkloadSpec>,
+    requests: u64,
+    options: SimOptions,
+    rows: &[String],
+    jobs: usize,
+    progress: &crate::experiments::parallel::Progress,
+) -> Result<String> {
+    use crate::experiments::placement;
+    let rows: Vec<String> = if rows.is_empty() {
+        placement::ROWS.iter().map(|(n, _)| n.to_string()).collect()
+    } else {
+        rows.to_vec()
+    };
+    let devices = rows
+        .iter()
+        .map(|r| {
+            let mut all = overrides.to_vec();
+            all.extend(placement::row_settings(r)?.iter().map(|s| s.to_string()));
+            load_device(device, origin, &all)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let flows = match workload {
+        None => Some(placement::default_flows(requests)?),
+        Some(WorkloadSpec::Flows(f)) => Some(f.clone()),
+        Some(_) => None,
+    };
+    let name = devices.first().map(|d| d.name.clone()).unwrap_or_default();
+    let v = placement::compare(&name, &rows, &devices, &options, jobs, progress, |cfg| {
+        let (cfg, opts) = (cfg.clone(), options.clone());
+        match (&flows, workload) {
+            (Some(f), _) if cfg.fdp.on() => Simulation::with_flows(cfg, opts, f),
+            (Some(f), _) => Simulation::with_flows(cfg, opts, &placement::untagged(f)),
+            (None, Some(w)) => build_simulation(cfg, w, opts),
+            (None, None) => Err(SsdError::Invalid("no workload".into())),
+        }
+    })?;
+    Ok(v.to_string())
+}
+
 /// Tenants (`experiments::tenants`) on `device` (a preset or TOML text, `origin` for its
 /// errors) with `overrides` after the experiment's `host.command_slots`, every row (all when
 /// `rows` is empty) on `flows` (a flows workload; `None`: the default reader and writer,
@@ -338,7 +387,7 @@ pub fn registries() -> Vec<crate::config::Family> {
     use crate::config::{
         Allocation, Arbitration, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy,
         FtlKind, HandleType, MappingKind, PageOrder, Placement, Registry, SchedulerKind,
-        SlcPolicyKind, SuspendMode, VictimPolicy,
+        SlcPolicyKind, SuspendMode, VictimPolicy, ZoneHost, ZoneLayout,
     };
     use crate::trace::{
         ArrivalSpec, FsPersonality, IdleDist, LbaMapMode, Pattern, TraceFormat, TrimMode,
@@ -360,6 +409,8 @@ pub fn registries() -> Vec<crate::config::Family> {
         PageOrder::family(),
         Arbitration::family(),
         HandleType::family(),
+        ZoneLayout::family(),
+        ZoneHost::family(),
         TraceFormat::family(),
         Pattern::family(),
         ArrivalSpec::family(),
@@ -408,6 +459,7 @@ pub fn defaults() -> serde_json::Value {
         "ttflash_mechanisms": crate::config::MECHANISMS,
         "tenants_rows": crate::experiments::tenants::ROWS.iter().map(|(n, s)| serde_json::json!({"name": n, "settings": s})).collect::<Vec<_>>(),
         "tenants_slots": crate::experiments::tenants::DEFAULT_SLOTS,
+        "placement_rows": crate::experiments::placement::ROWS.iter().map(|(n, s)| serde_json::json!({"name": n, "settings": s})).collect::<Vec<_>>(),
         "tails_rows": crate::experiments::tails::ROWS.iter().map(|(n, s)| serde_json::json!({"name": n, "settings": s})).collect::<Vec<_>>(),
         "experiment_jobs": crate::experiments::parallel::AUTO_JOBS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,

@@ -28,6 +28,10 @@ pub enum SsdError {
     /// Anything else a caller passed that does not fit (e.g. a bad option combination).
     #[error("{0}")]
     Invalid(String),
+    /// The device refused a request it must not be sent (a zoned device in strict mode): the
+    /// engine puts the request's file:line before the message.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl SsdError {
@@ -59,6 +63,7 @@ impl SsdError {
             SsdError::Workload(_) => "workload",
             SsdError::DeviceFull(_) => "device_full",
             SsdError::Invalid(_) => "invalid",
+            SsdError::Refused(_) => "refused",
         }
     }
 }

@@ -12,7 +12,7 @@
 //!   │ host interface: replay mode (open | closed loop), queue depth            host/      │
 //!   │      │ read / write / trim (pages, ready), background(now), after_request           │
 //!   │      ▼                                                                              │
-//!   │ FTL layer (ftl::FtlLayer): plain | hybrid (SLC/QLC) | rain (parity)      ftl/       │
+//!   │ FTL layer (ftl::FtlLayer): plain | hybrid | rain | zoned (ZNS)           ftl/       │
 //!   │   shared: ftl::map (L2P/P2L, blocks, frontiers, victim index, GC steps),            │
 //!   │           ftl::gc (GC schedulers), victim/ (victim policies)                        │
 //!   │      │ page reads, programs, GC copies and erases                                   │
@@ -71,7 +71,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["sim", "offline"],
     &["device"],
     &["cache"],
-    &["ftl::rain", "ftl::hybrid"],
+    &["ftl::rain", "ftl::hybrid", "ftl::zoned"],
     &["ftl::plain"],
     &["ftl"],
     &["ftl::gc"],

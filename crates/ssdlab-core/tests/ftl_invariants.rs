@@ -24,6 +24,7 @@ use rand::Rng;
 use ssdlab_core::config::{
     Allocation, CmtPolicy, DeviceConfig, FlashScheduler, FtlKind, HandleType, MappingKind,
     PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind, SuspendMode, VictimPolicy,
+    ZoneLayout,
 };
 use ssdlab_core::ftl::map::Ftl;
 use ssdlab_core::rng::{stream, SimRng};
@@ -44,9 +45,11 @@ struct Families {
 }
 
 impl Families {
+    /// Every model but the zoned device, whose own test runs it ([`zoned_invariants_hold`]):
+    /// the other models' attempts stay those of CI's earlier runs.
     fn new() -> Self {
         Families {
-            models: FtlKind::iter().collect(),
+            models: FtlKind::iter().filter(|&k| k != FtlKind::Zoned).collect(),
             victims: VictimPolicy::iter().collect(),
             schedulers: SchedulerKind::iter().collect(),
             placements: Placement::iter().collect(),
@@ -188,6 +191,21 @@ fn case(f: &Families, attempt: u64) -> Case {
             ]);
             members.push(("SLC-cache policy", slc.name().to_string()));
         }
+        FtlKind::Zoned => {
+            // The host cleaner on zones of 1 to 4 blocks, either layout (issue 62); test mode
+            // checks that its pages sit at the zones' write pointers.
+            let layout = pick(&mut rng, &ZoneLayout::iter().collect::<Vec<_>>());
+            let blocks = rng.gen_range(1..=4u32);
+            sets.extend([
+                "ftl.kind=\"zoned\"".into(),
+                format!("zns.layout=\"{}\"", layout.name()),
+                format!("zns.zone_size_kib={}", blocks * pages * 4),
+                format!("zns.clean_below_zones={}", rng.gen_range(1..=3)),
+                "zns.max_open=10".into(),
+                "zns.max_active=10".into(),
+            ]);
+            members.push(("zone layout", layout.name().to_string()));
+        }
     }
     members.push(("mapping scheme", mapping.name().to_string()));
     // Suspension from a stream of its own, so that every case keeps its other draws.
@@ -195,16 +213,18 @@ fn case(f: &Families, attempt: u64) -> Case {
         &mut stream(attempt, "invariant-suspend"),
         &SuspendMode::iter().collect::<Vec<_>>(),
     );
-    if suspend.on() {
+    if suspend.on() && model != FtlKind::Zoned {
         sets.push(format!("flash.suspend=\"{}\"", suspend.name()));
     }
-    members.push(("suspension", suspend.name().to_string()));
+    if model != FtlKind::Zoned {
+        members.push(("suspension", suspend.name().to_string()));
+    }
     // The die scheduler from its own stream too; it does not combine with suspension.
     let scheduler = pick(
         &mut stream(attempt, "invariant-flash-scheduler"),
         &FlashScheduler::iter().collect::<Vec<_>>(),
     );
-    if scheduler != FlashScheduler::Fcfs && !suspend.on() {
+    if scheduler != FlashScheduler::Fcfs && !suspend.on() && model != FtlKind::Zoned {
         sets.push(format!("flash.scheduler=\"{}\"", scheduler.name()));
         members.push(("flash scheduler", scheduler.name().to_string()));
     }
@@ -228,7 +248,10 @@ fn case(f: &Families, attempt: u64) -> Case {
         ]);
         members.push(("page order", order.name().to_string()));
     }
-    if model != FtlKind::Rain && mapping == MappingKind::Full && rng.gen_bool(0.25) {
+    if !matches!(model, FtlKind::Rain | FtlKind::Zoned)
+        && mapping == MappingKind::Full
+        && rng.gen_bool(0.25)
+    {
         sets.push("ftl.mapping_unit_bytes=1024".into());
     }
     // FDP (issue 62) on the plain FTL with single placement, from its own stream: handles of
@@ -373,7 +396,8 @@ struct Tally {
     problems: Vec<String>,
 }
 
-/// Worker `w` of `workers` runs attempts `w, w + workers, …` until each device model has made
+/// Worker `w` of `workers` runs attempts `w, w + workers, …` (or every `workers`-th cycle of
+/// the models, when their number is a multiple of `workers`) until each device model has made
 /// its share of `runs` (models whose combinations validation mostly refuses — RAIN and the
 /// hybrid device take one scheduler and placement — need more attempts for theirs).
 fn worker(f: &Families, w: u64, workers: u64, runs: u64) -> Tally {
@@ -384,10 +408,19 @@ fn worker(f: &Families, w: u64, workers: u64, runs: u64) -> Tally {
     let mut tried = vec![0u64; f.models.len()];
     // Combinations validation refused as such are not loaded again.
     let mut refused = std::collections::HashSet::new();
-    let mut a = w;
+    // With an even number of models, interleaved attempts would never give a worker the
+    // models of the other parity: attempts then go a cycle of the models at a time.
+    let mut a = if n % workers == 0 { w * n } else { w };
     while t.runs < runs && t.problems.len() < 5 {
-        let m = (a % n) as usize;
-        a += workers;
+        let attempt = a;
+        let m = (attempt % n) as usize;
+        a += if n % workers != 0 {
+            workers
+        } else if (a + 1) % n == 0 {
+            (workers - 1) * n + 1
+        } else {
+            1
+        };
         if done[m] >= quota(m) {
             continue;
         }
@@ -397,7 +430,7 @@ fn worker(f: &Families, w: u64, workers: u64, runs: u64) -> Tally {
             "validation refuses every {} attempt: the cases are wrong",
             f.models[m].name()
         );
-        let c = case(f, a - workers);
+        let c = case(f, attempt);
         if refused.contains(&c.combination) {
             t.skipped += 1;
             continue;
@@ -440,6 +473,61 @@ fn invariants_hold_over_every_model_policy_scheduler_and_placement() {
         return;
     }
     let runs = env_u64("SSDLAB_INVARIANT_CASES").unwrap_or(CI_RUNS);
+    let tallies = run_cases(&f, runs);
+    // Every member of every family ran (a small SSDLAB_INVARIANT_CASES may not reach them all).
+    let ran: BTreeSet<_> = tallies
+        .iter()
+        .flat_map(|t| t.members.iter().cloned())
+        .collect();
+    check_members(&f, runs, &ran);
+}
+
+/// The zoned device with the host cleaner (issue 62) over the same families: its own attempts
+/// (`SSDLAB_ZONED_CASES` of them, 2,000 by default), every victim policy, placement and both
+/// layouts; test mode checks the cleaner's pages against the zones' write pointers.
+#[test]
+fn zoned_invariants_hold() {
+    let f = Families {
+        models: vec![FtlKind::Zoned],
+        ..Families::new()
+    };
+    if let Some(a) = env_u64("SSDLAB_ZONED_CASE") {
+        let c = case(&f, a);
+        match run_case(&c) {
+            Ok(outcome) => eprintln!("attempt {a}: {outcome:?}"),
+            Err(p) => panic!("{}", report(&c, &p)),
+        }
+        return;
+    }
+    let runs = env_u64("SSDLAB_ZONED_CASES").unwrap_or(2000);
+    let tallies = run_cases(&f, runs);
+    let ran: BTreeSet<_> = tallies
+        .iter()
+        .flat_map(|t| t.members.iter().cloned())
+        .collect();
+    for m in ZoneLayout::iter()
+        .map(|m| ("zone layout", m.name().to_string()))
+        .chain(
+            f.victims
+                .iter()
+                .map(|m| ("victim policy", m.name().to_string())),
+        )
+        .chain(
+            [
+                Placement::Single,
+                Placement::HotCold,
+                Placement::DualFrontier,
+            ]
+            .iter()
+            .map(|m| ("placement", m.name().to_string())),
+        )
+    {
+        assert!(ran.contains(&m), "no zoned run with {m:?}");
+    }
+}
+
+/// Run `runs` cases of `f`'s families on two workers; every one must hold.
+fn run_cases(f: &Families, runs: u64) -> Vec<Tally> {
     let workers = 2;
     let started = std::time::Instant::now();
     let tallies = Mutex::new(Vec::new());
@@ -473,11 +561,11 @@ fn invariants_hold_over_every_model_policy_scheduler_and_placement() {
         "invariants: {done} runs ({skipped} combinations refused by validation, skipped) in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    // Every member of every family ran (a small SSDLAB_INVARIANT_CASES may not reach them all).
-    let ran: BTreeSet<_> = tallies
-        .iter()
-        .flat_map(|t| t.members.iter().cloned())
-        .collect();
+    tallies
+}
+
+/// Every member of every family ran (a small number of runs may not reach them all).
+fn check_members(f: &Families, runs: u64, ran: &BTreeSet<(&'static str, String)>) {
     if runs >= 1000 {
         let mut want: Vec<(&'static str, String)> = Vec::new();
         want.extend(f.models.iter().map(|m| ("FTL", m.name().to_string())));

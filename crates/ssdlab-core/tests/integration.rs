@@ -48,6 +48,7 @@ mod ttflash_logical;
 mod ttflash_parity_cost;
 mod waf_models;
 mod write_cache;
+mod zns;
 
 /// Cargo no longer finds `tests/*.rs` by itself (`autotests = false`): a test file that is
 /// neither a module above nor a `[[test]]` of its own would never be compiled or run.

@@ -8,7 +8,7 @@ use ssdlab_core::api;
 use ssdlab_core::config::{
     Allocation, Arbitration, CacheMode, CmtPolicy, EvictionKind, FlashScheduler, FlushPolicy,
     FtlKind, HandleType, MappingKind, PageOrder, Placement, Registry, SchedulerKind, SlcPolicyKind,
-    SuspendMode, VictimPolicy,
+    SuspendMode, VictimPolicy, ZoneHost, ZoneLayout,
 };
 use ssdlab_core::detect::features::FeatureSet;
 use ssdlab_core::experiments::Experiment;
@@ -91,6 +91,8 @@ fn every_family_lists_the_names_serde_reads() {
     check::<PageOrder>(None);
     check::<Arbitration>(None);
     check::<HandleType>(None);
+    check::<ZoneLayout>(None);
+    check::<ZoneHost>(None);
     check::<TraceFormat>(None);
     check::<Pattern>(None);
     check::<ArrivalSpec>(Some("kind"));
@@ -109,7 +111,7 @@ fn every_family_lists_the_names_serde_reads() {
 fn the_catalogue_has_every_family_once() {
     let all = api::registries();
     let mut names: Vec<&str> = all.iter().map(|f| f.family).collect();
-    assert_eq!(all.len(), 28);
+    assert_eq!(all.len(), 30);
     names.sort();
     names.dedup();
     assert_eq!(names.len(), all.len());

@@ -41,7 +41,9 @@ pub fn to_py(e: SsdError) -> PyErr {
     match e {
         SsdError::Config { .. } => ConfigError::new_err(msg),
         SsdError::Trace { .. } | SsdError::Io { .. } => TraceError::new_err(msg),
-        SsdError::Workload(_) | SsdError::Invalid(_) => WorkloadError::new_err(msg),
+        SsdError::Workload(_) | SsdError::Invalid(_) | SsdError::Refused(_) => {
+            WorkloadError::new_err(msg)
+        }
         SsdError::DeviceFull(_) => DeviceFullError::new_err(msg),
     }
 }

@@ -147,6 +147,45 @@ pub fn tenants_experiment_json(
     .map_err(to_py)
 }
 
+/// `placement_experiment_json`: host-visible placement (`ssdlab_core::experiments::placement`)
+/// on one device, the GIL released; the default tenants when `workload_json` is `None`.
+#[pyfunction]
+#[pyo3(signature = (device, origin, overrides, workload_json, requests, options_json, rows, jobs=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn placement_experiment_json(
+    py: Python<'_>,
+    device: &str,
+    origin: &str,
+    overrides: Vec<String>,
+    workload_json: Option<&str>,
+    requests: u64,
+    options_json: &str,
+    rows: Vec<String>,
+    jobs: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    let jobs = jobs.unwrap_or(ssdlab_core::experiments::parallel::AUTO_JOBS);
+    let wl = workload_json
+        .map(api::parse_workload)
+        .transpose()
+        .map_err(to_py)?;
+    let opts = api::parse_options(options_json).map_err(to_py)?;
+    with_progress(py, progress, |p| {
+        api::placement_experiment(
+            device,
+            origin,
+            &overrides,
+            wl.as_ref(),
+            requests,
+            opts,
+            &rows,
+            jobs,
+            &p,
+        )
+    })?
+    .map_err(to_py)
+}
+
 /// `rlgc_experiment_json`: every run of the RL-assisted GC comparison (Kang et al., TECS 2017)
 /// from a JSON setup (`ssdlab_core::experiments::rlgc::RlgcSetup`), the GIL released.
 #[pyfunction]

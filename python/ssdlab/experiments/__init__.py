@@ -44,10 +44,11 @@ from ssdlab.experiments import slc as _slc  # noqa: E402,F401  (registers "slc")
 from ssdlab.experiments import detect as _detect  # noqa: E402,F401  (registers "detect")
 from ssdlab.experiments import tails as _tails  # noqa: E402,F401  (registers "tails")
 from ssdlab.experiments import tenants as _tenants  # noqa: E402,F401  (registers "tenants")
+from ssdlab.experiments import placement as _placement  # noqa: E402,F401  (registers "placement")
 
 #: Each experiment's module by name (``ssdlab report`` asks it for its tables).
 MODULES = {"offline": _offline, "ttflash": _ttflash, "rlgc": _rlgc, "fill": _fill, "slc": _slc, "detect": _detect,
-           "tails": _tails, "tenants": _tenants}
+           "tails": _tails, "tenants": _tenants, "placement": _placement}
 
 
 def register(app: typer.Typer) -> None:

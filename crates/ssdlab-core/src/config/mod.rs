@@ -26,6 +26,7 @@ mod suspend;
 mod timing;
 mod victim;
 mod write_cache;
+mod zns;
 
 pub use advice::Advisory;
 pub use cache::{
@@ -52,6 +53,7 @@ pub use suspend::{default_times, SuspendMode, SuspendTimes, DEFAULT_MAX_SUSPENSI
 pub use timing::{us_to_ns, CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
 pub use victim::VictimPolicy;
 pub use write_cache::{CacheMode, EvictionKind, FlushPolicy, WriteCacheConfig, MAX_CACHE_MIB};
+pub use zns::{ZnsConfig, ZoneHost, ZoneLayout, ZoneShape, MAX_ZONE_PAGES};
 
 use serde::{Deserialize, Serialize};
 
@@ -88,6 +90,9 @@ pub struct DeviceConfig {
     /// Flexible Data Placement (`[fdp]`; off by default).
     #[serde(default, skip_serializing_if = "FdpConfig::is_default")]
     pub fdp: FdpConfig,
+    /// A zoned namespace's zones (`[zns]`; with `ftl.kind = "zoned"` only).
+    #[serde(default, skip_serializing_if = "ZnsConfig::is_default")]
+    pub zns: ZnsConfig,
 }
 
 impl DeviceConfig {
@@ -196,6 +201,7 @@ impl DeviceConfig {
         self.host.check().map_err(err)?;
         self.check_model().map_err(err)?;
         self.check_mapping_unit().map_err(err)?;
+        self.check_zoned().map_err(err)?;
         Ok(())
     }
 
@@ -463,7 +469,10 @@ impl DeviceConfig {
     /// Logical units exported to the host (the FTL's logical "pages": the engine maps byte
     /// offsets to units).
     pub fn logical_units(&self) -> u64 {
-        self.geometry.logical_pages() * u64::from(self.units_per_page())
+        match self.zoned_logical_pages() {
+            Some(pages) => pages,
+            None => self.geometry.logical_pages() * u64::from(self.units_per_page()),
+        }
     }
 
     /// `ftl.mapping_unit_bytes`: a power of two from 512 bytes to the page size, the device's

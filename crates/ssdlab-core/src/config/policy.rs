@@ -100,6 +100,9 @@ pub enum FtlKind {
     /// RAIN parity over the channels, stripe-group GC, GC-tolerant reads, rotating GC
     /// (`ftl::rain`; Tiny-Tail Flash, Yan et al., FAST 2017): its settings are `[rain]`.
     Rain,
+    /// An NVMe Zoned Namespace device: zones written at their write pointers and reset by the
+    /// host, no device GC (`ftl::zoned`): its settings are `[zns]`.
+    Zoned,
 }
 
 crate::config::impl_registry!(FtlKind, "FTL", "ftl.kind", default);

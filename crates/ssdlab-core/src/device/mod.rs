@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use crate::cache::{CacheEvent, WriteCache};
-use crate::config::{DeviceConfig, FtlKind};
+use crate::config::{DeviceConfig, FtlKind, ZoneHost};
 use crate::error::Result;
 use crate::flash::{OpDone, Resources};
 use crate::ftl::gc::RequestInfo;
@@ -21,6 +21,8 @@ use crate::ftl::map::memory::{ftl_estimate, MemoryEstimate};
 use crate::ftl::map::Ftl;
 use crate::ftl::plain::{OracleHints, PlainFtl};
 use crate::ftl::rain::RainFtl;
+use crate::ftl::zoned::cleaner::ZoneCleaner;
+use crate::ftl::zoned::direct::DirectZones;
 use crate::ftl::{FtlLayer, Precondition};
 use crate::stats::FlashReport;
 use crate::stats::{LayerReports, PowerCut};
@@ -55,6 +57,10 @@ impl Device {
             FtlKind::Plain => Box::new(PlainFtl::new(cfg, seed, timed, check, oracle)?),
             FtlKind::Rain => Box::new(RainFtl::new(cfg, seed, timed, check)?),
             FtlKind::Hybrid => Box::new(HybridFtl::new(cfg, seed, timed, check)?),
+            FtlKind::Zoned => match cfg.zns.host {
+                ZoneHost::Cleaner => Box::new(ZoneCleaner::new(cfg, seed, timed, check)?),
+                ZoneHost::None => Box::new(DirectZones::new(cfg, timed, check)?),
+            },
         };
         let cache = cfg.write_cache.on().then(|| {
             let u = cfg.unit_bytes();
@@ -154,12 +160,24 @@ impl Device {
         }
     }
 
+    /// Trim `pages` at `at`: done when the layers' work for it is (at once but on a zoned
+    /// device whose trims reset zones).
     #[inline]
-    pub fn trim(&mut self, pages: Range<u32>, at: u64) -> Result<()> {
+    pub fn trim(&mut self, pages: Range<u32>, at: u64) -> Result<OpDone> {
         match &mut self.cache {
-            None => self.ftl.trim(pages),
-            Some(c) => c.trim(self.ftl.as_mut(), pages, at),
+            None => self.ftl.trim_at(pages, at),
+            Some(c) => c
+                .trim(self.ftl.as_mut(), pages, at)
+                .map(|()| OpDone::at(at)),
         }
+    }
+
+    /// Erases of each erase block so far, and their sum since preconditioning.
+    pub fn erase_counts(&self) -> &[u32] {
+        self.ftl.erase_counts()
+    }
+    pub fn erases(&self) -> u64 {
+        self.ftl.erases()
     }
 
     /// A flush command at `ready` (a volatile write-back cache writes its dirty pages; done
@@ -246,6 +264,7 @@ pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
         FtlKind::Plain => {}
         FtlKind::Rain => e.add(RainFtl::memory_estimate(cfg, check)),
         FtlKind::Hybrid => e.add(HybridFtl::memory_estimate(cfg)),
+        FtlKind::Zoned => return crate::ftl::zoned::memory_estimate(cfg, check),
     }
     if cfg.write_cache.on() {
         e.other_bytes += WriteCache::memory_bytes(&cfg.write_cache, cfg.unit_bytes());

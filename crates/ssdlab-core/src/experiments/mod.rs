@@ -5,6 +5,7 @@ pub mod detect;
 pub mod fill;
 pub mod offline;
 pub mod parallel;
+pub mod placement;
 pub mod rlgc;
 pub mod slc;
 pub mod tails;
@@ -55,6 +56,10 @@ pub enum Experiment {
     /// host arbitration and flash scheduler — each flow's p99.9 and slowdown against running
     /// alone, the fairness index (FLIN's min/max slowdown), total throughput.
     Tenants,
+    /// Host-visible placement (issue 62): conventional, hot/cold, FDP and ZNS with the host
+    /// cleaner on the same flash and over-provisioning — WAF end to end, the device's and the
+    /// host's, erases, read and write tails, throughput.
+    Placement,
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");

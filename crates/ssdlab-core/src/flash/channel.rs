@@ -241,6 +241,47 @@ impl ChannelTimeline {
         t
     }
 
+    /// Reserve `n` operations' transfers of `xfer` each, every operation starting when the one
+    /// before ends: `before` ns, its transfer, `after` ns (a read: array read then transfer
+    /// out; a program: transfer in then program), as `n` calls of [`ChannelTimeline::reserve`]
+    /// would, in one merge pass as [`ChannelTimeline::reserve_copies`] does. Returns when the
+    /// last operation ends.
+    pub fn reserve_transfers(
+        &mut self,
+        start: u64,
+        n: u32,
+        before: u64,
+        xfer: u64,
+        after: u64,
+    ) -> u64 {
+        let p = self.first_ending_after(start + before);
+        let mut rest = std::mem::take(&mut self.spare);
+        rest.clear();
+        rest.extend_from_slice(&self.busy[p..]);
+        self.busy.truncate(p);
+        let head = self.head;
+        let (mut i, mut t, mut first_end) = (0, start, self.first_end);
+        for _ in 0..n {
+            let (s, _) = merge_reserve(
+                &mut self.busy,
+                head,
+                &mut rest,
+                &mut i,
+                t + before,
+                xfer,
+                false,
+            );
+            if xfer > 0 {
+                first_end = first_end.min(s + xfer);
+            }
+            t = s + xfer + after;
+        }
+        self.first_end = first_end;
+        self.busy.extend_from_slice(&rest[i..]);
+        self.spare = rest;
+        t
+    }
+
     /// End of the last reservation not yet pruned (0 when none; a time line not used since
     /// earlier requests may still hold ones that have ended).
     pub fn busy_until(&self) -> u64 {

@@ -11,6 +11,7 @@ mod channel;
 mod explain;
 mod fair;
 mod group;
+mod host_ops;
 mod page_types;
 mod queue;
 mod suspend;

@@ -9,7 +9,9 @@
 //! - [`gc`]: the GC schedulers (when unit steps run) and their execution context;
 //! - implementations: [`plain`] (the page-mapped FTL with a GC scheduler), [`hybrid`] (SLC/QLC
 //!   block modes with an SLC cache; Yoo & Shin, HotStorage 2020) and [`rain`] (RAIN parity,
-//!   GC-tolerant reads and rotating GC; Yan et al., FAST 2017), both built on a `PlainFtl`.
+//!   GC-tolerant reads and rotating GC; Yan et al., FAST 2017), both built on a `PlainFtl`,
+//!   and [`zoned`] (an NVMe Zoned Namespace device, written by the host's zone cleaner or by
+//!   the workload itself).
 //!
 //! Each implementation owns its mapping state and its flash time lines (`crate::flash`), and
 //! reuses the shared parts instead of copying them. A new implementation (a DFTL mapping cache,
@@ -21,6 +23,7 @@ pub mod hybrid;
 pub mod map;
 pub mod plain;
 pub mod rain;
+pub mod zoned;
 
 use std::ops::Range;
 
@@ -127,6 +130,12 @@ pub trait FtlLayer: Send {
     /// Trim logical pages `pages`.
     fn trim(&mut self, pages: Range<u32>) -> Result<()>;
 
+    /// Trim `pages` from `ready`, when it completes: at once, unless the layer does flash work
+    /// for it (a zoned device without a host layer resets whole zones, erasing their blocks).
+    fn trim_at(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        self.trim(pages).map(|()| OpDone::at(ready))
+    }
+
     /// FDP (`[fdp]`): the next writes of `pages` come through placement identifier `pid`,
     /// one the device has (the engine checked). Only a layer that honours FDP overrides it
     /// (the configuration refuses FDP on the others).
@@ -153,6 +162,15 @@ pub trait FtlLayer: Send {
     /// Free blocks of the device (what the host could still be given, GC reserves included).
     fn free_blocks(&self) -> u64 {
         self.map().total_free_blocks()
+    }
+
+    /// Erases of each erase block of the device so far, and their sum since the counters were
+    /// last reset (a zoned device's blocks are not its mapping state's "blocks", its zones).
+    fn erase_counts(&self) -> &[u32] {
+        self.map().erase_counts()
+    }
+    fn erases(&self) -> u64 {
+        self.map().counters.erases
     }
 
     /// Busy time of the flash time lines spent on GC so far (ns).

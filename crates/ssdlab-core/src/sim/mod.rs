@@ -175,7 +175,7 @@ impl Simulation {
         };
         if let Some(p) = sim.opts.precondition {
             sim.precondition_pages = sim.device.precondition(&p, sim.opts.seed)?;
-            sim.erase_base = sim.device.map().erase_counts().to_vec();
+            sim.erase_base = sim.device.erase_counts().to_vec();
         }
         if let Some(us) = sim.opts.iostat_interval_us {
             sim.iostat = Some(iostat::HostView::new(us)?);
@@ -421,7 +421,8 @@ impl Simulation {
     pub fn result(&self) -> SimResult {
         let ftl = self.device.map();
         let c = ftl.counters;
-        let (min, mean, max) = ftl.erase_stats(&self.erase_base);
+        let (min, mean, max) =
+            crate::ftl::map::erase_stats(self.device.erase_counts(), &self.erase_base);
         let host = c.host_pages_written;
         SimResult {
             device: self.cfg.name.clone(),
@@ -436,7 +437,7 @@ impl Simulation {
             host_pages_written: host,
             host_pages_read: c.host_pages_read,
             gc_pages_copied: c.gc_pages_copied,
-            erases: c.erases,
+            erases: self.device.erases(),
             erase_per_block: EraseStats { min, mean, max },
             gc_invocations: c.gc_victims,
             trimmed_pages: c.trimmed_pages,

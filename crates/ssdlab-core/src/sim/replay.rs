@@ -115,10 +115,7 @@ impl Simulation {
         match req.op {
             OpKind::Read => self.device.read(range, ready),
             OpKind::Write => self.device.write(range, ready, req.placement),
-            OpKind::Trim => {
-                self.device.trim(range, ready)?;
-                Ok(OpDone::at(ready))
-            }
+            OpKind::Trim => self.device.trim(range, ready),
             OpKind::Flush => self.device.flush(ready),
         }
     }
@@ -152,10 +149,11 @@ impl Simulation {
             }
             OpKind::Write => self.device.write_runs(&runs, ready, req.fua, req.placement),
             OpKind::Trim => {
+                let mut out = OpDone::at(ready);
                 for r in runs {
-                    self.device.trim(r, ready)?;
+                    out.join(self.device.trim(r, ready)?);
                 }
-                Ok(OpDone::at(ready))
+                Ok(out)
             }
             OpKind::Flush => self.device.flush(ready),
         }
@@ -177,7 +175,9 @@ impl Simulation {
     ) -> Result<u64> {
         if !self.opts.timing {
             // Timing-free service: the FTL and GC only, as fast as the machine allows.
-            self.serve_pages(&req, first, pages, 0)?;
+            if let Err(e) = self.serve_pages(&req, first, pages, 0) {
+                return Err(located(e, &req));
+            }
             self.count(req.op);
             self.sample_untimed();
             return Ok(0);
@@ -197,7 +197,10 @@ impl Simulation {
         if explain {
             self.device.flash_mut().begin_read(ready);
         }
-        let d = self.serve_pages(&req, first, pages, ready)?;
+        let d = match self.serve_pages(&req, first, pages, ready) {
+            Ok(d) => d,
+            Err(e) => return Err(located(e, &req)),
+        };
         let completion = d.done;
         // A command that waited in its submission queue (several flows) counts from submission.
         self.rec
@@ -271,4 +274,22 @@ pub(super) fn placement_message(ids: u32, p: u16) -> String {
     format!(
         "placement: expected a placement identifier below {ids} (fdp.handles × fdp.reclaim_groups), got {p}"
     )
+}
+
+/// A request the device refused, named before the reason: its operation, byte offset, size
+/// and arrival (the reader has already fetched the next request, so its file:line would name
+/// that one).
+#[cold]
+#[inline(never)]
+fn located(e: SsdError, req: &Request) -> SsdError {
+    match e {
+        SsdError::Refused(m) => SsdError::Refused(format!(
+            "request ({} at byte offset {}, {} bytes, arriving at {} ns): {m}",
+            req.op.name(),
+            req.offset_bytes,
+            req.size_bytes,
+            req.arrival_ns
+        )),
+        e => e,
+    }
 }

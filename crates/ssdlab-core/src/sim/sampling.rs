@@ -38,6 +38,7 @@ impl Simulation {
             0.0
         };
         let free = self.device.free_blocks();
+        let erases = self.device.erases();
         let dirty = self.device.dirty_pages();
         let total = self.rec.counts.total;
         let r = &mut self.rec;
@@ -52,13 +53,13 @@ impl Simulation {
         };
         s.waf.push(waf);
         s.gc_pages.push(c.gc_pages_copied - r.cursor.gc_pages);
-        s.erases.push(c.erases - r.cursor.erases);
+        s.erases.push(erases - r.cursor.erases);
         s.requests.push(total - r.cursor.requests);
         if let Some(d) = dirty {
             s.dirty_pages.push(d);
         }
         r.cursor.gc_pages = c.gc_pages_copied;
-        r.cursor.erases = c.erases;
+        r.cursor.erases = erases;
         r.cursor.requests = total;
     }
 }

@@ -11,6 +11,7 @@ mod rain;
 mod result;
 mod series;
 mod write_cache;
+mod zns;
 
 pub use fdp::{FdpReport, HandleReport};
 pub use flash::{FlashReport, SchedulingReport, SuspendReport};
@@ -25,3 +26,4 @@ pub use rain::{RainReport, RainStats, TtflashReport};
 pub use result::{EraseStats, LayerReports, RequestCounts, SimResult};
 pub use series::{SampleCursor, TimeSeries};
 pub use write_cache::{PowerCut, WriteCacheReport};
+pub use zns::{ZnsReport, ZoneCommands, ZoneViolations};

@@ -106,4 +106,8 @@ pub struct LayerReports {
     /// placement identifier's host pages and reclaim units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fdp: Option<super::FdpReport>,
+    /// A zoned device (`ftl.kind = "zoned"`): its zones, device and host WAF, zone commands
+    /// and rule violations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zns: Option<super::ZnsReport>,
 }

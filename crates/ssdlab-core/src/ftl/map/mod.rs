@@ -29,6 +29,7 @@ mod victim_index;
 pub(crate) use bits::prefetch;
 pub use external::{ExternalBlocks, UnitLayout};
 pub use gc_ops::{GcJob, GcStep};
+pub use invariants::erase_stats;
 pub use placement::NEVER;
 
 use placement::PlacementState;
