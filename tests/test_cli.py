@@ -166,7 +166,7 @@ def test_policies(cli):
     for name in ("greedy", "cost-benefit", "fifo", "random", "d-choices", "blocking"):
         assert name in p.stdout
     # Every family of the core's registries, with its key and every member (markup-safe).
-    assert len(registry.families()) == 28
+    assert len(registry.families()) == 30
     for f in registry.families():
         assert f"{f['family']} ({f['key']})" in p.stdout
         for m in f["members"]:

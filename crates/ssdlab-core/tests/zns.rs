@@ -290,38 +290,55 @@ fn bad_zone_settings_name_their_field() {
     assert!(e.contains("set ftl.kind = \"zoned\""), "{e}");
 }
 
-/// A run of reads or programs on one plane takes what as many single commands take, and leaves
-/// the channel as they do (a read on another plane of the channel after them ends at the same
-/// time).
+/// Runs of reads or programs take what as many single commands take: on one plane, one after
+/// another; on two planes of one channel, their transfers in the order they are ready (here
+/// alternating) — and leave the channel as the single commands do (a read on a third plane of
+/// the channel after them ends at the same time).
 #[test]
 fn runs_of_commands_take_the_time_of_single_ones() {
     use ssdlab_core::flash::Resources;
     let cfg = DeviceConfig::from_preset("mqsim-small", &[]).expect("preset");
-    for (reads, n) in [(true, 1u32), (true, 37), (false, 1), (false, 23)] {
-        let (mut one, mut run) = (Resources::new(&cfg), Resources::new(&cfg));
-        // Some traffic on the channel first, on another plane of it.
-        for r in [&mut one, &mut run] {
-            r.read(1, 0);
-            r.write(1, 10_000);
-        }
-        let mut done = 0;
-        for _ in 0..n {
-            done = if reads {
-                one.read(0, 5_000).done
+    for reads in [true, false] {
+        // With traffic on the channel first (on another plane of it), and without.
+        for (planes, n, traffic) in [
+            (1u32, 1u32, true),
+            (1, 37, true),
+            (2, 1, true),
+            (2, 23, true),
+            (1, 37, false),
+            (3, 19, false),
+        ] {
+            let (mut one, mut run) = (Resources::new(&cfg), Resources::new(&cfg));
+            for r in [&mut one, &mut run].into_iter().filter(|_| traffic) {
+                r.read(3, 0);
+                r.write(3, 10_000);
+            }
+            let mut done = 0;
+            for _ in 0..n {
+                for p in 0..planes {
+                    let d = if reads {
+                        one.read(p, 5_000)
+                    } else {
+                        one.write(p, 5_000)
+                    };
+                    done = done.max(d.done);
+                }
+            }
+            let runs: Vec<(u32, u32)> = (0..planes).map(|p| (p, n)).collect();
+            let batch = if reads {
+                run.read_runs(&runs, 5_000)
             } else {
-                one.write(0, 5_000).done
+                run.write_runs(&runs, 5_000)
             };
+            assert_eq!(
+                batch, done,
+                "reads {reads}, {planes} planes × {n}, traffic {traffic}"
+            );
+            let after = (one.read(3, 6_000).done, run.read(3, 6_000).done);
+            assert_eq!(
+                after.0, after.1,
+                "reads {reads}, {planes} × {n}, traffic {traffic}"
+            );
         }
-        let batch = if reads {
-            run.read_run(0, 5_000, n)
-        } else {
-            run.write_run(0, 5_000, n)
-        };
-        assert_eq!(batch.done, done, "reads {reads}, {n} commands");
-        assert_eq!(
-            one.read(1, 6_000).done,
-            run.read(1, 6_000).done,
-            "reads {reads}, {n}"
-        );
     }
 }

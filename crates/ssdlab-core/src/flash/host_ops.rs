@@ -16,32 +16,49 @@ impl Resources {
         }
     }
 
-    /// `n` host page reads of `plane` from `ready`, one after another: what `n` calls of
-    /// [`Resources::read`] at `ready` take (each array read, then its transfer out; the plane
-    /// held until its register is empty), their transfers reserved on the channel in one pass.
-    pub fn read_run(&mut self, plane: u32, ready: u64, n: u32) -> OpDone {
+    /// Host page reads from `ready`, `n` on each `(plane, n)` of `runs`: a plane's reads one
+    /// after another, what `n` calls of [`Resources::read`] at `ready` take (each array read,
+    /// then its transfer out; the plane held until its register is empty), the transfers of a
+    /// channel's planes taken in the order they are ready. When the last ends.
+    pub fn read_runs(&mut self, runs: &[(u32, u32)], ready: u64) -> u64 {
         let read = self.times.read_ns;
-        self.run_on(plane, ready, n, read, 0)
+        self.runs_on(runs, ready, read, 0)
     }
 
-    /// `n` host page programs on `plane` from `ready`, one after another: each transfer in,
-    /// then its program, as `n` calls of [`Resources::write`] at `ready` take.
-    pub fn write_run(&mut self, plane: u32, ready: u64, n: u32) -> OpDone {
+    /// Host page programs from `ready`, `n` on each `(plane, n)` of `runs`: each transfer in,
+    /// then its program, as [`Resources::write`] does them.
+    pub fn write_runs(&mut self, runs: &[(u32, u32)], ready: u64) -> u64 {
         let program = self.times.program_ns;
-        self.run_on(plane, ready, n, 0, program)
+        self.runs_on(runs, ready, 0, program)
     }
 
-    fn run_on(&mut self, plane: u32, ready: u64, n: u32, before: u64, after: u64) -> OpDone {
-        let start = self.host_start(plane, ready);
+    fn runs_on(&mut self, runs: &[(u32, u32)], ready: u64, before: u64, after: u64) -> u64 {
         let xfer = self.times.transfer_ns;
-        let ch = self.plane_channel[plane as usize] as usize;
-        let c = &mut self.channels[ch];
-        c.catch_up(self.now);
-        let done = c.reserve_transfers(start, n, before, xfer, after);
-        self.occupy(plane, done);
-        OpDone {
-            done,
-            blocked_by_gc: false,
+        let mut done = ready;
+        let mut state: Vec<(u64, u32)> = Vec::with_capacity(runs.len());
+        for ch in 0..self.channels.len() {
+            state.clear();
+            for &(plane, n) in runs {
+                if self.plane_channel[plane as usize] as usize == ch && n > 0 {
+                    state.push((self.host_start(plane, ready), n));
+                }
+            }
+            if state.is_empty() {
+                continue;
+            }
+            let c = &mut self.channels[ch];
+            c.catch_up(self.now);
+            c.reserve_runs(&mut state, before, xfer, after);
+            let mut k = 0;
+            for &(plane, n) in runs {
+                if self.plane_channel[plane as usize] as usize == ch && n > 0 {
+                    let end = state[k].0;
+                    self.occupy(plane, end);
+                    done = done.max(end);
+                    k += 1;
+                }
+            }
         }
+        done
     }
 }

@@ -93,7 +93,7 @@ impl ZoneCleaner {
     /// pages read into host memory, then appended to the cleaning zone, then the victim reset
     /// once they are on flash. The copies are gathered per victim and sent as runs: each plane
     /// reads its share back to back, then each destination plane programs its share — the
-    /// times of one command per page (`Resources::read_run`), for a fraction of the cost.
+    /// times of one command per page (`Resources::read_runs`), for a fraction of the cost.
     fn clean(&mut self, ready: u64, timed: bool, more: impl Fn(&Ftl) -> bool) -> Result<()> {
         let Self {
             ftl,
@@ -207,20 +207,19 @@ impl Runs {
             self.per_plane.iter_mut().for_each(|p| *p = [0, 0]);
             return Ok(ready);
         }
-        let res = dev.flash_mut();
-        let mut read_done = ready;
-        for (p, &[r, _]) in self.per_plane.iter().enumerate() {
-            if r > 0 {
-                read_done = read_done.max(res.read_run(p as u32, ready, r).done);
-            }
-        }
-        let mut done = read_done;
+        let (mut reads, mut programs) = (Vec::new(), Vec::new());
         for (p, rw) in self.per_plane.iter_mut().enumerate() {
-            if rw[1] > 0 {
-                done = done.max(res.write_run(p as u32, read_done, rw[1]).done);
+            let [r, w] = std::mem::take(rw);
+            if r > 0 {
+                reads.push((p as u32, r));
             }
-            *rw = [0, 0];
+            if w > 0 {
+                programs.push((p as u32, w));
+            }
         }
+        let res = dev.flash_mut();
+        let read_done = res.read_runs(&reads, ready);
+        let done = res.write_runs(&programs, read_done);
         Ok(done)
     }
 }

@@ -131,7 +131,7 @@ impl ZonedDevice {
         out
     }
 
-    /// `n` pages read by a host that times them itself (`Resources::read_run`).
+    /// `n` pages read by a host that times them itself (`Resources::read_runs`).
     pub fn count_reads(&mut self, n: u32) {
         self.media.pages_read += u64::from(n);
     }
