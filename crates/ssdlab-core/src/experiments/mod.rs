@@ -63,3 +63,24 @@ pub enum Experiment {
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");
+
+/// The settings of row `name` of an experiment's `rows` (name, device settings), or an error
+/// naming the rows.
+pub fn row_settings(
+    rows: &'static [(&'static str, &'static [&'static str])],
+    name: &str,
+) -> crate::Result<&'static [&'static str]> {
+    rows.iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
+        .ok_or_else(|| {
+            let names: Vec<&str> = rows.iter().map(|(n, _)| *n).collect();
+            crate::SsdError::config(
+                "row",
+                format!(
+                    "unknown row '{name}'; expected one of: {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}

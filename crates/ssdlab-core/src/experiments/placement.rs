@@ -76,19 +76,7 @@ pub fn untagged(spec: &FlowsSpec) -> FlowsSpec {
 
 /// The settings of row `name`, or an error naming the rows.
 pub fn row_settings(name: &str) -> Result<&'static [&'static str]> {
-    ROWS.iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
-        .ok_or_else(|| {
-            let names: Vec<&str> = ROWS.iter().map(|(n, _)| *n).collect();
-            SsdError::config(
-                "row",
-                format!(
-                    "unknown row '{name}'; expected one of: {}",
-                    names.join(", ")
-                ),
-            )
-        })
+    super::row_settings(ROWS, name)
 }
 
 /// Run every row's device (`build` makes its simulation of the workload), up to `jobs` at

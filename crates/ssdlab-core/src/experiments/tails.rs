@@ -41,19 +41,7 @@ pub const TTFLASH: &str = "ttflash";
 
 /// The settings of row `name`, or an error naming the rows.
 pub fn row_settings(name: &str) -> Result<&'static [&'static str]> {
-    ROWS.iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
-        .ok_or_else(|| {
-            let names: Vec<&str> = ROWS.iter().map(|(n, _)| *n).collect();
-            SsdError::config(
-                "row",
-                format!(
-                    "unknown row '{name}'; expected one of: {}",
-                    names.join(", ")
-                ),
-            )
-        })
+    super::row_settings(ROWS, name)
 }
 
 /// The device of each row: `load` with the row's settings after the user's (`ttflash`: the

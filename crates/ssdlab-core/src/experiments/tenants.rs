@@ -90,19 +90,7 @@ pub fn default_flows(requests: u64) -> Result<FlowsSpec> {
 
 /// The settings of row `name`, or an error naming the rows.
 pub fn row_settings(name: &str) -> Result<&'static [&'static str]> {
-    ROWS.iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
-        .ok_or_else(|| {
-            let names: Vec<&str> = ROWS.iter().map(|(n, _)| *n).collect();
-            SsdError::config(
-                "row",
-                format!(
-                    "unknown row '{name}'; expected one of: {}",
-                    names.join(", ")
-                ),
-            )
-        })
+    super::row_settings(ROWS, name)
 }
 
 /// Flow `i` of `spec` alone, with its own range kept: the spec with the others left out and

@@ -287,25 +287,12 @@ impl FtlLayer for ZoneCleaner {
         self.dev.flash_mut()
     }
 
-    /// The translation's invariants, the zones' rules, and the two in step: every zone's write
-    /// pointer where the cleaner's next page in it is (no page written off the pointer).
     fn check_invariants(&self) -> std::result::Result<(), String> {
-        self.ftl.check_invariants()?;
-        self.dev.zones.check()?;
-        for z in 0..self.dev.zones.len() {
-            let (mine, wp) = (self.ftl.written_pages(z), self.dev.zones.write_pointer(z));
-            if mine != wp {
-                return Err(format!(
-                    "zone {z}: the cleaner has written {mine} pages, the write pointer is at {wp}"
-                ));
-            }
-        }
-        Ok(())
+        self.dev.check_against(&self.ftl)
     }
 
-    /// Erase blocks of the empty zones.
     fn free_blocks(&self) -> u64 {
-        self.dev.empty_zones() * u64::from(self.dev.shape().blocks)
+        self.dev.free_blocks()
     }
 
     fn erase_counts(&self) -> &[u32] {

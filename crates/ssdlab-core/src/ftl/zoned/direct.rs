@@ -182,25 +182,14 @@ impl FtlLayer for DirectZones {
         self.dev.flash_mut()
     }
 
-    /// The map's invariants, the zones' rules, and every zone's pointer where its last
-    /// written page is.
     fn check_invariants(&self) -> std::result::Result<(), String> {
-        self.ftl.check_invariants()?;
-        self.dev.zones.check()?;
-        for z in 0..self.dev.zones.len() {
-            let (mine, wp) = (self.ftl.written_pages(z), self.dev.zones.write_pointer(z));
-            if mine != wp {
-                return Err(format!(
-                    "zone {z}: {mine} pages written, the write pointer is at {wp}"
-                ));
-            }
-        }
-        Ok(())
+        self.dev.check_against(&self.ftl)
     }
 
     fn free_blocks(&self) -> u64 {
-        self.dev.empty_zones() * u64::from(self.dev.shape().blocks)
+        self.dev.free_blocks()
     }
+
     fn erase_counts(&self) -> &[u32] {
         self.dev.erase_counts()
     }

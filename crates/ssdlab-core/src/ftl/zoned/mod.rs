@@ -21,6 +21,7 @@ pub mod zones;
 use crate::config::{DeviceConfig, ZoneShape};
 use crate::flash::{OpDone, Resources};
 use crate::ftl::map::memory::{ftl_estimate, MemoryEstimate};
+use crate::ftl::map::Ftl;
 use crate::stats::ZnsReport;
 use layout::ZoneMap;
 use zones::{ZoneError, Zones};
@@ -161,11 +162,29 @@ impl ZonedDevice {
         self.zones.commands = Default::default();
     }
 
-    /// Empty zones.
-    pub fn empty_zones(&self) -> u64 {
-        (0..self.zones.len())
+    /// Erase blocks of the empty zones (what the host could still be given).
+    pub fn free_blocks(&self) -> u64 {
+        let empty = (0..self.zones.len())
             .filter(|&z| self.zones.state(z) == zones::ZoneState::Empty)
-            .count() as u64
+            .count() as u64;
+        empty * u64::from(self.shape.blocks)
+    }
+
+    /// The host layer's map `ftl` (a zone for a block) and the zones in step: each within the
+    /// rules, and its write pointer where the host's next page in it is (no page written off
+    /// the pointer).
+    pub fn check_against(&self, ftl: &Ftl) -> std::result::Result<(), String> {
+        ftl.check_invariants()?;
+        self.zones.check()?;
+        for z in 0..self.zones.len() {
+            let (mine, wp) = (ftl.written_pages(z), self.zones.write_pointer(z));
+            if mine != wp {
+                return Err(format!(
+                    "zone {z}: the host has written {mine} pages, the write pointer is at {wp}"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The device's section of the result; `host`: the cleaner's figures, if it runs one
