@@ -88,7 +88,7 @@ fn measure(device: &str, overrides: &[&str], requests: u64, pages: u64) -> (u64,
 /// index's kinds, RAIN's stripes, the hybrid model's unit index.
 #[test]
 fn estimate_is_within_15_percent_of_the_peak_heap() {
-    let cases: [(&str, &str, &[&str], u64); 11] = [
+    let cases: [(&str, &str, &[&str], u64); 13] = [
         (
             "RAIN without GTF",
             "ttflash-small",
@@ -113,6 +113,27 @@ fn estimate_is_within_15_percent_of_the_peak_heap() {
             &[
                 "geometry.blocks_per_plane=1024",
                 "gc.victim=\"cost-benefit\"",
+            ],
+            1,
+        ),
+        (
+            "ZNS with the host cleaner, hot/cold zones",
+            "mqsim-small",
+            &[
+                "geometry.blocks_per_plane=1024",
+                "ftl.kind=\"zoned\"",
+                "ftl.placement=\"hot-cold\"",
+            ],
+            1,
+        ),
+        (
+            "ZNS written by the workload, die groups",
+            "mqsim-small",
+            &[
+                "geometry.blocks_per_plane=1024",
+                "ftl.kind=\"zoned\"",
+                "zns.host=\"none\"",
+                "zns.layout=\"die-group\"",
             ],
             1,
         ),

@@ -124,7 +124,7 @@ fn too_many_open_zones() {
 #[test]
 fn an_append_costs_one_program_and_a_reset_its_erases() {
     let cfg = zoned(&[]);
-    let mut dev = ZonedDevice::new(&cfg, true).expect("device");
+    let mut dev = ZonedDevice::new(&cfg).expect("device");
     let t = dev.flash().times();
     let (program, erase, xfer) = (t.program_ns, t.erase_ns, t.transfer_ns);
     let (at, d) = dev.write(3, None, 1, 1_000, true).expect("append");
@@ -154,7 +154,7 @@ fn an_append_costs_one_program_and_a_reset_its_erases() {
     );
     // Die groups of one die hold a 4-block zone on its die's 2 planes: 2 erases per plane.
     let cfg = zoned(&["zns.layout=\"die-group\"", "zns.zone_size_kib=512"]);
-    let mut dev = ZonedDevice::new(&cfg, true).expect("device");
+    let mut dev = ZonedDevice::new(&cfg).expect("device");
     let (_, d) = dev.write(0, None, 4, 0, true).expect("fill");
     let r = dev.reset(0, d.done, true);
     assert_eq!(

@@ -52,7 +52,7 @@ impl ZoneCleaner {
         if check {
             ftl.enable_program_checks();
         }
-        let dev = ZonedDevice::new(cfg, timed)?;
+        let dev = ZonedDevice::new(cfg)?;
         let (cap, k, planes) = (
             dev.shape().capacity_pages,
             dev.shape().blocks,
@@ -102,20 +102,22 @@ impl ZoneCleaner {
             runs,
             ..
         } = self;
-        let mut bug = Ok(());
+        let mut bug = None;
         ftl.gc_while(0, rng, more, |step| match step {
             GcStep::Copy { from, to, .. } => runs.add(from, to),
-            GcStep::Erase { block } => {
-                let copied = runs.send(dev, ready, timed);
-                if bug.is_ok() {
-                    bug = copied.map(|t| {
-                        dev.reset(block, t, timed);
-                    });
+            GcStep::Erase { block } => match runs.send(dev, ready, timed) {
+                Ok(copied) => {
+                    dev.reset(block, copied, timed);
                 }
-            }
+                Err(e) => {
+                    bug.get_or_insert(e);
+                }
+            },
             GcStep::Translation { .. } | GcStep::Idle => {}
         })?;
-        bug?;
+        if let Some(e) = bug {
+            return Err(e);
+        }
         runs.send(dev, ready, timed).map(|_| ())
     }
 }
@@ -137,8 +139,10 @@ struct Runs {
     /// (first page, pages) appended, in the translation's page numbers (a run may cross into
     /// the next zone: split when sent).
     appends: Vec<(u32, u32)>,
-    /// Reads and programs per plane while timing.
+    /// Reads and programs per plane while timing, and the (plane, pages) runs sent.
     per_plane: Vec<[u32; 2]>,
+    read_runs: Vec<(u32, u32)>,
+    write_runs: Vec<(u32, u32)>,
 }
 
 impl Runs {
@@ -155,6 +159,8 @@ impl Runs {
             reads: vec![0; k as usize],
             appends: Vec::new(),
             per_plane: vec![[0, 0]; planes as usize],
+            read_runs: Vec::new(),
+            write_runs: Vec::new(),
         }
     }
 
@@ -207,20 +213,20 @@ impl Runs {
             self.per_plane.iter_mut().for_each(|p| *p = [0, 0]);
             return Ok(ready);
         }
-        let (mut reads, mut programs) = (Vec::new(), Vec::new());
+        self.read_runs.clear();
+        self.write_runs.clear();
         for (p, rw) in self.per_plane.iter_mut().enumerate() {
             let [r, w] = std::mem::take(rw);
             if r > 0 {
-                reads.push((p as u32, r));
+                self.read_runs.push((p as u32, r));
             }
             if w > 0 {
-                programs.push((p as u32, w));
+                self.write_runs.push((p as u32, w));
             }
         }
         let res = dev.flash_mut();
-        let read_done = res.read_runs(&reads, ready);
-        let done = res.write_runs(&programs, read_done);
-        Ok(done)
+        let read_done = res.read_runs(&self.read_runs, ready);
+        Ok(res.write_runs(&self.write_runs, read_done))
     }
 }
 
@@ -254,7 +260,10 @@ impl FtlLayer for ZoneCleaner {
         let mut out = OpDone::at(ready);
         for lpn in pages {
             if let Some(ppn) = self.ftl.read(lpn) {
-                out.join(self.dev.read(ppn / self.cap, ppn % self.cap, ready, true));
+                out.join(
+                    self.dev
+                        .read(ppn / self.cap, ppn % self.cap, ready, self.timed),
+                );
             }
         }
         Ok(out)
@@ -305,9 +314,10 @@ impl FtlLayer for ZoneCleaner {
 
     fn report(&self, out: &mut LayerReports) {
         let c = self.ftl.counters;
+        let (host, copies) = (c.host_pages_written, c.gc_pages_copied);
         out.zns = Some(
             self.dev
-                .report("cleaner", Some((c.host_pages_written, c.gc_pages_copied))),
+                .report("cleaner", host + copies, Some((host, copies))),
         );
     }
 }

@@ -20,6 +20,21 @@ use crate::ftl::map::{Ftl, UnitLayout};
 use crate::ftl::{FtlLayer, Precondition};
 use crate::stats::LayerReports;
 
+/// The runs of `pages` that lie in one zone of `cap` pages each: (zone, first page in it,
+/// pages). (Free of the layer, so that a request's runs are served as they come.)
+fn by_zone(cap: u32, pages: Range<u32>) -> impl Iterator<Item = (u32, u32, u32)> {
+    let mut lpn = pages.start;
+    std::iter::from_fn(move || {
+        if lpn >= pages.end {
+            return None;
+        }
+        let (z, o) = (lpn / cap, lpn % cap);
+        let n = (pages.end - lpn).min(cap - o);
+        lpn += n;
+        Some((z, o, n))
+    })
+}
+
 /// The configuration of the identity map's FTL: the zones as blocks, twice as many at half
 /// spare, so that exactly every zone's capacity is logical and the second half (never
 /// written) satisfies the FTL's own checks.
@@ -44,7 +59,7 @@ pub struct DirectZones {
 
 impl DirectZones {
     pub fn new(cfg: &DeviceConfig, timed: bool, check: bool) -> Result<Self> {
-        let dev = ZonedDevice::new(cfg, timed)?;
+        let dev = ZonedDevice::new(cfg)?;
         let s = *dev.shape();
         let view = identity_view(cfg)
             .ok_or_else(|| SsdError::Invalid("a zoned device needs ftl.kind = \"zoned\"".into()))?;
@@ -77,21 +92,6 @@ impl DirectZones {
         Ok(())
     }
 
-    /// The runs of `pages` that lie in one zone each: (zone, first page in it, pages).
-    fn by_zone(&self, pages: Range<u32>) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
-        let cap = self.cap;
-        let mut lpn = pages.start;
-        std::iter::from_fn(move || {
-            if lpn >= pages.end {
-                return None;
-            }
-            let (z, o) = (lpn / cap, lpn % cap);
-            let n = (pages.end - lpn).min(cap - o);
-            lpn += n;
-            Some((z, o, n))
-        })
-    }
-
     fn write_zone(&mut self, z: u32, o: u32, n: u32, ready: u64, timed: bool) -> Result<OpDone> {
         match self.dev.write(z, Some(o), n, ready, timed) {
             Ok((_, d)) => {
@@ -104,15 +104,37 @@ impl DirectZones {
             Err(e) => self.refused(e, "write", z, o).map(|()| OpDone::at(ready)),
         }
     }
+    /// Reset the zones `pages` cover whole (a trim standing for their reset), erases timed
+    /// from `ready` if `timed`; a trim of part of a zone is refused.
+    fn reset_zones(&mut self, pages: Range<u32>, ready: u64, timed: bool) -> Result<OpDone> {
+        let mut out = OpDone::at(ready);
+        for (z, o, n) in by_zone(self.cap, pages) {
+            if o != 0 || n != self.cap {
+                let e = self.dev.zones.refuse(ZoneError::InvalidTransition);
+                let what = "a trim of part of a zone (a reset takes whole zones)";
+                self.refused(e, what, z, o)?;
+                continue;
+            }
+            for lpn in z * self.cap..(z + 1) * self.cap {
+                self.ftl.trim(lpn);
+            }
+            self.ftl.external().erase(z);
+            out.join(self.dev.reset(z, ready, timed));
+        }
+        Ok(out)
+    }
 }
 
 impl FtlLayer for DirectZones {
     /// The zones written in order up to the fill fraction; random passes do not apply (a zone
     /// takes writes at its pointer only).
     fn precondition(&mut self, p: &Precondition, _seed: u64) -> Result<u64> {
-        let n = p.pages(self.ftl.logical_pages());
-        let runs: Vec<_> = self.by_zone(0..n).collect();
-        for (z, o, k) in runs {
+        let n = if p.sequential {
+            p.pages(self.ftl.logical_pages())
+        } else {
+            0
+        };
+        for (z, o, k) in by_zone(self.cap, 0..n) {
             self.write_zone(z, o, k, 0, false)?;
         }
         self.ftl.reset_counters();
@@ -129,7 +151,10 @@ impl FtlLayer for DirectZones {
         let mut out = OpDone::at(ready);
         for lpn in pages {
             if self.ftl.read(lpn).is_some() {
-                out.join(self.dev.read(lpn / self.cap, lpn % self.cap, ready, true));
+                out.join(
+                    self.dev
+                        .read(lpn / self.cap, lpn % self.cap, ready, self.timed),
+                );
             }
         }
         Ok(out)
@@ -137,8 +162,7 @@ impl FtlLayer for DirectZones {
 
     fn write(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
         let mut out = OpDone::at(ready);
-        let runs: Vec<_> = self.by_zone(pages).collect();
-        for (z, o, n) in runs {
+        for (z, o, n) in by_zone(self.cap, pages) {
             out.join(self.write_zone(z, o, n, ready, self.timed)?);
         }
         Ok(out)
@@ -146,30 +170,12 @@ impl FtlLayer for DirectZones {
 
     /// Whole zones reset (their erases timed from `ready`); part of a zone refused.
     fn trim_at(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
-        let mut out = OpDone::at(ready);
-        let runs: Vec<_> = self.by_zone(pages).collect();
-        for (z, o, n) in runs {
-            if o != 0 || n != self.cap {
-                let e = self.dev.zones.refuse(ZoneError::InvalidTransition);
-                self.refused(
-                    e,
-                    "a trim of part of a zone (a reset takes whole zones)",
-                    z,
-                    o,
-                )?;
-                continue;
-            }
-            for lpn in z * self.cap..(z + 1) * self.cap {
-                self.ftl.trim(lpn);
-            }
-            self.ftl.external().erase(z);
-            out.join(self.dev.reset(z, ready, self.timed));
-        }
-        Ok(out)
+        self.reset_zones(pages, ready, self.timed)
     }
 
+    /// The same, untimed (the trait's trim has no time).
     fn trim(&mut self, pages: Range<u32>) -> Result<()> {
-        self.trim_at(pages, 0).map(|_| ())
+        self.reset_zones(pages, 0, false).map(|_| ())
     }
 
     fn map(&self) -> &Ftl {
@@ -198,6 +204,7 @@ impl FtlLayer for DirectZones {
     }
 
     fn report(&self, out: &mut LayerReports) {
-        out.zns = Some(self.dev.report("none", None));
+        let sent = self.ftl.counters.host_pages_written;
+        out.zns = Some(self.dev.report("none", sent, None));
     }
 }

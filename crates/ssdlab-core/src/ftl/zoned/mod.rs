@@ -29,9 +29,6 @@ use zones::{ZoneError, Zones};
 /// What the device's flash did since the last reset of the counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MediaCounters {
-    /// Pages the host's write and append commands carried, and pages the device programmed
-    /// (its own writes would be the difference: it has none).
-    pub pages_written: u64,
     pub pages_programmed: u64,
     pub pages_read: u64,
     pub block_erases: u64,
@@ -43,7 +40,6 @@ pub struct ZonedDevice {
     map: ZoneMap,
     shape: ZoneShape,
     res: Resources,
-    timed: bool,
     /// Pages programmed into each zone since its reset (finish moves the write pointer
     /// without programming, and a reset erases only blocks that hold pages).
     programmed: Vec<u32>,
@@ -52,7 +48,7 @@ pub struct ZonedDevice {
 }
 
 impl ZonedDevice {
-    pub fn new(cfg: &DeviceConfig, timed: bool) -> crate::Result<Self> {
+    pub fn new(cfg: &DeviceConfig) -> crate::Result<Self> {
         let shape = cfg.zone_shape().ok_or_else(|| {
             crate::SsdError::Invalid("a zoned device needs ftl.kind = \"zoned\"".into())
         })?;
@@ -62,7 +58,6 @@ impl ZonedDevice {
             map: ZoneMap::new(cfg, &shape),
             shape,
             res: Resources::new(cfg),
-            timed,
             programmed: vec![0; shape.zones as usize],
             erase_count: vec![0; cfg.geometry.total_blocks() as usize],
             media: MediaCounters::default(),
@@ -74,7 +69,8 @@ impl ZonedDevice {
     }
 
     /// Write `n` pages to zone `z` at its page `at`, or appended (`at = None`; the device picks
-    /// the write pointer and reports it), from `ready`: the first page's place in the zone and
+    /// the write pointer and reports it), from `ready` on the time lines if `timed` (the
+    /// caller's: a timed run's preconditioning is not): the first page's place in the zone and
     /// when the last program completes. A command against the rules fails and is counted.
     #[inline]
     pub fn write(
@@ -87,17 +83,14 @@ impl ZonedDevice {
     ) -> Result<(u32, OpDone), ZoneError> {
         let start = self.zones.write(z, at, n)?;
         let mut out = OpDone::at(ready);
-        if timed && self.timed {
+        if timed {
             for o in start..start + n {
                 let (plane, _) = self.map.locate(z, o);
                 out.join(self.res.write(plane, ready));
-                self.media.pages_programmed += 1;
             }
-        } else {
-            self.media.pages_programmed += u64::from(n);
         }
         self.programmed[z as usize] += n;
-        self.media.pages_written += u64::from(n);
+        self.media.pages_programmed += u64::from(n);
         Ok((start, out))
     }
 
@@ -109,7 +102,7 @@ impl ZonedDevice {
             return OpDone::at(ready);
         }
         self.media.pages_read += 1;
-        if !(timed && self.timed) {
+        if !timed {
             return OpDone::at(ready);
         }
         let (plane, _) = self.map.locate(z, o);
@@ -125,7 +118,7 @@ impl ZonedDevice {
         for &b in self.map.written_blocks(z, held) {
             self.erase_count[b as usize] += 1;
             self.media.block_erases += 1;
-            if timed && self.timed {
+            if timed {
                 out.join(self.res.erase(self.map.plane_of_block(b), ready));
             }
         }
@@ -187,13 +180,14 @@ impl ZonedDevice {
         Ok(())
     }
 
-    /// The device's section of the result; `host`: the cleaner's figures, if it runs one
-    /// (its host pages written and its copies).
-    pub fn report(&self, cfg_host: &'static str, host: Option<(u64, u64)>) -> ZnsReport {
+    /// The device's section of the result. `sent`: the pages the host layer counts as sent in
+    /// write and append commands (its own count, so that the device WAF checks the device);
+    /// `cleaner`: the cleaner's host pages and copies, if it runs one.
+    pub fn report(&self, host: &'static str, sent: u64, cleaner: Option<(u64, u64)>) -> ZnsReport {
         let m = self.media;
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         ZnsReport {
-            host: cfg_host,
+            host,
             zones: self.shape.zones,
             blocks_per_zone: self.shape.blocks,
             zone_size_pages: self.shape.size_pages,
@@ -201,11 +195,10 @@ impl ZonedDevice {
             device_pages_written: m.pages_programmed,
             device_pages_read: m.pages_read,
             block_erases: m.block_erases,
-            // Pages programmed over pages the host's commands carried.
-            device_waf: ratio(m.pages_programmed, m.pages_written),
-            host_pages_written: host.map(|h| h.0),
-            cleaner_pages_copied: host.map(|h| h.1),
-            host_waf: host.map(|(w, c)| ratio(w + c, w)),
+            device_waf: ratio(m.pages_programmed, sent),
+            host_pages_written: cleaner.map(|h| h.0),
+            cleaner_pages_copied: cleaner.map(|h| h.1),
+            host_waf: cleaner.map(|(w, c)| ratio(w + c, w)),
             commands: self.zones.commands,
             violations: self.zones.violations,
             open_zones: self.zones.open(),
@@ -222,11 +215,12 @@ pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
         crate::config::ZoneHost::None => direct::identity_view(cfg),
     };
     let mut e = view.map_or_else(MemoryEstimate::default, |v| ftl_estimate(&v, check));
-    let zones = cfg
-        .zone_shape()
-        .map_or(0, |s| u64::from(s.zones) * u64::from(s.blocks));
-    // Per zone: state, write pointer, programmed count, its blocks; per block an erase count.
-    e.other_bytes += zones * 16 + cfg.geometry.total_blocks() * 4;
+    let (zones, zone_blocks) = cfg.zone_shape().map_or((0, 0), |s| {
+        (u64::from(s.zones), u64::from(s.zones) * u64::from(s.blocks))
+    });
+    // Per zone: its state, write pointer and programmed count; per block of a zone, its entry
+    // in the layout; per erase block, its erase count and plane.
+    e.other_bytes += zones * 12 + zone_blocks * 4 + cfg.geometry.total_blocks() * 8;
     e
 }
 
