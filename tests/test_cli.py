@@ -116,6 +116,25 @@ def test_run_cached_map_reports_the_cmt(cli, tmp_path):
     assert m["data_gc_copies"] + m["translation_gc_copies"] == r["gc_pages_copied"]
 
 
+def test_run_with_flash_errors_reports_retries(cli, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "-d", "tiny", "-n", "3000", "--read-fraction", "0.9", "--set", "reliability.errors=true",
+            "--set", "reliability.age_days=365", "--set", "reliability.initial_pe=1600", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "flash errors: page reads retried" in p.stdout
+    e = json.loads(out.read_text())["flash"]["errors"]
+    # A year-old block at 1,600 cycles of a 3,000-cycle TLC part: every read needs retries.
+    assert e["page_reads"] > 2000 and e["retry_rate"] > 0.5 and e["retry_steps"] >= e["retried_reads"]
+    assert e["retry_time_s"] > 0 and e["max_rber"] > 1e-3
+
+
+def test_reliability_settings_are_one_line_errors(cli):
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.retry_factor=1.5"),
+                          "reliability.retry_factor", "(0, 1]")
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.errors=true",
+                              "--set", "ftl.kind=\"zoned\""), "reliability.errors", "plain FTL")
+
+
 def test_cmt_settings_without_a_cached_map_are_one_line(cli):
     assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "ftl.cmt_entries=64"),
                           "ftl.cmt_entries", "ftl.mapping")

@@ -72,6 +72,15 @@ def result_tables(r: Result) -> list[Table]:
                      f"{q['reads_passing']:,} / {q['writes_passing']:,}"))
         rows.append(("scheduler: operations passed / GC delayed / host programs delayed",
                      f"{q['ops_passed']:,} / {q['gc_delay_s']:.4f} s / {q['host_program_delay_s']:.4f} s"))
+    e = (r.flash or {}).get("errors")
+    if e:
+        rows.append(("flash errors: page reads retried (rate) / retry steps",
+                     f"{e['retried_reads']:,} ({e['retry_rate']:.4f}) / {e['retry_steps']:,}"))
+        rows.append(("flash errors: soft-decoded reads per tier / uncorrectable (UBER)",
+                     f"{' / '.join(f'{n:,}' for n in e['soft_reads']) or '-'} / "
+                     f"{e['uncorrectable_reads']:,} ({e['uber']:.2e})"))
+        rows.append(("flash errors: time retrying / largest RBER",
+                     f"{e['retry_time_s']:.4f} s / {e['max_rber']:.2e}"))
     d = r.fdp
     if d:
         rows.append((f"FDP ({d['handles']} handles × {d['reclaim_groups']} groups, {d['handle_type']}): "

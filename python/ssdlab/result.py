@@ -73,10 +73,13 @@ class Result:
     #: The cached map's report (``ftl.mapping = "cached"``: CMT hit ratios, translation page
     #: reads and writes, translation GC copies, WAF split by what wrote); None with the full map.
     mapping: dict[str, Any] | None = None
-    #: The flash layer's report with suspension or a die scheduler on: ``suspension``
+    #: The flash layer's report with suspension, a die scheduler or the error model on: ``suspension``
     #: (``flash.suspend``: reads that found their die busy, program and erase suspensions, the
     #: time they cost) and ``scheduling`` (``flash.scheduler``: reads and writes that passed
-    #: queued work, how far it moved), each present when on; None with neither.
+    #: queued work, how far it moved) and ``errors`` (``reliability.errors``: page reads,
+    #: retried reads and their rate, retry steps, reads per soft tier, uncorrectable reads and
+    #: the UBER, time spent retrying, the largest RBER seen), each present when on; None with
+    #: none of them.
     flash: dict[str, Any] | None = None
     #: The host file system's counters of a file-system workload (bytes deleted, trimmed,
     #: pending, reallocated); None otherwise.

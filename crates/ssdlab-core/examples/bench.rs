@@ -8,7 +8,8 @@
 //! 3. Memory: FTL bytes per physical page.
 //! Single-threaded. Wall-clock timing lives here, never in the core or in tests.
 //! Arguments: `[PRESET [HOST_PAGE_WRITES [section.key=value ...]]]`. `BENCH_ONLY=free` or
-//! `BENCH_ONLY=timed` runs one of the two phases (e.g. under `perf record`).
+//! `BENCH_ONLY=timed` runs one of the two phases (e.g. under `perf record`); `BENCH_READS=0.9`
+//! makes that share of the requests reads.
 
 use std::time::Instant;
 

@@ -38,6 +38,7 @@ mod model_settings;
 mod page_types;
 mod parse_thread;
 mod registries;
+mod reliability;
 mod result_conventions;
 mod rlgc;
 mod slc_policies;

@@ -5,8 +5,9 @@ use ssdlab_core::ftl::Precondition;
 use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::trace::{open_workload, ArrivalSpec, Pattern, SyntheticSpec, WorkloadSpec};
 
-/// `requests` uniformly random single-page writes in a closed loop at queue depth 16 on
-/// `device` with `sets` overrides, preconditioned by `pre`, timed or not.
+/// `requests` uniformly random single-page writes (a `BENCH_READS` share of them reads) in a
+/// closed loop at queue depth 16 on `device` with `sets` overrides, preconditioned by `pre`,
+/// timed or not.
 pub fn closed_uniform(
     device: &str,
     sets: &[String],
@@ -18,6 +19,13 @@ pub fn closed_uniform(
     let g = cfg.geometry.clone();
     let mut spec = SyntheticSpec::new(Pattern::Uniform, requests);
     spec.arrival = ArrivalSpec::Closed;
+    // `BENCH_READS=0.9` mixes in reads (the error model's cost is on reads; issue 63).
+    if let Some(f) = std::env::var("BENCH_READS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        spec.read_fraction = f;
+    }
     let wl = WorkloadSpec::Synthetic(spec);
     let src = open_workload(&wl, g.logical_bytes(), u64::from(g.page_size), 1).expect("workload");
     let opts = SimOptions {

@@ -19,6 +19,7 @@ mod policy;
 mod presets;
 mod rain;
 mod registry;
+mod reliability;
 mod renamed;
 mod scheduler;
 mod stack;
@@ -47,6 +48,10 @@ pub use rain::{
 };
 pub(crate) use registry::{impl_registry, impl_try_from_name};
 pub use registry::{Family, Member, Registry};
+pub use reliability::{
+    default_model, rated_endurance, RberModel, ReliabilityConfig, SoftTier, MAX_RETRY_STEPS,
+    MAX_SOFT_TIERS,
+};
 pub use scheduler::SchedulerKind;
 pub use stack::MECHANISMS;
 pub use suspend::{default_times, SuspendMode, SuspendTimes, DEFAULT_MAX_SUSPENSIONS};
@@ -93,6 +98,9 @@ pub struct DeviceConfig {
     /// A zoned namespace's zones (`[zns]`; with `ftl.kind = "zoned"` only).
     #[serde(default, skip_serializing_if = "ZnsConfig::is_default")]
     pub zns: ZnsConfig,
+    /// Flash errors, ECC and read retries (`[reliability]`; off by default).
+    #[serde(default, skip_serializing_if = "ReliabilityConfig::is_default")]
+    pub reliability: ReliabilityConfig,
 }
 
 impl DeviceConfig {
@@ -202,6 +210,8 @@ impl DeviceConfig {
         self.check_model().map_err(err)?;
         self.check_mapping_unit().map_err(err)?;
         self.check_zoned().map_err(err)?;
+        self.reliability.check().map_err(err)?;
+        self.check_reliability().map_err(err)?;
         Ok(())
     }
 

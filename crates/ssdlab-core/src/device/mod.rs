@@ -246,7 +246,11 @@ impl Device {
         let mut out = LayerReports::default();
         self.ftl.report(&mut out);
         let flash = self.ftl.flash();
-        out.flash = FlashReport::of(flash.suspend_report(), flash.scheduling_report());
+        out.flash = FlashReport::of(
+            flash.suspend_report(),
+            flash.scheduling_report(),
+            flash.error_report(),
+        );
         if let Some(c) = &self.cache {
             let k = self.ftl.map().counters;
             out.write_cache = Some(c.report(k.flash_writes()));
@@ -268,6 +272,9 @@ pub fn memory_estimate(cfg: &DeviceConfig, check: bool) -> MemoryEstimate {
     }
     if cfg.write_cache.on() {
         e.other_bytes += WriteCache::memory_bytes(&cfg.write_cache, cfg.unit_bytes());
+    }
+    if cfg.reliability.errors {
+        e.other_bytes += crate::flash::Errors::memory_bytes(cfg);
     }
     e
 }

@@ -21,6 +21,9 @@ pub struct ReadParts {
     /// A read rebuilt from its stripe (GTR): the waits of its slowest member (host, GC and
     /// channel alike) — what the rebuild cost beyond one plain page read.
     pub rebuild: u64,
+    /// Read-retry steps and soft-decoding tiers after the first read's transfer
+    /// (`reliability.errors`).
+    pub retry: u64,
     /// The read was rebuilt from its stripe.
     pub rebuilt: bool,
 }
@@ -48,7 +51,7 @@ impl ReadParts {
     }
 
     pub fn total(&self) -> u64 {
-        self.values().iter().sum()
+        self.values().iter().sum::<u64>() + self.retry
     }
 
     /// The same read counted as (a member of) a rebuild: its waits become `rebuild`.
@@ -71,6 +74,10 @@ pub(super) struct ReadExplain {
     done: u64,
     /// The page reads being issued are the members of a rebuild.
     pub(super) rebuilding: bool,
+    /// The page reads being issued are a read's retries: not reads of their own.
+    quiet: bool,
+    /// The latest page read's parts and completion.
+    last: (ReadParts, u64),
     gc_spans: Vec<VecDeque<(u64, u64)>>,
 }
 
@@ -89,6 +96,10 @@ impl ReadExplain {
 
     /// A page read completing at `done`: it becomes the critical one if it is the latest.
     pub(super) fn note(&mut self, parts: ReadParts, done: u64) {
+        if self.quiet {
+            return;
+        }
+        self.last = (parts, done);
         if done > self.done {
             self.done = done;
             self.parts = if self.rebuilding {
@@ -186,6 +197,22 @@ impl super::Resources {
         self.explain.as_ref().map(|e| e.parts())
     }
 
+    /// The page reads issued until the next call are retries of the latest read.
+    pub(super) fn quiet_reads(&mut self, on: bool) {
+        if let Some(e) = &mut self.explain {
+            e.quiet = on;
+        }
+    }
+
+    /// The latest read's retries ended at `done`: the time after its transfer is `retry`.
+    pub(super) fn retried_read(&mut self, done: u64) {
+        if let Some(e) = &mut self.explain {
+            let (mut parts, first) = e.last;
+            parts.retry = done - first;
+            e.note(parts, done);
+        }
+    }
+
     /// The page reads issued until the next call are the members of a rebuild (GTR).
     pub fn set_rebuilding(&mut self, on: bool) {
         if let Some(e) = &mut self.explain {
@@ -224,6 +251,7 @@ impl super::Resources {
             array: read_ns,
             transfer: transfer_ns,
             rebuild: 0,
+            retry: 0,
             rebuilt: false,
         };
         e.note(parts, xfer + transfer_ns);

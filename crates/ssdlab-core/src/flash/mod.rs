@@ -8,6 +8,8 @@
 //! channels (the paper's "RAIN ... same chip index across channels").
 
 mod channel;
+pub mod ecc;
+mod errors;
 mod explain;
 mod fair;
 mod group;
@@ -17,6 +19,8 @@ mod queue;
 mod suspend;
 
 pub use channel::{ChannelTimeline, CopyRun, Now};
+pub use ecc::Decode;
+pub use errors::Errors;
 pub use explain::ReadParts;
 
 use explain::ReadExplain;
@@ -98,6 +102,8 @@ pub struct Resources {
     page_types: Option<Box<PageTypes>>,
     /// Physical pages (in mapping units) a plane: a page's plane ([`Resources::plane_of`]).
     units_per_plane: u32,
+    /// The error model, when `reliability.errors` is on (`errors`).
+    errors: Option<Box<Errors>>,
 }
 
 impl Resources {
@@ -133,6 +139,7 @@ impl Resources {
             queues: Queues::new(cfg, time_lines),
             page_types: PageTypes::new(cfg),
             units_per_plane: g.pages_per_block * g.blocks_per_plane * cfg.units_per_page(),
+            errors: None,
         }
     }
 

@@ -332,6 +332,7 @@ impl Resources {
                     array: read_ns,
                     transfer,
                     rebuild: 0,
+                    retry: 0,
                     rebuilt: false,
                 };
                 e.note(parts, done);

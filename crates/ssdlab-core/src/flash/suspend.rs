@@ -307,6 +307,7 @@ impl Resources {
                 array: read_ns,
                 transfer: self.times.transfer_ns,
                 rebuild: 0,
+                retry: 0,
                 rebuilt: false,
             };
             e.note(parts, done);

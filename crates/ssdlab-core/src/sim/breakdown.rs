@@ -17,8 +17,9 @@ use crate::stats::coarse_bin;
 struct Bin {
     reads: u64,
     rebuilt: u64,
-    /// The controller overhead, then [`ReadParts::NAMES`], then the cache's DRAM, ns.
-    parts: [u64; 8],
+    /// The controller overhead, then [`ReadParts::NAMES`], then the cache's DRAM, then the
+    /// retries', ns.
+    parts: [u64; 9],
 }
 
 /// Read requests' latency parts, by latency bin.
@@ -28,6 +29,8 @@ pub struct ReadBreakdown {
     reads: u64,
     /// Some read's time went to the cache's DRAM (the `cache` part is reported then).
     cached: bool,
+    /// Some read retried (the `retry` part is reported then).
+    retried: bool,
 }
 
 /// The tails reported besides all reads: reads at or above each quantile's latency bin.
@@ -39,6 +42,7 @@ impl ReadBreakdown {
     pub fn add(&mut self, latency_ns: u64, controller_ns: u64, parts: ReadParts) {
         let cache = latency_ns.saturating_sub(controller_ns + parts.total());
         self.cached |= cache > 0;
+        self.retried |= parts.retry > 0;
         let bin = self
             .bins
             .entry(coarse_bin(latency_ns as f64 / 1000.0))
@@ -50,6 +54,7 @@ impl ReadBreakdown {
             *s += v;
         }
         bin.parts[7] += cache;
+        bin.parts[8] += parts.retry;
         self.reads += 1;
     }
 
@@ -89,11 +94,14 @@ impl ReadBreakdown {
                 *s += v;
             }
         }
-        let names = std::iter::once("controller")
+        let shown = std::iter::once("controller")
             .chain(ReadParts::NAMES)
-            .chain(self.cached.then_some("cache"));
-        let mean: Map<String, Value> = names
+            .chain(["cache", "retry"])
             .zip(sum.parts)
+            .enumerate()
+            .filter(|&(i, _)| (i != 7 || self.cached) && (i != 8 || self.retried))
+            .map(|(_, p)| p);
+        let mean: Map<String, Value> = shown
             .map(|(n, v)| {
                 let m = if sum.reads == 0 {
                     0.0

@@ -55,13 +55,40 @@ pub struct SchedulingReport {
     pub host_program_delay_s: f64,
 }
 
+/// The error model's counters (`reliability.errors`, issue 63): host page reads decoded, the
+/// retries and soft tiers they took, the uncorrectable ones and the time it all cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ErrorReport {
+    /// Host page reads decoded.
+    pub page_reads: u64,
+    /// Reads that took at least one retry step, and their share of `page_reads`.
+    pub retried_reads: u64,
+    pub retry_rate: f64,
+    /// Retry steps over all reads.
+    pub retry_steps: u64,
+    /// Reads whose decoding ended in each soft tier (`[[reliability.soft]]`, in order).
+    pub soft_reads: Vec<u64>,
+    /// Reads every attempt failed, and the uncorrectable bit error rate: those reads over the
+    /// bits read (JEDEC JESD218's UBER, a failed page counted as one error).
+    pub uncorrectable_reads: u64,
+    pub uber: f64,
+    /// Time retries and soft tiers added to reads' completions, seconds.
+    pub retry_time_s: f64,
+    /// The highest RBER the model computed: at each block's first read and as its window
+    /// runs out (`flash::errors`), so at most one decoder grid step (0.5 %) under the highest
+    /// a read saw.
+    pub max_rber: f64,
+}
+
 /// The flash layer's section: suspension's counters and the scheduler's, each when it is on.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FlashReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspension: Option<SuspendReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduling: Option<SchedulingReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<ErrorReport>,
 }
 
 impl FlashReport {
@@ -69,10 +96,12 @@ impl FlashReport {
     pub fn of(
         suspension: Option<SuspendReport>,
         scheduling: Option<SchedulingReport>,
+        errors: Option<ErrorReport>,
     ) -> Option<Self> {
-        (suspension.is_some() || scheduling.is_some()).then_some(FlashReport {
+        (suspension.is_some() || scheduling.is_some() || errors.is_some()).then_some(FlashReport {
             suspension,
             scheduling,
+            errors,
         })
     }
 }

@@ -14,7 +14,7 @@ mod write_cache;
 mod zns;
 
 pub use fdp::{FdpReport, HandleReport};
-pub use flash::{FlashReport, SchedulingReport, SuspendReport};
+pub use flash::{ErrorReport, FlashReport, SchedulingReport, SuspendReport};
 pub use flows::{FlowRecorder, FlowReport};
 pub use hybrid::{DecisionPoint, HybridReport, RlState, SlcObservation, RL_BINS};
 pub use latency::{

@@ -4,6 +4,28 @@
 use super::{BlockState, Ftl, UNMAPPED};
 
 impl Ftl {
+    /// Track page contents as checksums (tests).
+    pub fn enable_content(&mut self) {
+        self.content = Some(vec![0; self.p2l.len()]);
+    }
+    pub(crate) fn set_content(&mut self, ppn: u32, v: u64) {
+        if let Some(c) = &mut self.content {
+            c[ppn as usize] = v;
+        }
+    }
+    pub fn content(&self, ppn: u32) -> Option<u64> {
+        self.content.as_ref().map(|c| c[ppn as usize])
+    }
+
+    /// Turn on the double-program detector (tests; costs one byte per page), and a cached
+    /// map's copy of its flash side.
+    pub fn enable_program_checks(&mut self) {
+        self.program_marks = Some(vec![false; self.p2l.len()]);
+        if let Some(c) = &mut self.cmt {
+            c.keep_flash_copy();
+        }
+    }
+
     /// Verify every invariant; the first violation is returned as a message.
     /// - every mapped LPN points at a valid page whose P2L points back, and vice versa;
     /// - per-block valid counts equal the bitmap and the P2L;

@@ -25,6 +25,7 @@ pub mod memory;
 mod placement;
 mod translation;
 mod victim_index;
+mod wear;
 
 pub(crate) use bits::prefetch;
 pub use external::{ExternalBlocks, UnitLayout};
@@ -116,6 +117,8 @@ pub struct Ftl {
     pub(crate) erase_count: Vec<u32>,
     /// Device page-write counter value when the block was closed (the age clock).
     pub(crate) closed_at: Vec<u64>,
+    /// Blocks opened since the device last took them ([`Ftl::log_opens`]).
+    opened: Option<Vec<u32>>,
     pub(crate) free: Vec<VecDeque<u32>>,
     /// Moves on whenever a plane's free pool changes size, so that a caller's per-request look
     /// at every plane's count can be skipped while it stands ([`Ftl::free_epoch`]).
@@ -213,6 +216,7 @@ impl Ftl {
             state: vec![BlockState::Free; total_blocks],
             erase_count: vec![0; total_blocks],
             closed_at: vec![0; total_blocks],
+            opened: None,
             free,
             free_epoch: 0,
             frontier: vec![UNMAPPED; planes as usize * streams],
@@ -303,19 +307,6 @@ impl Ftl {
         }
     }
 
-    /// Track page contents as checksums (tests).
-    pub fn enable_content(&mut self) {
-        self.content = Some(vec![0; self.p2l.len()]);
-    }
-    pub(crate) fn set_content(&mut self, ppn: u32, v: u64) {
-        if let Some(c) = &mut self.content {
-            c[ppn as usize] = v;
-        }
-    }
-    pub fn content(&self, ppn: u32) -> Option<u64> {
-        self.content.as_ref().map(|c| c[ppn as usize])
-    }
-
     /// The logical page a physical page holds, if valid.
     pub fn owner(&self, ppn: u32) -> Option<u32> {
         self.is_valid(ppn).then(|| self.p2l[ppn as usize])
@@ -325,15 +316,6 @@ impl Ftl {
     #[inline]
     pub fn is_valid(&self, ppn: u32) -> bool {
         self.valid_bits[ppn as usize >> 6] >> (ppn & 63) & 1 == 1
-    }
-
-    /// Turn on the double-program detector (tests; costs one byte per page), and a cached
-    /// map's copy of its flash side.
-    pub fn enable_program_checks(&mut self) {
-        self.program_marks = Some(vec![false; self.p2l.len()]);
-        if let Some(c) = &mut self.cmt {
-            c.keep_flash_copy();
-        }
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -519,6 +501,9 @@ impl Ftl {
         self.free_epoch += 1;
         self.state[blk as usize] = BlockState::Open;
         self.frontier[fi] = blk;
+        if let Some(o) = &mut self.opened {
+            o.push(blk);
+        }
         if let Some(f) = &mut self.fdp {
             f.on_open(blk, plane, fi % self.streams);
         }

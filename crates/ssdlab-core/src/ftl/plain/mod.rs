@@ -11,6 +11,7 @@
 //! no flash time; units of one request in one flash page share one page read.
 
 mod cached;
+mod errors;
 mod oracle;
 
 pub use oracle::OracleHints;
@@ -60,10 +61,15 @@ impl PlainFtl {
         if check {
             ftl.enable_program_checks();
         }
+        let mut res = Resources::new(cfg);
+        res.enable_errors(cfg, seed);
+        if res.errors_on() {
+            ftl.log_opens();
+        }
         let scheduler = build_scheduler(cfg.gc.scheduler, cfg, seed)?;
         Ok(PlainFtl {
             ftl,
-            res: Resources::new(cfg),
+            res,
             timed,
             on_demand: scheduler.on_demand_only(),
             scheduler,
@@ -150,6 +156,7 @@ impl FtlLayer for PlainFtl {
     fn precondition(&mut self, p: &Precondition, seed: u64) -> Result<u64> {
         let written = precondition(&mut self.ftl, p, seed)?;
         self.ftl.reset_counters();
+        self.stamp_opened(0);
         if let Some(o) = &mut self.oracle {
             o.set_offset(self.ftl.host_clock());
         }
@@ -166,6 +173,9 @@ impl FtlLayer for PlainFtl {
     fn read(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
         if self.ftl.cached_mapping() {
             return self.read_cached(pages, ready);
+        }
+        if self.res.errors_on() {
+            return self.read_decoded(pages, ready);
         }
         let mut out = OpDone::at(ready);
         let mut last_page = u32::MAX;
@@ -190,6 +200,9 @@ impl FtlLayer for PlainFtl {
         for lpn in pages {
             let hint = self.next_write_hint();
             out.join(self.program_page(lpn, ready, hint, self.timed)?);
+        }
+        if self.res.errors_on() {
+            self.stamp_opened(ready);
         }
         Ok(out)
     }

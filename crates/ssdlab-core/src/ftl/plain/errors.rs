@@ -1,0 +1,42 @@
+//! The plain FTL's reads with the error model on (`reliability.errors`, issue 63): every host
+//! page read is decoded by the flash layer (`flash::errors`), timed or not, and a timed read
+//! takes its retries and soft tiers on its plane and channel. The blocks the map opened since
+//! the last look are handed to the flash layer at the next host read or write, stamped with
+//! its time: a block GC opened in an idle gap starts its retention clock up to a gap late
+//! (milliseconds against retention's days), and the idle path pays nothing.
+
+use std::ops::Range;
+
+use super::PlainFtl;
+use crate::error::Result;
+use crate::flash::OpDone;
+
+impl PlainFtl {
+    /// Hand the blocks opened since the last call to the error model, opened at `at`.
+    #[inline]
+    pub(super) fn stamp_opened(&mut self, at: u64) {
+        let Self { ftl, res, .. } = self;
+        ftl.take_opened(|blk, erases| res.block_opened(blk, erases, at));
+    }
+
+    /// [`crate::ftl::FtlLayer::read`] with every page read decoded.
+    pub(super) fn read_decoded(&mut self, pages: Range<u32>, ready: u64) -> Result<OpDone> {
+        self.stamp_opened(ready);
+        let mut out = OpDone::at(ready);
+        let mut last_page = u32::MAX;
+        for lpn in pages {
+            let Some(ppn) = self.ftl.read(lpn) else {
+                continue;
+            };
+            if !self.ftl.read_needs_page(ppn, &mut last_page) {
+                continue;
+            }
+            let d = self.res.sense(ppn, ready);
+            if self.timed {
+                let plane = self.ftl.plane_of_ppn(ppn);
+                out.join(self.res.read_sensed(plane, ppn, ready, d));
+            }
+        }
+        Ok(out)
+    }
+}
