@@ -131,6 +131,8 @@ def test_run_with_flash_errors_reports_retries(cli, tmp_path):
 def test_reliability_settings_are_one_line_errors(cli):
     assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.retry_factor=1.5"),
                           "reliability.retry_factor", "(0, 1]")
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.retry_floor=1.0"),
+                          "reliability.retry_floor", "[0, 1)")
     assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.errors=true",
                               "--set", "ftl.kind=\"zoned\""), "reliability.errors", "plain FTL")
 

@@ -58,7 +58,13 @@ fn errors(r: &SimResult) -> Value {
 fn one_retry_step_is_a_read_and_a_transfer() {
     // λ = 120 errors a 1 KiB codeword: the first hard decode fails for every draw (t = 40);
     // a tenth of it after one step passes for every draw.
-    let r = one_read(flat(120.0 / 8192.0, &["reliability.retry_factor=0.1"]));
+    let r = one_read(flat(
+        120.0 / 8192.0,
+        &[
+            "reliability.retry_factor=0.1",
+            "reliability.retry_floor=0.0",
+        ],
+    ));
     assert_eq!(r.latency_us.read.max, 2.0 * (50.0 + 10.0));
     let e = errors(&r);
     assert_eq!(e["page_reads"], 1);
@@ -88,6 +94,35 @@ fn soft_tiers_add_their_reads_and_decodes() {
     assert_eq!(e["uncorrectable_reads"], 1);
     assert!(e["uber"].as_f64().unwrap() > 0.0);
     assert_eq!(r.latency_us.read.max, 7.0 * (50.0 + 10.0) + 10.0 + 30.0);
+}
+
+#[test]
+fn retries_stop_at_the_floor() {
+    // λ = 400 a codeword. Without a floor the second step reads at λ/100 = 4 and passes for
+    // every draw; with half the errors left at any voltage every step reads at λ ≥ 200, fails
+    // hard (t = 40) and both default soft tiers (60, 100): uncorrectable after all 8 steps.
+    let steps = |floor: &str| {
+        let set = format!("reliability.retry_floor={floor}");
+        one_read(flat(
+            400.0 / 8192.0,
+            &["reliability.retry_factor=0.1", set.as_str()],
+        ))
+    };
+    let r = steps("0.0");
+    assert_eq!(r.latency_us.read.max, 3.0 * (50.0 + 10.0));
+    assert_eq!(errors(&r)["retry_steps"], 2);
+    assert_eq!(errors(&r)["uncorrectable_reads"], 0);
+    let r = steps("0.5");
+    let e = errors(&r);
+    assert_eq!(e["retry_steps"], 8);
+    assert_eq!(
+        e["soft_reads"],
+        json!([0, 1]),
+        "the deepest tier a read reached"
+    );
+    assert_eq!(e["uncorrectable_reads"], 1);
+    // The first read, 8 steps, the tiers' 2 + 4 reads, and their decodes.
+    assert_eq!(r.latency_us.read.max, 15.0 * (50.0 + 10.0) + 10.0 + 30.0);
 }
 
 /// Random single-page reads and writes over `tiny`'s space, open loop, with `extra`.

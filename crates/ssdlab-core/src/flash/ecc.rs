@@ -5,8 +5,8 @@
 //! up to `t` errors fails the page if any of its `c` codewords holds more:
 //! `P_fail = 1 − (1 − P(X > t))^c`. The attempts, in order:
 //! - the first read, decoded hard (`ecc_bits`);
-//! - `retry_steps` re-reads at shifted read voltages, each cutting λ by `retry_factor`,
-//!   decoded hard;
+//! - `retry_steps` re-reads at shifted read voltages, step `i` at λ·(`retry_floor` +
+//!   (1 − `retry_floor`)·`retry_factor`^i), decoded hard;
 //! - the soft tiers at the last retry's voltages, each correcting more (`soft[i].ecc_bits`).
 //!
 //! Their failure probabilities fall along the list, so one uniform draw `u` per read decides
@@ -75,10 +75,11 @@ pub struct Ecc {
 impl Ecc {
     pub fn new(cfg: &ReliabilityConfig, page_size: u32) -> Self {
         let hard = cfg.ecc_bits;
-        let last = cfg.retry_factor.powi(cfg.retry_steps as i32);
-        let mut attempts: Vec<(f64, u32)> = (0..=cfg.retry_steps)
-            .map(|i| (cfg.retry_factor.powi(i as i32), hard))
-            .collect();
+        let step =
+            |i: u32| cfg.retry_floor + (1.0 - cfg.retry_floor) * cfg.retry_factor.powi(i as i32);
+        let last = step(cfg.retry_steps);
+        let mut attempts: Vec<(f64, u32)> =
+            (0..=cfg.retry_steps).map(|i| (step(i), hard)).collect();
         attempts.extend(cfg.soft.iter().map(|s| (last, s.ecc_bits)));
         let mut ecc = Ecc {
             bits: cfg.codeword_bits(page_size),
@@ -250,13 +251,10 @@ mod tests {
         let tail = Poisson::new(30.0).unwrap().sf(40);
         let want = 1.0 - (1.0 - tail).powi(4);
         assert!((e.p_fail(30.0, 0) / want - 1.0).abs() < 1e-9);
-        // The first retry sees half the errors. Its tail is near 1e-8, where `1 − (1 − x)⁴`
-        // loses half its digits, so against the union bound's `4x` (exact to ~1.5x).
-        let tail = Poisson::new(15.0).unwrap().sf(40);
-        assert!(
-            (e.p_fail(30.0, 1) / (4.0 * tail) - 1.0).abs() < 1e-7,
-            "{tail}"
-        );
+        // The first retry sees floor + (1 − floor)·factor = 0.3 + 0.7·0.5 of the errors.
+        let tail = Poisson::new(30.0 * 0.65).unwrap().sf(40);
+        let want = 1.0 - (1.0 - tail).powi(4);
+        assert!((e.p_fail(30.0, 1) / want - 1.0).abs() < 1e-9, "{tail}");
     }
 
     /// The tier boundaries: just under attempt `i`'s failure probability the read fails it,
@@ -264,8 +262,9 @@ mod tests {
     #[test]
     fn tier_boundaries_are_exact() {
         let e = ecc();
-        // A λ where the first hard decodes surely fail and the later ones may not.
-        let g = ((45f64.log2() - e.lo) * STEPS_PER_OCTAVE).ceil() as usize + 1024;
+        // A λ where the first hard decodes surely fail and the later ones may not: λ = 130
+        // reads at 44.7 on the fourth retry and at 39.4 from the eighth (the floor, 0.3).
+        let g = ((130f64.log2() - e.lo) * STEPS_PER_OCTAVE).ceil() as usize;
         let l = e.grid_lambda(g);
         let mut seen = 0;
         for i in 0..e.attempts() {
