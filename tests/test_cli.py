@@ -133,6 +133,8 @@ def test_reliability_settings_are_one_line_errors(cli):
                           "reliability.retry_factor", "(0, 1]")
     assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.retry_floor=1.0"),
                           "reliability.retry_floor", "[0, 1)")
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "wear_leveling.static_set_blocks=3"),
+                          "wear_leveling.static_set_blocks", "power of two")
     assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.errors=true",
                               "--set", "ftl.kind=\"zoned\""), "reliability.errors", "plain FTL")
 

@@ -25,6 +25,8 @@ def result_tables(r: Result) -> list[Table]:
         ("GC pages copied", f"{r.gc_pages_copied:,}"),
         ("erases", f"{r.erases:,}"),
         ("erases per block min/mean/max", f"{r.erase_per_block['min']}/{r.erase_per_block['mean']:.2f}/{r.erase_per_block['max']}"),
+        ("erase spread: CoV / max over mean",
+         f"{r.erase_per_block['cov']:.3f} / {r.erase_per_block['max_over_mean']:.2f}"),
         ("GC invocations (victims)", f"{r.gc_invocations:,}"),
         ("blocked requests", f"{r.blocked_requests:,} ({100 * r.blocked_fraction:.2f} %)"),
     ]
@@ -98,6 +100,11 @@ def result_tables(r: Result) -> list[Table]:
         c, v = z["commands"], z["violations"]
         rows.append(("ZNS: resets / block erases / implicit closes / commands refused",
                      f"{c['resets']:,} / {z['block_erases']:,} / {c['implicit_closes']:,} / {sum(v.values()):,}"))
+    w = r.wear_leveling
+    if w:
+        kinds = " + ".join(k for k in ("dynamic", "static") if w[k])
+        rows.append((f"wear levelling ({kinds}): static victims / pages copied / table resets",
+                     f"{w['static_victims']:,} / {w['static_pages_copied']:,} / {w['table_resets']:,}"))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

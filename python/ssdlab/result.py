@@ -49,6 +49,9 @@ class Result:
     host_pages_read: int
     gc_pages_copied: int
     erases: int
+    #: Erase counts per block in the measured phase: ``min``, ``mean``, ``max``, ``cov``
+    #: (standard deviation over mean), ``max_over_mean`` and ``deciles`` (a list: the count at
+    #: 0 %, 10 %, …, 100 % of the blocks sorted by count; a sweep keeps it as JSON text).
     erase_per_block: dict[str, float]
     gc_invocations: int
     trimmed_pages: int
@@ -97,6 +100,11 @@ class Result:
     #: it), the zone ``commands`` and rule ``violations`` by status, ``open_zones`` and
     #: ``active_zones`` at the end; None otherwise. The top-level ``waf`` is end to end.
     zns: dict[str, Any] | None = None
+    #: Wear levelling (``[wear_leveling]`` on): ``dynamic``, ``static``, the static leveler's
+    #: ``static_victims`` and ``static_pages_copied`` (in ``gc_pages_copied`` too) and
+    #: ``table_resets``; None when off. The erase distribution itself is ``erase_per_block``
+    #: (``min``, ``mean``, ``max``, ``cov``, ``max_over_mean``, ``deciles``) in every run.
+    wear_leveling: dict[str, Any] | None = None
     #: Each flow's figures in a run of several (``{"kind": "flows", ...}``; ``[]`` otherwise):
     #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,
     #: ``latency_us`` (from submission, the queue wait included; ``read``/``write``/``all``
@@ -135,7 +143,7 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp", "zns"):
+        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp", "zns", "wear_leveling"):
             if d[k] is None:
                 del d[k]
         if not d["flows"]:

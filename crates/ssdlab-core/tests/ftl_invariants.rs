@@ -228,6 +228,22 @@ fn case(f: &Families, attempt: u64) -> Case {
         sets.push(format!("flash.scheduler=\"{}\"", scheduler.name()));
         members.push(("flash scheduler", scheduler.name().to_string()));
     }
+    // Wear levelling from its own stream (issue 63), on the plain FTL's full map: dynamic,
+    // static with a small T (so that it moves blocks in these short runs) or both.
+    let mut wl = stream(attempt, "invariant-wear-leveling");
+    if model == FtlKind::Plain && mapping == MappingKind::Full && wl.gen_bool(0.5) {
+        let (dynamic, stat) = pick(&mut wl, &[(true, false), (false, true), (true, true)]);
+        sets.extend([
+            format!("wear_leveling.dynamic={dynamic}"),
+            format!("wear_leveling.static={stat}"),
+            format!("wear_leveling.static_threshold={}.0", wl.gen_range(1..=6)),
+            format!(
+                "wear_leveling.static_set_blocks={}",
+                pick(&mut wl, &[1u32, 2, 4])
+            ),
+        ]);
+        combination += &format!(" wear_leveling=({dynamic}, {stat})");
+    }
     // Page types on the plain FTL from their own stream too, every order drawn: MLC pages
     // (the drawn blocks hold whole word lines of two) with round per-type times.
     let mut types = stream(attempt, "invariant-page-types");

@@ -48,6 +48,7 @@ mod ttflash;
 mod ttflash_logical;
 mod ttflash_parity_cost;
 mod waf_models;
+mod wear_leveling;
 mod write_cache;
 mod zns;
 

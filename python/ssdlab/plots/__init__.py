@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from ssdlab.plots import cache, ccdf, errors, fill, mapping, mcts, percentiles, qtable, series, slc, waf
+from ssdlab.plots import cache, ccdf, errors, fill, mapping, mcts, percentiles, qtable, series, slc, waf, wear
 from ssdlab.plots.source import Source, SourceError, load, read_raw
 from ssdlab.plots.style import FORMATS, NEEDS, PlotUnavailable, save, style
 
 #: Every plot kind, in the order a report shows them.
-KINDS = {k.NAME: k for k in (ccdf, percentiles, series, waf, cache, mapping, errors, slc, fill, mcts, qtable)}
+KINDS = {k.NAME: k for k in (ccdf, percentiles, series, waf, wear, cache, mapping, errors, slc, fill, mcts, qtable)}
 
 __all__ = ["KINDS", "FORMATS", "NEEDS", "PlotUnavailable", "Source", "SourceError", "available", "figure", "load",
            "plot"]

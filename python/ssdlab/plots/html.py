@@ -38,7 +38,8 @@ COLUMNS = (("waf", "WAF", "{:.3f}"), ("erases", "erases", "{:,.0f}"), ("internal
            ("mapping.translation_gc_copies", "translation GC copies", "{:,.0f}"),
            ("mapping.waf.translation", "WAF: translation", "{:.3f}"),
            ("flash.errors.retry_rate", "reads retried", "{:.2%}"),
-           ("flash.errors.uncorrectable_reads", "uncorrectable reads", "{:,.0f}"))
+           ("flash.errors.uncorrectable_reads", "uncorrectable reads", "{:,.0f}"),
+           ("wear_leveling.static_pages_copied", "wear-levelling copies", "{:,.0f}"))
 #: Figures are drawn at 200 dpi and shown at most this wide (CSS px): sharp on any screen.
 MAX_WIDTH_PX = 1000
 

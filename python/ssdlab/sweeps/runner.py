@@ -102,7 +102,8 @@ def result_columns(r: Result) -> dict[str, Any]:
             out[f.name] = _typed(ann, value)
         elif ann.startswith("dict[str, ") and ann[len("dict[str, "):-1] in SCALARS:
             for k, v in value.items():
-                out[f"{f.name}.{k}"] = _typed(ann[len("dict[str, "):-1], v)
+                # A distribution (``erase_per_block.deciles``) is one JSON text column.
+                out[f"{f.name}.{k}"] = json.dumps(v) if isinstance(v, list) else _typed(ann[len("dict[str, "):-1], v)
         elif f.name == "flows":
             # Several flows: each flow's figures as flows.<name>.<field> columns (none otherwise);
             # its latency distribution is not a column (the store keeps scalars).

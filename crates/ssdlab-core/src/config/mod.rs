@@ -26,6 +26,7 @@ mod stack;
 mod suspend;
 mod timing;
 mod victim;
+mod wear_leveling;
 mod write_cache;
 mod zns;
 
@@ -57,6 +58,7 @@ pub use stack::MECHANISMS;
 pub use suspend::{default_times, SuspendMode, SuspendTimes, DEFAULT_MAX_SUSPENSIONS};
 pub use timing::{us_to_ns, CellMode, ModeTiming, OpTimes, Timing, MAX_OP_US, MAX_OVERHEAD_NS};
 pub use victim::VictimPolicy;
+pub use wear_leveling::WearLevelingConfig;
 pub use write_cache::{CacheMode, EvictionKind, FlushPolicy, WriteCacheConfig, MAX_CACHE_MIB};
 pub use zns::{ZnsConfig, ZoneHost, ZoneLayout, ZoneShape, MAX_ZONE_PAGES};
 
@@ -101,6 +103,9 @@ pub struct DeviceConfig {
     /// Flash errors, ECC and read retries (`[reliability]`; off by default).
     #[serde(default, skip_serializing_if = "ReliabilityConfig::is_default")]
     pub reliability: ReliabilityConfig,
+    /// Dynamic and static wear levelling (`[wear_leveling]`; off by default).
+    #[serde(default, skip_serializing_if = "WearLevelingConfig::is_default")]
+    pub wear_leveling: WearLevelingConfig,
 }
 
 impl DeviceConfig {
@@ -212,6 +217,7 @@ impl DeviceConfig {
         self.check_zoned().map_err(err)?;
         self.reliability.check().map_err(err)?;
         self.check_reliability().map_err(err)?;
+        self.check_wear_leveling().map_err(err)?;
         Ok(())
     }
 
@@ -308,24 +314,6 @@ impl DeviceConfig {
     /// Write frontiers per plane, the translation pages' own included (`mapping = "cached"`).
     pub fn frontiers(&self) -> usize {
         self.data_streams() + usize::from(self.ftl.cached_mapping())
-    }
-
-    /// Page types: on the plain FTL only (the others time pages without their place in the
-    /// block), with the chip's data for the device's mode.
-    fn check_page_types(&self) -> std::result::Result<(), (String, String)> {
-        if self.flash.page_types && self.ftl.kind != FtlKind::Plain {
-            return Err((
-                "flash.page_types".into(),
-                format!(
-                    "page types are modelled on the plain FTL (ftl.kind = \"plain\"); the '{}' \
-                     FTL times its pages without their place in the block",
-                    self.ftl.kind.name()
-                ),
-            ));
-        }
-        let g = &self.geometry;
-        self.timing
-            .check_page_types(self.flash.page_types, g.cell_mode, g.pages_per_block)
     }
 
     /// The RAIN FTL: its GC and placement are its own.

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use strum::{EnumIter, EnumMessage, IntoStaticStr};
 
-use super::{CellMode, ModeTiming, Timing, MAX_OP_US};
+use super::{CellMode, ModeTiming, Registry, Timing, MAX_OP_US};
 
 /// The order in which a block's pages take their types (`timing.<mode>.page_order`).
 #[derive(
@@ -235,5 +235,25 @@ mod tests {
         );
         assert!(PageTimes::try_from(vec![]).is_err());
         assert!(PageTimes::try_from(vec![1.0; 5]).is_err());
+    }
+}
+
+impl super::DeviceConfig {
+    /// Page types: on the plain FTL only (the others time pages without their place in the
+    /// block), with the chip's data for the device's mode.
+    pub(super) fn check_page_types(&self) -> std::result::Result<(), (String, String)> {
+        if self.flash.page_types && self.ftl.kind != super::FtlKind::Plain {
+            return Err((
+                "flash.page_types".into(),
+                format!(
+                    "page types are modelled on the plain FTL (ftl.kind = \"plain\"); the '{}' \
+                     FTL times its pages without their place in the block",
+                    self.ftl.kind.name()
+                ),
+            ));
+        }
+        let g = &self.geometry;
+        self.timing
+            .check_page_types(self.flash.page_types, g.cell_mode, g.pages_per_block)
     }
 }

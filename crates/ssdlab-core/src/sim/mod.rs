@@ -30,8 +30,8 @@ use crate::ftl::map::Ftl;
 use crate::ftl::plain::OracleHints;
 use crate::host::HostInterface;
 use crate::stats::{
-    DecisionPoint, EraseStats, LatencyRecorder, LayerReports, RainReport, RequestCounts,
-    SampleCursor, SimResult, TimeSeries, TtflashReport,
+    DecisionPoint, LatencyRecorder, LayerReports, RainReport, RequestCounts, SampleCursor,
+    SimResult, TimeSeries, TtflashReport,
 };
 use crate::trace::{Request, RequestSource};
 
@@ -421,7 +421,7 @@ impl Simulation {
     pub fn result(&self) -> SimResult {
         let ftl = self.device.map();
         let c = ftl.counters;
-        let (min, mean, max) =
+        let erase_per_block =
             crate::ftl::map::erase_stats(self.device.erase_counts(), &self.erase_base);
         let host = c.host_pages_written;
         SimResult {
@@ -438,7 +438,7 @@ impl Simulation {
             host_pages_read: c.host_pages_read,
             gc_pages_copied: c.gc_pages_copied,
             erases: self.device.erases(),
-            erase_per_block: EraseStats { min, mean, max },
+            erase_per_block,
             gc_invocations: c.gc_victims,
             trimmed_pages: c.trimmed_pages,
             unmapped_reads: c.unmapped_reads,

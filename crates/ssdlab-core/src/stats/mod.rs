@@ -10,6 +10,7 @@ mod mapping;
 mod rain;
 mod result;
 mod series;
+mod wear;
 mod write_cache;
 mod zns;
 
@@ -23,7 +24,8 @@ pub use latency::{
 };
 pub use mapping::{MappingReport, WafSplit};
 pub use rain::{RainReport, RainStats, TtflashReport};
-pub use result::{EraseStats, LayerReports, RequestCounts, SimResult};
+pub use result::{LayerReports, RequestCounts, SimResult};
 pub use series::{SampleCursor, TimeSeries};
+pub use wear::{EraseStats, WearLevelingReport};
 pub use write_cache::{PowerCut, WriteCacheReport};
 pub use zns::{ZnsReport, ZoneCommands, ZoneViolations};

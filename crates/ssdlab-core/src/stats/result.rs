@@ -23,15 +23,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// Erase counts per block in the measured phase (after preconditioning), as `erases` counts
-/// them: `mean` × blocks = `erases`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct EraseStats {
-    pub min: u32,
-    pub mean: f64,
-    pub max: u32,
-}
-
 /// Everything a run measured. Counters cover the measured phase only (after preconditioning).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SimResult {
@@ -46,7 +37,7 @@ pub struct SimResult {
     pub host_pages_read: u64,
     pub gc_pages_copied: u64,
     pub erases: u64,
-    pub erase_per_block: EraseStats,
+    pub erase_per_block: super::EraseStats,
     /// Victims collected (GC invocations at block granularity).
     pub gc_invocations: u64,
     pub trimmed_pages: u64,
@@ -110,4 +101,7 @@ pub struct LayerReports {
     /// and rule violations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zns: Option<super::ZnsReport>,
+    /// Wear levelling (`[wear_leveling]`): its kinds and the static leveler's moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wear_leveling: Option<super::WearLevelingReport>,
 }

@@ -64,15 +64,8 @@ impl Ftl {
             return true;
         }
         // The index decides a refusal: for fewest-valid it takes nothing (docs/speed.md, "The early
-        // trigger's victim not taken to be put back").
-        match self.victims.select_if(
-            plane,
-            &self.valid,
-            &self.closed_at,
-            self.write_clock,
-            rng,
-            max_valid,
-        ) {
+        // trigger's victim not taken to be put back"); wear levelling's queued blocks come first.
+        match self.next_victim(plane, rng, max_valid) {
             Some(v) => {
                 self.prefetch_next_victim(plane);
                 self.state[v as usize] = BlockState::Victim;
@@ -113,7 +106,9 @@ impl Ftl {
     /// (`VictimIndex::refuses`). `false` means only `gc_begin_if` can tell.
     #[inline]
     pub fn gc_refuses(&mut self, plane: u32, max_valid: u32) -> bool {
-        self.jobs[plane as usize].is_none() && self.victims.refuses(plane, &self.valid, max_valid)
+        self.jobs[plane as usize].is_none()
+            && self.victims.refuses(plane, &self.valid, max_valid)
+            && !self.level_waiting(plane)
     }
 
     /// Up to `k` copies in the job on `plane`, stopping early when its victim has no valid page
@@ -384,6 +379,7 @@ impl Ftl {
             self.free[plane as usize].push_back(blk);
             self.free_epoch += 1;
         }
+        self.level_on_erase(blk);
     }
 
     /// Collect victims on `plane` until its free pool is back at the threshold (steps to `on_step`).

@@ -155,22 +155,18 @@ impl Ftl {
 impl Ftl {
     /// Per-block erase count statistics: (min, mean, max), counting the erases since `base`
     /// (each block's count at some earlier point; empty: since the device was new).
-    pub fn erase_stats(&self, base: &[u32]) -> (u32, f64, u32) {
+    pub fn erase_stats(&self, base: &[u32]) -> crate::stats::EraseStats {
         erase_stats(&self.erase_count, base)
     }
 }
 
-/// (min, mean, max) of erase counts `counts` less their values `base` at a starting point.
-pub fn erase_stats(erase_count: &[u32], base: &[u32]) -> (u32, f64, u32) {
-    let counts = || {
+/// The distribution of erase counts `erase_count` less their values `base` at a starting point.
+pub fn erase_stats(erase_count: &[u32], base: &[u32]) -> crate::stats::EraseStats {
+    crate::stats::EraseStats::of(
         erase_count
             .iter()
             .enumerate()
             .map(|(i, &e)| e - base.get(i).copied().unwrap_or(0))
-    };
-    let n = erase_count.len().max(1) as f64;
-    let min = counts().min().unwrap_or(0);
-    let max = counts().max().unwrap_or(0);
-    let mean = counts().map(f64::from).sum::<f64>() / n;
-    (min, mean, max)
+            .collect(),
+    )
 }

@@ -26,6 +26,7 @@ mod placement;
 mod translation;
 mod victim_index;
 mod wear;
+mod wear_level;
 
 pub(crate) use bits::prefetch;
 pub use external::{ExternalBlocks, UnitLayout};
@@ -119,6 +120,8 @@ pub struct Ftl {
     pub(crate) closed_at: Vec<u64>,
     /// Blocks opened since the device last took them ([`Ftl::log_opens`]).
     opened: Option<Vec<u32>>,
+    /// Wear levelling (`[wear_leveling]`), if on.
+    leveler: Option<Box<wear_level::Leveler>>,
     pub(crate) free: Vec<VecDeque<u32>>,
     /// Moves on whenever a plane's free pool changes size, so that a caller's per-request look
     /// at every plane's count can be skipped while it stands ([`Ftl::free_epoch`]).
@@ -217,6 +220,7 @@ impl Ftl {
             erase_count: vec![0; total_blocks],
             closed_at: vec![0; total_blocks],
             opened: None,
+            leveler: wear_level::Leveler::new(&cfg.wear_leveling, total_blocks, planes),
             free,
             free_epoch: 0,
             frontier: vec![UNMAPPED; planes as usize * streams],
@@ -414,6 +418,7 @@ impl Ftl {
         if let Some(c) = &mut self.cmt {
             c.counters = cmt::CmtCounters::default();
         }
+        self.reset_wear_leveling_counts();
     }
 
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
@@ -493,7 +498,7 @@ impl Ftl {
         if old != UNMAPPED {
             self.close_block(old);
         }
-        let blk = self.free[plane as usize].pop_front().ok_or_else(|| {
+        let blk = self.take_free(plane).ok_or_else(|| {
             SsdError::DeviceFull(format!(
                 "plane {plane} has no free block for its write frontier"
             ))

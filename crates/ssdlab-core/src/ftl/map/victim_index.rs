@@ -310,6 +310,26 @@ impl VictimIndex {
         Some(chosen)
     }
 
+    /// Take `block` (indexed, with `valid` valid pages) out of the index: a victim chosen
+    /// outside the policy (static wear levelling, `super::wear_level`).
+    pub fn remove(&mut self, block: u32, valid: u32) {
+        let plane = self.plane_of(block);
+        let stride = self.pages_per_block as usize + 1;
+        match &mut self.kind {
+            Kind::Buckets {
+                heads, next, prev, ..
+            } => unlink(heads, next, prev, plane * stride + valid as usize, block),
+            Kind::Fifo { queues } => {
+                let q = &mut queues[plane];
+                if let Some(i) = q.iter().position(|&b| b == block) {
+                    q.remove(i);
+                }
+            }
+            Kind::Set { members, pos, .. } => set_remove(members, pos, plane, block),
+        }
+        self.counts[plane] -= 1;
+    }
+
     /// Heap bytes of the index.
     pub fn memory_bytes(&self) -> usize {
         match &self.kind {

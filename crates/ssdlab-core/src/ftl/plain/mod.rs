@@ -248,6 +248,7 @@ impl FtlLayer for PlainFtl {
     fn report(&self, out: &mut LayerReports) {
         out.mapping = self.mapping_report();
         out.fdp = self.ftl.fdp_report(self.unit_bytes, self.block_bytes);
+        out.wear_leveling = self.ftl.wear_leveling_report();
     }
 
     fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
