@@ -70,6 +70,9 @@ pub struct Ecc {
     points: usize,
     /// `table[g * attempts + i]`: attempt `i`'s failure probability at grid point `g`.
     table: Vec<f32>,
+    /// `sure[g]`: the leading attempts of grid point `g`'s row that fail for every draw (their
+    /// probability 1 in the table), which a read skips.
+    sure: Vec<u8>,
 }
 
 impl Ecc {
@@ -94,6 +97,7 @@ impl Ecc {
             lo: 0.0,
             points: 0,
             table: Vec::new(),
+            sure: Vec::new(),
         };
         // The grid: from where the first attempt's failures are negligible to where the last
         // attempt fails for every draw.
@@ -114,6 +118,11 @@ impl Ecc {
                 (0..n).map(move |i| (lambda, i))
             })
             .map(|(lambda, i)| ecc.p_fail(lambda, i) as f32)
+            .collect();
+        ecc.sure = ecc
+            .table
+            .chunks(n)
+            .map(|row| row.iter().take_while(|&&p| p >= 1.0).count() as u8)
             .collect();
         ecc
     }
@@ -148,7 +157,7 @@ impl Ecc {
 
     /// Bytes of the table (the memory estimate).
     pub fn table_bytes(&self) -> usize {
-        self.table.len() * std::mem::size_of::<f32>()
+        self.table.len() * std::mem::size_of::<f32>() + self.sure.len()
     }
 
     /// The attempts: `retry_steps + 1` hard decodes, then the soft tiers.
@@ -194,8 +203,17 @@ impl Ecc {
         if g >= self.points {
             return self.outcome(n);
         }
+        // The probabilities fall along the row, so the failing attempts are a prefix: those
+        // that fail for every draw are skipped, and the scan from there ends within an attempt
+        // or two (each attempt's probability is far below the one before).
         let row = &self.table[g * n..(g + 1) * n];
-        self.outcome(row.iter().take_while(|&&p| u < f64::from(p)).count())
+        let sure = usize::from(self.sure[g]);
+        self.outcome(
+            sure + row[sure..]
+                .iter()
+                .take_while(|&&p| u < f64::from(p))
+                .count(),
+        )
     }
 
     /// [`Ecc::decode`] from the exact probabilities (tests).

@@ -140,7 +140,7 @@ impl Errors {
     /// Decode one host read of physical page `ppn` at `now`: the block's read count moves on
     /// and the read's uniform is drawn whatever happens.
     #[inline]
-    fn sense(&mut self, ppn: u32, now: u64) -> Decode {
+    pub(crate) fn sense(&mut self, ppn: u32, now: u64) -> Decode {
         let u = ((self.rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
         let blk = if self.block_shift != u32::MAX {
             ppn >> self.block_shift
@@ -178,7 +178,12 @@ impl Errors {
         let b = &mut self.blocks[blk];
         let days = (now.saturating_sub(b.opened_at) + self.age_ns) as f64 / DAY_NS;
         let ret = b.retention * days.powf(m.n);
-        let dist = b.disturb * f64::from(reads).powf(m.q);
+        // A block's first read (most windows start there): no disturb yet, and no power.
+        let dist = if reads == 0 && m.q > 0.0 {
+            0.0
+        } else {
+            b.disturb * f64::from(reads).powf(m.q)
+        };
         let rber = b.wear + ret + dist;
         let g = self.ecc.grid_point(self.ecc.lambda(rber));
         // A hair under the ceiling, so that no rounding of the grid point's logarithm can
@@ -225,6 +230,12 @@ impl Resources {
     #[inline(always)]
     pub fn errors_on(&self) -> bool {
         self.errors.is_some()
+    }
+
+    /// The error model, if on: a caller that decodes many reads untimed asks once.
+    #[inline(always)]
+    pub(crate) fn errors_mut(&mut self) -> Option<&mut Errors> {
+        self.errors.as_deref_mut()
     }
 
     /// The FTL opened block `blk`, erased `erases` times, for writing at `at`: its retention

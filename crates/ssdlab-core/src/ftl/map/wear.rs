@@ -12,9 +12,14 @@ impl Ftl {
     }
 
     /// The blocks opened since the last call, each with its erase count, to `f`.
-    #[inline]
+    /// Asked at every host read and write: in line when none was opened (most calls; a drain
+    /// of an empty list cost ~20 instructions a call).
+    #[inline(always)]
     pub fn take_opened(&mut self, mut f: impl FnMut(u32, u32)) {
         if let Some(o) = &mut self.opened {
+            if o.is_empty() {
+                return;
+            }
             for blk in o.drain(..) {
                 f(blk, self.erase_count[blk as usize]);
             }

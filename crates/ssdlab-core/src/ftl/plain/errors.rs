@@ -24,6 +24,20 @@ impl PlainFtl {
         self.stamp_opened(ready);
         let mut out = OpDone::at(ready);
         let mut last_page = u32::MAX;
+        if !self.timed {
+            // Untimed: only the decode's counts and draws, the model asked for once.
+            let Self { ftl, res, .. } = self;
+            if let Some(e) = res.errors_mut() {
+                for lpn in pages {
+                    if let Some(ppn) = ftl.read(lpn) {
+                        if ftl.read_needs_page(ppn, &mut last_page) {
+                            e.sense(ppn, ready);
+                        }
+                    }
+                }
+            }
+            return Ok(out);
+        }
         for lpn in pages {
             let Some(ppn) = self.ftl.read(lpn) else {
                 continue;
@@ -32,10 +46,8 @@ impl PlainFtl {
                 continue;
             }
             let d = self.res.sense(ppn, ready);
-            if self.timed {
-                let plane = self.ftl.plane_of_ppn(ppn);
-                out.join(self.res.read_sensed(plane, ppn, ready, d));
-            }
+            let plane = self.ftl.plane_of_ppn(ppn);
+            out.join(self.res.read_sensed(plane, ppn, ready, d));
         }
         Ok(out)
     }
