@@ -128,6 +128,22 @@ def test_run_with_flash_errors_reports_retries(cli, tmp_path):
     assert e["retry_time_s"] > 0 and e["max_rber"] > 1e-3
 
 
+def test_a_worn_out_drive_ends_the_run_with_one_line(cli, tmp_path):
+    out = tmp_path / "eol.json"
+    p = cli("run", "-d", "tiny", "-n", "2000000", "--timing", "none", "--no-progress", "--set", "endurance.retire_pe=40",
+            "--set", "endurance.factory_bad_fraction=0.01", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    lines = [l for l in p.stdout.splitlines() if "end of life" in l]
+    assert len(lines) == 1 and lines[0].startswith("ssdlab: the device reached end of life at "), p.stdout
+    r = json.loads(out.read_text())
+    e = r["endurance"]
+    assert f"{e['end_of_life_host_bytes']:,} host bytes written" in lines[0]
+    assert r["requests"]["total"] < 2_000_000 and e["worn_out_blocks"] > 0
+    assert "bad blocks: factory / worn out / failed erase" in p.stdout
+    assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "endurance.factory_bad_fraction=0.5"),
+                          "endurance.factory_bad_fraction", "geometry.spare_factor")
+
+
 def test_reliability_settings_are_one_line_errors(cli):
     assert_one_line_error(cli("run", "-d", "tiny", "-n", "10", "--set", "reliability.retry_factor=1.5"),
                           "reliability.retry_factor", "(0, 1]")

@@ -292,6 +292,7 @@ def run(
         sim.save_q_table(str(q_table))
         console.print(f"Q-table saved to {q_table}")
     print_result(console, result)
+    say_end_of_life(result)
     warn_if_overloaded(result, opts)
     if iostat_path is not None:
         if not result.iostat:
@@ -301,6 +302,16 @@ def run(
         console.print(f"iostat view ({n} intervals, {int(result.iostat['gc'].sum())} labelled GC) written to {iostat_path}")
     if json_path is not None:
         write_json(json_path, result.to_dict())
+
+
+def say_end_of_life(result) -> None:
+    """The one line of a drive that reached its end of life (``[endurance]``): the run stopped
+    there, after the request being served."""
+    b = result.endurance
+    if b and b.get("end_of_life_host_bytes") is not None:
+        console.print(f"ssdlab: the device reached end of life at {b['end_of_life_host_bytes']:,} host bytes written "
+                      f"({human_bytes(b['end_of_life_host_bytes'])}), after {result.requests['total']:,} requests "
+                      "of the run", highlight=False, soft_wrap=True)
 
 
 #: An open-loop run whose last completion trails its last arrival by more than this fraction of

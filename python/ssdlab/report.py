@@ -105,6 +105,12 @@ def result_tables(r: Result) -> list[Table]:
         kinds = " + ".join(k for k in ("dynamic", "static") if w[k])
         rows.append((f"wear levelling ({kinds}): static victims / pages copied / table resets",
                      f"{w['static_victims']:,} / {w['static_pages_copied']:,} / {w['table_resets']:,}"))
+    b = r.endurance
+    if b:
+        rows.append(("bad blocks: factory / worn out / failed erase; spare blocks left",
+                     f"{b['factory_bad_blocks']:,} / {b['worn_out_blocks']:,} / {b['failed_blocks']:,}; "
+                     f"{b['spare_blocks']:,}"))
+        rows.append(("host bytes written over the drive's life", human_bytes(b["host_bytes_written"])))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

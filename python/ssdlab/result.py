@@ -105,6 +105,12 @@ class Result:
     #: ``table_resets``; None when off. The erase distribution itself is ``erase_per_block``
     #: (``min``, ``mean``, ``max``, ``cov``, ``max_over_mean``, ``deciles``) in every run.
     wear_leveling: dict[str, Any] | None = None
+    #: Bad blocks and end of life (``[endurance]`` on): ``factory_bad_blocks``,
+    #: ``worn_out_blocks``, ``failed_blocks``, ``good_blocks``, ``spare_blocks`` (good blocks
+    #: beyond what the logical space fills), ``host_bytes_written`` over the drive's life
+    #: (preconditioning included) and ``end_of_life_host_bytes`` (None until the drive reached
+    #: its end of life, where the run stopped); None when off.
+    endurance: dict[str, Any] | None = None
     #: Each flow's figures in a run of several (``{"kind": "flows", ...}``; ``[]`` otherwise):
     #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,
     #: ``latency_us`` (from submission, the queue wait included; ``read``/``write``/``all``
@@ -143,7 +149,7 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp", "zns", "wear_leveling"):
+        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp", "zns", "wear_leveling", "endurance"):
             if d[k] is None:
                 del d[k]
         if not d["flows"]:

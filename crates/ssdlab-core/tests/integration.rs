@@ -16,6 +16,7 @@ mod detect_iostat;
 mod detect_watch;
 mod determinism;
 mod empty_traces;
+mod endurance;
 mod fdp;
 mod fill;
 mod flash_scheduling;

@@ -7,6 +7,7 @@
 
 mod advice;
 mod cache;
+mod endurance;
 mod fdp;
 mod flash;
 mod flash_scheduler;
@@ -34,6 +35,7 @@ pub use advice::Advisory;
 pub use cache::{
     plane_share, CacheConfig, SlcPolicyKind, SlcRlConfig, UstRow, SIZE_LEVELS, THETA_LEVELS_KIB,
 };
+pub use endurance::EnduranceConfig;
 pub use fdp::{FdpConfig, HandleType, MAX_HANDLES};
 pub use flash::{FlashConfig, GcBlocking};
 pub use flash_scheduler::{FlashScheduler, DEFAULT_MAX_PASSES};
@@ -106,6 +108,9 @@ pub struct DeviceConfig {
     /// Dynamic and static wear levelling (`[wear_leveling]`; off by default).
     #[serde(default, skip_serializing_if = "WearLevelingConfig::is_default")]
     pub wear_leveling: WearLevelingConfig,
+    /// Bad blocks and end of life (`[endurance]`; off by default).
+    #[serde(default, skip_serializing_if = "EnduranceConfig::is_default")]
+    pub endurance: EnduranceConfig,
 }
 
 impl DeviceConfig {
@@ -218,6 +223,7 @@ impl DeviceConfig {
         self.reliability.check().map_err(err)?;
         self.check_reliability().map_err(err)?;
         self.check_wear_leveling().map_err(err)?;
+        self.check_endurance().map_err(err)?;
         Ok(())
     }
 

@@ -180,6 +180,9 @@ impl Simulation {
             fl.mq.completed(f, submitted, completion);
             self.load_head(fl, f)?;
             served += 1;
+            if self.watch_eol {
+                self.check_end_of_life()?;
+            }
             self.check_now()?;
         }
         Ok(self.finished)

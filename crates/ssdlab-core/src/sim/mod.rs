@@ -74,6 +74,8 @@ pub struct Simulation {
     rec: Recorder,
     precondition_pages: u64,
     finished: bool,
+    /// Bad blocks on (`[endurance]`): ask for the end of life after each request.
+    watch_eol: bool,
     /// When the power is cut (`SimOptions::power_cut_us`; `u64::MAX`: never).
     power_cut_ns: u64,
     /// The host's diskstats view (`SimOptions::iostat_interval_us`), and a scratch list of the
@@ -160,6 +162,7 @@ impl Simulation {
             rec: Recorder::default(),
             precondition_pages: 0,
             finished: false,
+            watch_eol: cfg.endurance.on(),
             power_cut_ns: opts
                 .power_cut_us
                 .map_or(u64::MAX, |us| (us * 1e3).round() as u64),
@@ -284,6 +287,10 @@ impl Simulation {
         if self.flows.is_some() {
             return self.advance_flows(budget);
         }
+        // A drive that reached its end of life in preconditioning serves nothing.
+        if self.watch_eol {
+            self.check_end_of_life()?;
+        }
         let limit = self.opts.max_requests.unwrap_or(u64::MAX);
         let mut served = 0;
         while served < budget && !self.finished {
@@ -316,6 +323,9 @@ impl Simulation {
                     }
                     self.serve(req, first, pages, at)?;
                     served += 1;
+                    if self.watch_eol {
+                        self.check_end_of_life()?;
+                    }
                     self.check_now()?;
                 }
             }
@@ -330,6 +340,16 @@ impl Simulation {
     fn check_now(&self) -> Result<()> {
         if self.opts.check_every > 0 && self.rec.counts.total % self.opts.check_every == 0 {
             return self.check_invariants_now();
+        }
+        Ok(())
+    }
+
+    /// The drive reached its end of life (`[endurance]`): the run ends after this request.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn check_end_of_life(&mut self) -> Result<()> {
+        if self.device.map().end_of_life() {
+            self.finish()?;
         }
         Ok(())
     }

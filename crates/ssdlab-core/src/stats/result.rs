@@ -104,4 +104,8 @@ pub struct LayerReports {
     /// Wear levelling (`[wear_leveling]`): its kinds and the static leveler's moves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wear_leveling: Option<super::WearLevelingReport>,
+    /// Bad blocks and end of life (`[endurance]`): retired blocks, the spare left, and the
+    /// host bytes written at the end of life.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endurance: Option<super::EnduranceReport>,
 }

@@ -65,6 +65,22 @@ pub struct WearLevelingReport {
     pub table_resets: u64,
 }
 
+/// Bad blocks and the end of life (`[endurance]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct EnduranceReport {
+    /// Blocks bad from the factory, worn out at `retire_pe`, and retired by a failed erase.
+    pub factory_bad_blocks: u64,
+    pub worn_out_blocks: u64,
+    pub failed_blocks: u64,
+    /// Good blocks left, and those beyond what the logical space fills (the spare left).
+    pub good_blocks: u64,
+    pub spare_blocks: u64,
+    /// Host bytes written over the drive's life (preconditioning included).
+    pub host_bytes_written: u64,
+    /// Host bytes written when the drive reached its end of life (`None`: it has not).
+    pub end_of_life_host_bytes: Option<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -374,7 +374,8 @@ impl Ftl {
         if let Some(c) = &mut self.content {
             c[base..base + ppb].fill(0);
         }
-        if to_pool {
+        let retired = self.endurance.is_some() && self.retires(blk);
+        if to_pool && !retired {
             let plane = self.plane_of_block(blk);
             self.free[plane as usize].push_back(blk);
             self.free_epoch += 1;

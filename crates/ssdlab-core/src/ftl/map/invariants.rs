@@ -138,6 +138,11 @@ impl Ftl {
                 ));
             }
         }
+        for (b, st) in self.state.iter().enumerate() {
+            if *st == BlockState::Bad {
+                seen[b] += 1;
+            }
+        }
         if let Some(b) = seen.iter().position(|n| *n != 1) {
             return Err(format!(
                 "block {b} is in {} places (expected exactly one)",

@@ -16,6 +16,7 @@ mod address;
 mod allocation;
 mod bits;
 pub mod cmt;
+mod endurance;
 mod external;
 mod fdp;
 mod gc_ops;
@@ -57,6 +58,8 @@ pub enum BlockState {
     Full,
     /// Chosen by GC, being collected.
     Victim,
+    /// Retired: factory-bad or grown-bad (`[endurance]`), never used again.
+    Bad,
 }
 
 /// Counters the FTL keeps (all since the last `reset_counters`).
@@ -122,6 +125,8 @@ pub struct Ftl {
     opened: Option<Vec<u32>>,
     /// Wear levelling (`[wear_leveling]`), if on.
     leveler: Option<Box<wear_level::Leveler>>,
+    /// Bad blocks and end of life (`[endurance]`), if on ([`Ftl::enable_endurance`]).
+    endurance: Option<Box<endurance::Endurance>>,
     pub(crate) free: Vec<VecDeque<u32>>,
     /// Moves on whenever a plane's free pool changes size, so that a caller's per-request look
     /// at every plane's count can be skipped while it stands ([`Ftl::free_epoch`]).
@@ -221,6 +226,7 @@ impl Ftl {
             closed_at: vec![0; total_blocks],
             opened: None,
             leveler: wear_level::Leveler::new(&cfg.wear_leveling, total_blocks, planes),
+            endurance: None,
             free,
             free_epoch: 0,
             frontier: vec![UNMAPPED; planes as usize * streams],
@@ -410,6 +416,7 @@ impl Ftl {
     }
 
     pub fn reset_counters(&mut self) {
+        self.carry_host_pages();
         self.counters = FtlCounters::default();
         self.place.reset_counters();
         if let Some(f) = &mut self.fdp {

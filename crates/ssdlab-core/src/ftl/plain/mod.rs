@@ -61,6 +61,7 @@ impl PlainFtl {
         if check {
             ftl.enable_program_checks();
         }
+        ftl.enable_endurance(cfg, seed)?;
         let mut res = Resources::new(cfg);
         res.enable_errors(cfg, seed);
         if res.errors_on() {
@@ -249,6 +250,7 @@ impl FtlLayer for PlainFtl {
         out.mapping = self.mapping_report();
         out.fdp = self.ftl.fdp_report(self.unit_bytes, self.block_bytes);
         out.wear_leveling = self.ftl.wear_leveling_report();
+        out.endurance = self.ftl.endurance_report(self.unit_bytes);
     }
 
     fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {
@@ -271,17 +273,25 @@ fn precondition(ftl: &mut Ftl, p: &Precondition, seed: u64) -> Result<u64> {
     let mut rng = rng::stream(seed, "precondition");
     let mut gc_rng = rng::stream(seed, "precondition-gc");
     let n = p.pages(ftl.logical_pages());
+    // Bad blocks on: preconditioning stops at the drive's end of life, like the run.
+    let watch = ftl.endurance_on();
     let mut written = 0u64;
     if p.sequential {
         for lpn in 0..n {
             write_one(ftl, lpn, &mut gc_rng)?;
+            if watch && ftl.end_of_life() {
+                return Ok(u64::from(lpn) + 1);
+            }
         }
         written += u64::from(n);
     }
     let random = (p.random_passes * f64::from(n)).round() as u64;
-    for _ in 0..random {
+    for i in 0..random {
         let lpn = rng.gen_range(0..n);
         write_one(ftl, lpn, &mut gc_rng)?;
+        if watch && ftl.end_of_life() {
+            return Ok(written + i + 1);
+        }
     }
     Ok(written + random)
 }
