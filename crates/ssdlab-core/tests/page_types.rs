@@ -5,10 +5,11 @@
 
 use ssdlab_core::config::{DeviceConfig, PageOrder};
 use ssdlab_core::flash::Resources;
-use ssdlab_core::sim::{Replay, SimOptions, Simulation};
-use ssdlab_core::trace::{OpKind, Request, VecSource};
+use ssdlab_core::sim::SimOptions;
+use ssdlab_core::trace::{OpKind, Request};
 
 use crate::support::workloads::page_request as req;
+use crate::support::workloads::{open_loop as open, run_requests as run};
 
 const US: u64 = 1_000;
 
@@ -105,20 +106,6 @@ fn off_every_page_takes_the_modes_mean_time() {
     for ppn in 0..256 {
         assert_eq!(res.read_ns_of(ppn), 75 * US);
         assert_eq!(res.program_ns_of(ppn), 750 * US);
-    }
-}
-
-fn run(cfg: DeviceConfig, reqs: Vec<Request>, opts: SimOptions) -> ssdlab_core::stats::SimResult {
-    Simulation::new(cfg, opts, Box::new(VecSource::new(reqs)))
-        .unwrap()
-        .run()
-        .unwrap()
-}
-
-fn open() -> SimOptions {
-    SimOptions {
-        replay: Replay::OpenLoop { time_scale: 1.0 },
-        ..SimOptions::default()
     }
 }
 

@@ -6,12 +6,12 @@
 use serde_json::{json, Value};
 use ssdlab_core::api;
 use ssdlab_core::config::DeviceConfig;
-use ssdlab_core::sim::{Replay, SimOptions, Simulation};
 use ssdlab_core::stats::SimResult;
-use ssdlab_core::trace::{OpKind, Request, VecSource};
+use ssdlab_core::trace::OpKind;
 
 use crate::support::json_run::run as json_run;
 use crate::support::workloads::page_request as req;
+use crate::support::workloads::{open_loop as open, run_requests as run};
 
 /// `tiny` (TLC, read 50 µs, 4 KiB pages, 10 µs transfer) with the error model on and every
 /// block's RBER the floor `rber` (no wear, retention or disturb terms), and `extra`.
@@ -25,20 +25,6 @@ fn flat(rber: f64, extra: &[&str]) -> DeviceConfig {
     ];
     sets.extend(extra.iter().map(|s| s.to_string()));
     DeviceConfig::from_preset("tiny", &sets).unwrap()
-}
-
-fn run(cfg: DeviceConfig, reqs: Vec<Request>, opts: SimOptions) -> SimResult {
-    Simulation::new(cfg, opts, Box::new(VecSource::new(reqs)))
-        .unwrap()
-        .run()
-        .unwrap()
-}
-
-fn open() -> SimOptions {
-    SimOptions {
-        replay: Replay::OpenLoop { time_scale: 1.0 },
-        ..SimOptions::default()
-    }
 }
 
 /// One page written, then read alone on an idle device.

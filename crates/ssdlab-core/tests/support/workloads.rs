@@ -2,9 +2,11 @@
 //! generators, so that the tests of the engine do not depend on them).
 
 use rand::Rng;
+use ssdlab_core::config::DeviceConfig;
 use ssdlab_core::rng::{stream, SimRng};
-use ssdlab_core::sim::{Precondition, SimOptions};
-use ssdlab_core::trace::{OpKind, Request, RequestSource};
+use ssdlab_core::sim::{Precondition, Replay, SimOptions, Simulation};
+use ssdlab_core::stats::SimResult;
+use ssdlab_core::trace::{OpKind, Request, RequestSource, VecSource};
 use ssdlab_core::Result;
 
 /// A request at `t_us` µs of `pages` pages of 4 KiB from `page` (no flags).
@@ -130,6 +132,22 @@ pub fn preconditioned(check: bool) -> SimOptions {
             fill_fraction: 1.0,
         }),
         check_every: if check { 5000 } else { 0 },
+        ..SimOptions::default()
+    }
+}
+
+/// Run `reqs` on `cfg` with `opts` to the end (a failure panics: the tests' devices are valid).
+pub fn run_requests(cfg: DeviceConfig, reqs: Vec<Request>, opts: SimOptions) -> SimResult {
+    Simulation::new(cfg, opts, Box::new(VecSource::new(reqs)))
+        .unwrap()
+        .run()
+        .unwrap()
+}
+
+/// Open-loop replay at the requests' own times, the other options default.
+pub fn open_loop() -> SimOptions {
+    SimOptions {
+        replay: Replay::OpenLoop { time_scale: 1.0 },
         ..SimOptions::default()
     }
 }
