@@ -15,8 +15,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Registry;
-
 /// The `[endurance]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -62,18 +60,6 @@ impl super::DeviceConfig {
         if !e.on() {
             return Ok(());
         }
-        let why = if self.ftl.kind != super::FtlKind::Plain {
-            format!(
-                "bad blocks are retired by the plain FTL for now (this device's is '{}')",
-                self.ftl.kind.name()
-            )
-        } else if self.ftl.cached_mapping() {
-            "bad blocks are not yet retired with the cached map's translation blocks: use \
-             ftl.mapping = \"full\" with them"
-                .to_string()
-        } else {
-            return Ok(());
-        };
         let field = if e.factory_bad_fraction > 0.0 {
             "factory_bad_fraction"
         } else if e.retire_pe > 0 {
@@ -81,6 +67,10 @@ impl super::DeviceConfig {
         } else {
             "erase_fail_probability"
         };
-        Err((format!("endurance.{field}"), why))
+        self.plain_full_map_only(
+            &format!("endurance.{field}"),
+            "bad blocks",
+            "its translation blocks are not retired",
+        )
     }
 }

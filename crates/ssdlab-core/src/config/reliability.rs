@@ -359,26 +359,38 @@ impl ReliabilityConfig {
 }
 
 impl super::DeviceConfig {
-    /// The error model runs on the page-mapped FTL with its whole map in DRAM, in this
-    /// version; elsewhere it is refused in one line, not ignored.
+    /// Issue 63's features (the error model, wear levelling, bad blocks) run on the
+    /// page-mapped FTL with its whole map in DRAM, in this version: `field`, on for `what`,
+    /// is refused elsewhere in one line, not ignored (`cached`: what the cached map lacks).
+    pub(crate) fn plain_full_map_only(
+        &self,
+        field: &str,
+        what: &str,
+        cached: &str,
+    ) -> Result<(), (String, String)> {
+        let why = if self.ftl.kind != super::FtlKind::Plain {
+            format!(
+                "{what}: on the plain FTL only for now (this device's is '{}')",
+                self.ftl.kind.name()
+            )
+        } else if self.ftl.cached_mapping() {
+            format!("{what}: not yet with the cached map ({cached}): use ftl.mapping = \"full\"")
+        } else {
+            return Ok(());
+        };
+        Err((field.into(), why))
+    }
+
+    /// The error model's FTL ([`Self::plain_full_map_only`]).
     pub(crate) fn check_reliability(&self) -> Result<(), (String, String)> {
         if !self.reliability.errors {
             return Ok(());
         }
-        let why = if self.ftl.kind != super::FtlKind::Plain {
-            format!(
-                "the error model runs on the plain FTL for now (this device's is '{}'); the \
-                 hybrid, RAIN and zoned FTLs do not decode their reads yet",
-                self.ftl.kind.name()
-            )
-        } else if self.ftl.cached_mapping() {
-            "the error model does not yet decode the cached map's translation-page reads: use \
-             ftl.mapping = \"full\" with it"
-                .to_string()
-        } else {
-            return Ok(());
-        };
-        Err(("reliability.errors".into(), why))
+        self.plain_full_map_only(
+            "reliability.errors",
+            "the error model",
+            "its translation-page reads are not decoded",
+        )
     }
 }
 

@@ -17,8 +17,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Registry;
-
 /// The `[wear_leveling]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,8 +86,7 @@ impl WearLevelingConfig {
 }
 
 impl super::DeviceConfig {
-    /// Wear levelling runs on the plain FTL with its whole map in DRAM, in this version;
-    /// elsewhere it is refused in one line, not ignored.
+    /// The field checks, and wear levelling's FTL ([`Self::plain_full_map_only`]).
     pub(crate) fn check_wear_leveling(&self) -> Result<(), (String, String)> {
         let w = &self.wear_leveling;
         w.check()?;
@@ -101,23 +98,10 @@ impl super::DeviceConfig {
         } else {
             "wear_leveling.static"
         };
-        if self.ftl.kind != super::FtlKind::Plain {
-            return Err((
-                field.into(),
-                format!(
-                    "wear levelling runs on the plain FTL for now (this device's is '{}')",
-                    self.ftl.kind.name()
-                ),
-            ));
-        }
-        if self.ftl.cached_mapping() {
-            return Err((
-                field.into(),
-                "wear levelling does not yet move the cached map's translation blocks: use \
-                 ftl.mapping = \"full\" with it"
-                    .into(),
-            ));
-        }
-        Ok(())
+        self.plain_full_map_only(
+            field,
+            "wear levelling",
+            "its translation blocks are not moved",
+        )
     }
 }

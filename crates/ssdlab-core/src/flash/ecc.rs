@@ -77,6 +77,26 @@ pub struct Ecc {
 
 impl Ecc {
     pub fn new(cfg: &ReliabilityConfig, page_size: u32) -> Self {
+        let mut ecc = Self::grid(cfg, page_size);
+        let n = ecc.attempts.len();
+        ecc.table = (0..ecc.points)
+            .flat_map(|g| {
+                let lambda = ecc.grid_lambda(g);
+                (0..n).map(move |i| (lambda, i))
+            })
+            .map(|(lambda, i)| ecc.p_fail(lambda, i) as f32)
+            .collect();
+        ecc.sure = ecc
+            .table
+            .chunks(n)
+            .map(|row| row.iter().take_while(|&&p| p >= 1.0).count() as u8)
+            .collect();
+        ecc
+    }
+
+    /// The decoder's attempts and grid, without its table: enough for [`Ecc::table_bytes`]
+    /// (the memory estimate builds no table).
+    pub fn grid(cfg: &ReliabilityConfig, page_size: u32) -> Self {
         let hard = cfg.ecc_bits;
         let step =
             |i: u32| cfg.retry_floor + (1.0 - cfg.retry_floor) * cfg.retry_factor.powi(i as i32);
@@ -112,18 +132,6 @@ impl Ecc {
         }
         ecc.lo = lo;
         ecc.points = ((hi - lo) * STEPS_PER_OCTAVE) as usize + 1;
-        ecc.table = (0..ecc.points)
-            .flat_map(|g| {
-                let lambda = ecc.grid_lambda(g);
-                (0..n).map(move |i| (lambda, i))
-            })
-            .map(|(lambda, i)| ecc.p_fail(lambda, i) as f32)
-            .collect();
-        ecc.sure = ecc
-            .table
-            .chunks(n)
-            .map(|row| row.iter().take_while(|&&p| p >= 1.0).count() as u8)
-            .collect();
         ecc
     }
 
@@ -157,7 +165,7 @@ impl Ecc {
 
     /// Bytes of the table (the memory estimate).
     pub fn table_bytes(&self) -> usize {
-        self.table.len() * std::mem::size_of::<f32>() + self.sure.len()
+        self.points * (self.attempts.len() * std::mem::size_of::<f32>() + 1)
     }
 
     /// The attempts: `retry_steps + 1` hard decodes, then the soft tiers.
@@ -323,6 +331,17 @@ mod tests {
                 uncorrectable: true
             }
         );
+    }
+
+    #[test]
+    fn the_estimate_is_the_tables_size_without_building_it() {
+        let cfg = ReliabilityConfig::default();
+        let e = Ecc::new(&cfg, 4096);
+        let built = e.table.len() * std::mem::size_of::<f32>() + e.sure.len();
+        assert_eq!(e.table_bytes(), built);
+        let g = Ecc::grid(&cfg, 4096);
+        assert!(g.table.is_empty());
+        assert_eq!(g.table_bytes(), built);
     }
 
     #[test]

@@ -101,7 +101,7 @@ impl Errors {
     /// Bytes the state takes for a device of `cfg` (the memory estimate).
     pub fn memory_bytes(cfg: &DeviceConfig) -> u64 {
         let r = &cfg.reliability;
-        let ecc = Ecc::new(r, cfg.geometry.page_size);
+        let ecc = Ecc::grid(r, cfg.geometry.page_size);
         cfg.geometry.total_blocks() * std::mem::size_of::<BlockWear>() as u64
             + ecc.table_bytes() as u64
     }

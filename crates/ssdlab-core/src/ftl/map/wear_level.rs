@@ -27,8 +27,10 @@ pub struct Leveler {
     fcnt: u64,
     /// The next set the scan looks at (`findex`).
     findex: usize,
-    /// Blocks queued for collection, per plane.
+    /// Blocks queued for collection, per plane, and how many in all (a new set is picked
+    /// only when none waits).
     pending: Vec<VecDeque<u32>>,
+    queued: usize,
     /// The victims taken and the pages they held (the copies they cost).
     victims: u64,
     pages_copied: u64,
@@ -51,6 +53,7 @@ impl Leveler {
             fcnt: 0,
             findex: 0,
             pending: vec![VecDeque::new(); planes as usize],
+            queued: 0,
             victims: 0,
             pages_copied: 0,
             resets: 0,
@@ -137,8 +140,7 @@ impl Ftl {
         };
         l.ecnt += 1;
         l.flag(blk as usize >> l.set_shift);
-        let waiting = l.pending.iter().any(|p| !p.is_empty());
-        if waiting || l.fcnt == 0 || (l.ecnt as f64) < l.threshold * l.fcnt as f64 {
+        if l.queued > 0 || l.fcnt == 0 || (l.ecnt as f64) < l.threshold * l.fcnt as f64 {
             return;
         }
         // SWL-Procedure: the next set with a clear flag whose blocks hold data.
@@ -157,6 +159,7 @@ impl Ftl {
                 if self.state[b] == BlockState::Full {
                     let plane = (b as u32 / self.blocks_per_plane) as usize;
                     l.pending[plane].push_back(b as u32);
+                    l.queued += 1;
                     any = true;
                 }
             }
@@ -202,6 +205,7 @@ impl Ftl {
         while let Some(&b) = l.pending[plane as usize].front() {
             if self.state[b as usize] != BlockState::Full {
                 l.pending[plane as usize].pop_front();
+                l.queued -= 1;
                 continue;
             }
             let valid = self.valid[b as usize];
@@ -209,6 +213,7 @@ impl Ftl {
                 return None;
             }
             l.pending[plane as usize].pop_front();
+            l.queued -= 1;
             l.victims += 1;
             l.pages_copied += u64::from(valid);
             self.victims.remove(b, valid);
@@ -223,5 +228,33 @@ impl Ftl {
         self.leveler
             .as_ref()
             .is_some_and(|l| !l.pending[plane as usize].is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::DeviceConfig;
+
+    fn ftl(dynamic: bool) -> Ftl {
+        let set = format!("wear_leveling.dynamic={dynamic}");
+        let mut f = Ftl::new(&DeviceConfig::from_preset("tiny", &[set]).unwrap()).unwrap();
+        // Plane 0's blocks (0..64) worn 5 times, but blocks 7 and 9 once.
+        for b in 0..64 {
+            f.erase_count[b] = if b == 7 || b == 9 { 1 } else { 5 };
+        }
+        f
+    }
+
+    #[test]
+    fn dynamic_levelling_opens_the_least_worn_free_block_first() {
+        let mut f = ftl(true);
+        let taken: Vec<u32> = (0..3).map(|_| f.take_free(0).unwrap()).collect();
+        assert_eq!(taken, vec![7, 9, 0], "least worn first, ties in pool order");
+        assert_eq!(f.free[0].len(), 61);
+        // Off: the longest free, whatever its wear.
+        let mut f = ftl(false);
+        let taken: Vec<u32> = (0..3).map(|_| f.take_free(0).unwrap()).collect();
+        assert_eq!(taken, vec![0, 1, 2]);
     }
 }
