@@ -98,3 +98,63 @@ fn failed_erases_retire_blocks_and_the_same_seed_retires_the_same() {
     let c = writes(&sets, 300_000, 4).unwrap();
     assert_ne!(a["endurance"], c["endurance"]);
 }
+
+/// The hybrid SLC/QLC FTL on `tiny` (QLC, 16-page blocks: 4 pages in SLC mode), the `dwa`
+/// cache taking every write first, blocks worn out at `retire_pe`: uniform random page writes
+/// over half the logical space (so that the cache has free space to grow into), not
+/// preconditioned, timing off, the invariants checked every 7 requests.
+fn hybrid(extra: &[&str], seed: u64) -> ssdlab_core::Result<Value> {
+    let mut sets = vec![
+        "ftl.kind=\"hybrid\"",
+        "geometry.cell_mode=\"qlc\"",
+        "geometry.pages_per_block=16",
+        "cache.slc=\"dwa\"",
+        "cache.slc_blocks=8",
+        "cache.dwa_max_dynamic_blocks=64",
+        "cache.free_trigger=2",
+        "endurance.retire_pe=30",
+    ];
+    sets.extend_from_slice(extra);
+    json_run(
+        "tiny",
+        &sets,
+        &json!({"kind": "synthetic", "pattern": "uniform", "requests": 3_000_000,
+                "footprint_fraction": 0.5}),
+        &json!({"seed": seed, "timing": false, "check_every": 7,
+                "precondition": {"sequential": false, "random_passes": 0.0}}),
+    )
+}
+
+#[test]
+fn the_hybrid_ftl_retires_its_blocks_and_weighs_slc_erases() {
+    let equal = hybrid(&[], 5).unwrap();
+    let e = &equal["endurance"];
+    eprintln!(
+        "SLC erases worn as native: {e} {} {}",
+        equal["erase_per_block"], equal["hybrid"]
+    );
+    let served = equal["requests"]["total"].as_u64().unwrap();
+    assert!(served < 3_000_000, "the run ended at the end of life");
+    assert!(e["worn_out_blocks"].as_u64().unwrap() > 0, "{e}");
+    let eol = e["end_of_life_host_bytes"].as_u64().unwrap();
+    let pre = equal["precondition_pages"].as_u64().unwrap();
+    assert!(eol <= (pre + served) * 4096 && eol >= (pre + served - 1) * 4096);
+    // Every erase counted a whole cycle: no block past 30 by more than the cycles a block at
+    // its plane's last free block serves on.
+    let max = equal["erase_per_block"]["max"].as_u64().unwrap();
+    assert!((30..=35).contains(&max), "{max}");
+    // SLC erases at a tenth of a cycle: blocks outlive 30 erases and the drive takes more.
+    let weighed = hybrid(&["endurance.slc_retire_pe=300"], 5).unwrap();
+    let w = &weighed["endurance"];
+    eprintln!(
+        "SLC erases at 1/10: {w} {} {}",
+        weighed["erase_per_block"], weighed["hybrid"]
+    );
+    let later = w["end_of_life_host_bytes"].as_u64().unwrap();
+    assert!(later as f64 > 1.3 * eol as f64, "{later} vs {eol}");
+    assert!(weighed["erase_per_block"]["max"].as_u64().unwrap() > 35);
+    let err = DeviceConfig::from_preset("tiny", &["endurance.slc_retire_pe=300".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("endurance.slc_retire_pe"), "{err}");
+}

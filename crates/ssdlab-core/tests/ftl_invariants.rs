@@ -244,11 +244,14 @@ fn case(f: &Families, attempt: u64) -> Case {
         ]);
         combination += &format!(" wear_leveling=({dynamic}, {stat})");
     }
-    // Bad blocks from their own stream (issue 63), on the plain FTL's full map: a few bad from
-    // the factory, failed erases, and blocks worn out at a low P/E count, so that some runs
-    // reach their end of life (the run then ends early, its invariants checked as ever).
+    // Bad blocks from their own stream (issue 63), on the plain FTL's full map and the hybrid
+    // SLC/QLC FTL: a few bad from the factory, failed erases, and blocks worn out at a low P/E
+    // count, so that some runs reach their end of life (the run then ends early, its
+    // invariants checked as ever).
     let mut bad = stream(attempt, "invariant-endurance");
-    if model == FtlKind::Plain && mapping == MappingKind::Full && bad.gen_bool(0.5) {
+    let bad_blocks_run =
+        (model == FtlKind::Plain && mapping == MappingKind::Full) || model == FtlKind::Hybrid;
+    if bad_blocks_run && bad.gen_bool(0.5) {
         let factory = pick(&mut bad, &[0.0, 0.01, 0.02]);
         let fail = pick(&mut bad, &[0.0, 0.002, 0.02]);
         let retire = pick(&mut bad, &[0u32, 3, 8]);

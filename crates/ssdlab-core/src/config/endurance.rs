@@ -28,6 +28,13 @@ pub struct EnduranceConfig {
     /// The probability that an erase fails and retires its block.
     #[serde(default)]
     pub erase_fail_probability: f64,
+    /// The hybrid SLC/QLC FTL: P/E cycles a block would stand in SLC mode (0: as many as in
+    /// its native mode, `retire_pe`). An erase in SLC mode wears a block by `retire_pe /
+    /// slc_retire_pe` of a native cycle: pseudo-SLC programming stores one bit a cell with
+    /// wide margins, and pSLC blocks of TLC/QLC parts are rated at 10–30× the native
+    /// cycles (the presets' error model scales SLC mode to 30,000 cycles against QLC's 1,000).
+    #[serde(default)]
+    pub slc_retire_pe: u32,
 }
 
 impl EnduranceConfig {
@@ -60,6 +67,18 @@ impl super::DeviceConfig {
         if !e.on() {
             return Ok(());
         }
+        if e.slc_retire_pe > 0 && self.ftl.kind != super::FtlKind::Hybrid {
+            return Err((
+                "endurance.slc_retire_pe".into(),
+                "applies to the hybrid SLC/QLC FTL only (ftl.kind = \"hybrid\")".into(),
+            ));
+        }
+        if e.slc_retire_pe > 0 && e.retire_pe == 0 {
+            return Err((
+                "endurance.slc_retire_pe".into(),
+                "needs endurance.retire_pe, the native mode's P/E cycles, to weigh SLC erases against".into(),
+            ));
+        }
         let field = if e.factory_bad_fraction > 0.0 {
             "factory_bad_fraction"
         } else if e.retire_pe > 0 {
@@ -67,6 +86,10 @@ impl super::DeviceConfig {
         } else {
             "erase_fail_probability"
         };
+        // The hybrid SLC/QLC FTL retires its own blocks too (its regions give bad blocks back).
+        if self.ftl.kind == super::FtlKind::Hybrid && !self.ftl.cached_mapping() {
+            return Ok(());
+        }
         self.plain_full_map_only(
             &format!("endurance.{field}"),
             "bad blocks",

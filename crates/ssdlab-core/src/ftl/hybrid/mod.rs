@@ -39,7 +39,7 @@ use crate::flash::OpDone;
 use crate::ftl::map::UnitLayout;
 use crate::ftl::plain::PlainFtl;
 use crate::rng::{self, SimRng};
-use region::{Layout, Plane, NONE};
+use region::{Layout, Plane, SlcWear, NONE};
 use slc::{CacheState, Decision, PeriodStats, SlcPolicy};
 
 /// The hybrid SLC/QLC device.
@@ -78,6 +78,8 @@ pub struct HybridFtl {
     preconditioning: bool,
     /// The request being written has already migrated a block of an over-size region.
     shrunk_this_request: bool,
+    /// SLC-mode erases weighed apart (`endurance.slc_retire_pe`), if set.
+    slc_wear: Option<SlcWear>,
 }
 
 impl HybridFtl {
@@ -104,9 +106,20 @@ impl HybridFtl {
         let theta = (u64::from(c.theta_kib) * 1024).div_ceil(unit);
         let period =
             u64::from(lay.slc_ppb) * u64::from(planes) * u64::from(c.decision_period_blocks);
+        // Bad blocks: a plane keeps free of data its trigger's blocks, its two open blocks, two
+        // more (as the plain FTL), and its share of the static SLC region (`cache.slc_blocks`,
+        // out of over-provisioning whatever the wear).
+        let static_slc = match c.policy() {
+            SlcPolicyKind::Static | SlcPolicyKind::Dwa => c.slc_blocks.div_ceil(planes),
+            _ => 0,
+        };
+        base.ftl
+            .set_endurance_reserve(c.free_trigger + 2 + 2 + static_slc);
         let mut d = HybridFtl {
+            planes: (0..planes)
+                .map(|p| Plane::new(p * bpp, bpp, &base.ftl))
+                .collect(),
             base,
-            planes: (0..planes).map(|p| Plane::new(p * bpp, bpp)).collect(),
             modes: vec![Mode::Qlc; total as usize],
             times: [
                 OpTimes::new(&cfg.timing, CellMode::Slc, g.page_size),
@@ -129,6 +142,8 @@ impl HybridFtl {
             decisions: Vec::new(),
             preconditioning: false,
             shrunk_this_request: false,
+            slc_wear: (cfg.endurance.slc_retire_pe > 0)
+                .then(|| SlcWear::new(total, cfg.endurance.retire_pe, cfg.endurance.slc_retire_pe)),
             lay,
         };
         d.decide();
@@ -151,7 +166,8 @@ impl HybridFtl {
         CacheState {
             logical_pages: u64::from(self.base.ftl.logical_pages()),
             mapped_pages: self.mapped,
-            blocks: u64::from(self.lay.planes) * u64::from(self.lay.bpp),
+            blocks: u64::from(self.lay.planes) * u64::from(self.lay.bpp)
+                - self.planes.iter().map(|p| u64::from(p.bad)).sum::<u64>(),
             planes: self.lay.planes,
             pages_per_block: self.lay.ppb,
             slc_pages_per_block: self.lay.slc_ppb,
@@ -357,13 +373,20 @@ impl HybridFtl {
         self.base.ftl.check_invariants()?;
         let mut seen = 0u64;
         for (i, p) in self.planes.iter().enumerate() {
-            let used: u32 = p.in_mode.iter().sum();
+            let used: u32 = p.in_mode.iter().sum::<u32>() + p.bad;
             if used as usize + p.free.len() != self.lay.bpp as usize {
                 return Err(format!(
-                    "plane {i}: {} free + {used} in use ≠ {} blocks",
+                    "plane {i}: {} free + {used} in use or bad ≠ {} blocks",
                     p.free.len(),
                     self.lay.bpp
                 ));
+            }
+            let first = i as u32 * self.lay.bpp;
+            let bad = (first..first + self.lay.bpp)
+                .filter(|&b| self.base.ftl.is_bad(b))
+                .count();
+            if bad != p.bad as usize {
+                return Err(format!("plane {i}: {bad} bad blocks, {} counted", p.bad));
             }
             if self.fixed_region && p.in_mode[Mode::Slc as usize] > p.slc_target {
                 return Err(format!(

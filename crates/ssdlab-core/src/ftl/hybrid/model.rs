@@ -20,25 +20,38 @@ impl FtlLayer for HybridFtl {
         let n = p.pages(self.base.ftl.logical_pages());
         self.preconditioning = true;
         let mut written = 0u64;
+        // Bad blocks on: preconditioning stops at the drive's end of life, like the run.
+        let watch = self.base.ftl.endurance_on();
+        let mut end = None;
         if p.sequential {
             for lpn in 0..n {
                 self.shrunk_this_request = false;
                 self.write_page(lpn, u64::MAX, 0, false)?;
+                if watch && self.base.ftl.end_of_life() {
+                    end = Some(u64::from(lpn) + 1);
+                    break;
+                }
             }
             written += u64::from(n);
         }
         let mut prng = rng::stream(seed, "precondition");
         let random = (p.random_passes * f64::from(n)).round() as u64;
-        for _ in 0..random {
+        for i in 0..random {
+            if end.is_some() {
+                break;
+            }
             let lpn = prng.gen_range(0..n);
             self.shrunk_this_request = false;
             self.write_page(lpn, 1, 0, false)?;
+            if watch && self.base.ftl.end_of_life() {
+                end = Some(written + i + 1);
+            }
         }
         self.base.ftl.reset_counters();
         self.report = HybridReport::default();
         self.decisions.clear();
         self.preconditioning = false;
-        Ok(written + random)
+        Ok(end.unwrap_or(written + random))
     }
 
     fn background(&mut self, prev_arrival: u64, now: u64) -> Result<()> {
@@ -133,6 +146,7 @@ impl FtlLayer for HybridFtl {
 
     fn report(&self, out: &mut LayerReports) {
         out.hybrid = Some(self.report());
+        out.endurance = self.base.ftl.endurance_report(u64::from(self.page_bytes));
     }
 
     fn q_table(&self) -> Option<&QTable> {

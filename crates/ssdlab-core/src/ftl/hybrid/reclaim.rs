@@ -28,7 +28,14 @@ impl HybridFtl {
         pending: Option<&mut u32>,
     ) -> Result<Option<u64>> {
         let pl = &mut self.planes[plane as usize];
-        let Some(step) = pl.step(&mut self.base.ftl, &self.lay, mode, &mut self.modes)? else {
+        let Some(step) = pl.step(
+            &mut self.base.ftl,
+            &self.lay,
+            mode,
+            &mut self.modes,
+            self.slc_wear.as_mut(),
+        )?
+        else {
             return Ok(None);
         };
         let r = &mut self.report;
@@ -125,12 +132,13 @@ impl HybridFtl {
             });
             let pl = &mut self.planes[plane as usize];
             let mode = if pool_low {
-                match pl.begin_for_space(&mut self.base.ftl, &self.lay, plane, &mut self.rng, cost) {
+                match pl.begin_for_space(&mut self.base.ftl, &self.lay, plane, &mut self.rng, cost)
+                {
                     Some(m) => m,
                     None if pl.free.is_empty() => {
                         return Err(SsdError::DeviceFull(format!(
                             "hybrid device, plane {plane}: no free block and no victim that frees space"
-                        )))
+                        )));
                     }
                     None => return Ok(out),
                 }

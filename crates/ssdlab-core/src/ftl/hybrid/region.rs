@@ -35,6 +35,35 @@ pub(super) enum Step {
     Erase { mode: Mode },
 }
 
+/// Wear by mode (`endurance.slc_retire_pe`): an SLC-mode erase wears a block by `native /
+/// slc` of a native cycle, so a block's P/E cycles are its native-mode erases plus its SLC-mode
+/// erases so weighted.
+#[derive(Debug, Clone)]
+pub(super) struct SlcWear {
+    slc_erases: Vec<u32>,
+    native: u32,
+    slc: u32,
+}
+
+impl SlcWear {
+    pub(super) fn new(blocks: u32, native: u32, slc: u32) -> Self {
+        SlcWear {
+            slc_erases: vec![0; blocks as usize],
+            native,
+            slc,
+        }
+    }
+
+    /// Count an erase of `blk` in `mode` (`erases`: all its erases, this one counted); its P/E
+    /// cycles now.
+    fn on_erase(&mut self, blk: u32, mode: Mode, erases: u32) -> u32 {
+        let s = &mut self.slc_erases[blk as usize];
+        *s += u32::from(mode == Mode::Slc);
+        let weighted = u64::from(*s) * u64::from(self.native) / u64::from(self.slc);
+        (erases - *s).saturating_add(weighted.min(u64::from(u32::MAX)) as u32)
+    }
+}
+
 /// One plane's regions.
 #[derive(Debug, Clone)]
 pub(super) struct Plane {
@@ -47,6 +76,8 @@ pub(super) struct Plane {
     pub(super) slc_target: u32,
     /// The victim being reclaimed in each mode, and the next page to look at.
     pub(super) job: [Option<(u32, u32)>; 2],
+    /// Bad blocks (`[endurance]`): factory-bad or retired, in no pool or region.
+    pub(super) bad: u32,
 }
 
 /// Where the plane's blocks are and how big an SLC block is.
@@ -76,9 +107,12 @@ impl Layout {
 }
 
 impl Plane {
-    pub(super) fn new(first: u32, bpp: u32) -> Self {
+    /// The plane of blocks `first..first + bpp`, its factory-bad blocks left out.
+    pub(super) fn new(first: u32, bpp: u32, ftl: &Ftl) -> Self {
+        let free: VecDeque<u32> = (first..first + bpp).filter(|&b| !ftl.is_bad(b)).collect();
         Plane {
-            free: (first..first + bpp).collect(),
+            bad: bpp - free.len() as u32,
+            free,
             open: [NONE; 2],
             in_mode: [0; 2],
             slc_target: 0,
@@ -190,6 +224,14 @@ impl Plane {
         let mut ext = ftl.external();
         let q = ext.select_unit(lay.group(plane, Mode::Qlc), rng, lay.ppb - 1);
         let s = ext.select_unit(lay.group(plane, Mode::Slc), rng, lay.slc_ppb);
+        // The policy refused (a random or FIFO pick of a full block) with no free block left:
+        // the fewest-valid QLC block instead, or the run would end here.
+        let q = match (q, s) {
+            (None, None) if self.free.is_empty() => {
+                ext.select_unit_fewest(lay.group(plane, Mode::Qlc), lay.ppb - 1)
+            }
+            _ => q,
+        };
         let take = match (q, s) {
             (None, None) => return None,
             (Some(_), None) => Mode::Qlc,
@@ -226,6 +268,7 @@ impl Plane {
         lay: &Layout,
         mode: Mode,
         modes: &mut [Mode],
+        wear: Option<&mut SlcWear>,
     ) -> Result<Option<Step>> {
         let m = mode as usize;
         let Some((blk, cursor)) = self.job[m] else {
@@ -260,10 +303,17 @@ impl Plane {
                 program: ftl.completes_page(to_ppn),
             }));
         }
-        ftl.external().erase(blk);
+        // One P/E cycle per erase in either mode (docs/decisions/reliability.md).
+        let mut ext = ftl.external();
+        let pe = wear.map(|w| w.on_erase(blk, mode, ext.erase_count(blk) + 1));
+        let retired = ext.erase_retiring(blk, self.free.is_empty(), pe);
         self.job[m] = None;
         self.in_mode[m] -= 1;
-        self.free.push_back(blk);
+        if retired {
+            self.bad += 1;
+        } else {
+            self.free.push_back(blk);
+        }
         Ok(Some(Step::Erase { mode }))
     }
 

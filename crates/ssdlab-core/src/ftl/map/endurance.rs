@@ -93,11 +93,11 @@ impl Ftl {
 
     /// Whether the erase of `blk` (just counted) retires it: worn to `retire_pe`, or failed.
     /// A retired block is `Bad` and the caller keeps it out of the pool; the end of life is
-    /// noted when its plane keeps too few good blocks.
+    /// noted when its plane keeps too few good blocks. `pool_empty`: its plane has no other
+    /// free block (the FTL's pool, or the allocating layer's); `pe`: its P/E cycles now.
     #[inline(never)]
-    pub(super) fn retires(&mut self, blk: u32) -> bool {
+    pub(super) fn retires(&mut self, blk: u32, pool_empty: bool, pe: u32) -> bool {
         let plane = self.plane_of_block(blk) as usize;
-        let pe = self.erase_count[blk as usize];
         let Some(e) = self.endurance.as_deref_mut() else {
             return false;
         };
@@ -113,7 +113,7 @@ impl Ftl {
         // The plane's last free block: retiring it would leave GC no block to copy into. A
         // worn block serves one more cycle and retires at its next erase; a failed erase there
         // ends the drive's life (the block serves on only to finish the request in flight).
-        if self.free[plane].is_empty() {
+        if pool_empty {
             if !worn {
                 e.end_of_life = Some(e.host_pages_before + self.counters.host_pages_written);
             }
@@ -138,6 +138,20 @@ impl Ftl {
             }
         }
         true
+    }
+
+    /// A layer that allocates blocks itself keeps `blocks` free of data on each plane at the
+    /// least (its triggers, frontiers and fixed regions), instead of the plain FTL's reserve.
+    pub fn set_endurance_reserve(&mut self, blocks: u32) {
+        if let Some(e) = &mut self.endurance {
+            e.reserve = blocks;
+        }
+    }
+
+    /// Whether block `blk` is bad (retired or factory-bad).
+    #[inline]
+    pub fn is_bad(&self, blk: u32) -> bool {
+        self.state[blk as usize] == BlockState::Bad
     }
 
     /// Whether bad blocks are on (`[endurance]`).

@@ -151,6 +151,23 @@ impl ExternalBlocks<'_> {
         Some(u)
     }
 
+    /// The candidate of `group` with the fewest valid pages (the lowest unit on ties), if it
+    /// has at most `max_valid`, taken out of the index whatever the policy: the way out when the
+    /// policy's own pick ([`Self::select_unit`]) refuses and its plane has no free block left
+    /// (a random or FIFO pick of a full unit, which would otherwise end the run).
+    pub fn select_unit_fewest(&mut self, group: u32, max_valid: u32) -> Option<u32> {
+        let units = self.ftl.units.as_mut().expect("allocation handed over");
+        let u = units
+            .index
+            .members(group)
+            .into_iter()
+            .min_by_key(|&u| (units.valid[u as usize], u))
+            .filter(|&u| units.valid[u as usize] <= max_valid)?;
+        units.index.remove(u, units.valid[u as usize]);
+        units.indexed[u as usize] = false;
+        Some(u)
+    }
+
     /// The victim policy [`Self::select_unit`] picks by (`gc.victim`).
     pub fn victim_policy(&self) -> crate::config::VictimPolicy {
         let units = self.ftl.units.as_ref().expect("allocation handed over");
@@ -255,6 +272,19 @@ impl ExternalBlocks<'_> {
     /// GC: erase `blk` (it must hold no valid page); it goes to no free pool.
     pub fn erase(&mut self, blk: u32) {
         self.ftl.erase_block(blk, false);
+    }
+
+    /// GC: erase `blk` as [`Self::erase`] does, with bad blocks (`[endurance]`): whether the
+    /// erase retired it (then the caller keeps it out of its pool for good). `pool_empty`: the
+    /// caller's pool on the block's plane holds no other free block; `wear`: the block's P/E
+    /// cycles counting this erase, when its modes wear it unequally (None: its erases).
+    pub fn erase_retiring(&mut self, blk: u32, pool_empty: bool, wear: Option<u32>) -> bool {
+        self.ftl.erase_block_in(blk, false, Some(pool_empty), wear)
+    }
+
+    /// Erases of `blk` so far.
+    pub fn erase_count(&self, blk: u32) -> u32 {
+        self.ftl.erase_count[blk as usize]
     }
 
     /// Test mode: the checksum a host write left in `ppn`.

@@ -358,31 +358,6 @@ impl Ftl {
         next_valid_in(&self.valid_bits, from, to)
     }
 
-    pub(crate) fn erase_block(&mut self, blk: u32, to_pool: bool) {
-        let ppb = self.pages_per_block as usize;
-        let base = blk as usize * ppb;
-        debug_assert_eq!(self.valid[blk as usize], 0);
-        if let Some(marks) = &mut self.program_marks {
-            for m in &mut marks[base..base + ppb] {
-                *m = false;
-            }
-        }
-        self.next_page[blk as usize] = 0;
-        self.state[blk as usize] = BlockState::Free;
-        self.erase_count[blk as usize] += 1;
-        self.counters.erases += 1;
-        if let Some(c) = &mut self.content {
-            c[base..base + ppb].fill(0);
-        }
-        let retired = self.endurance.is_some() && self.retires(blk);
-        if to_pool && !retired {
-            let plane = self.plane_of_block(blk);
-            self.free[plane as usize].push_back(blk);
-            self.free_epoch += 1;
-        }
-        self.level_on_erase(blk);
-    }
-
     /// Collect victims on `plane` until its free pool is back at the threshold (steps to `on_step`).
     pub fn gc_until_threshold(
         &mut self,

@@ -17,6 +17,7 @@ mod allocation;
 mod bits;
 pub mod cmt;
 mod endurance;
+mod erase;
 mod external;
 mod fdp;
 mod gc_ops;
