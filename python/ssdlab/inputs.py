@@ -357,4 +357,11 @@ def device_text(device: str, where: str = "-d/--device") -> str:
     """What the core takes as a device: a TOML file's text (read as :func:`read_text` reads,
     errors naming the file), or the preset name itself."""
     check_name(str(device), where)
-    return read_text(Path(device), where) if is_file(device) else device
+    if is_file(device):
+        return read_text(Path(device), where)
+    from ssdlab import _core
+
+    names = _core.preset_names()
+    if device not in names and "\n" not in device:
+        raise ConfigError(f"{where} {device}: not a preset ({', '.join(names)}) nor a readable TOML file")
+    return device

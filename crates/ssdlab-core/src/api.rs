@@ -463,6 +463,7 @@ pub fn defaults() -> serde_json::Value {
         "tails_rows": crate::experiments::tails::ROWS.iter().map(|(n, s)| serde_json::json!({"name": n, "settings": s})).collect::<Vec<_>>(),
         "experiment_jobs": crate::experiments::parallel::AUTO_JOBS,
         "rlgc_schedulers": crate::experiments::rlgc::SCHEDULERS,
+        "lifetime": {"rows": crate::experiments::lifetime::ROWS, "scale": crate::experiments::lifetime::DEFAULT_SCALE},
         "rlgc_baseline": crate::experiments::rlgc::BASELINE,
         "toy": {
             "writes": crate::offline::TOY_WRITES,
@@ -556,4 +557,16 @@ pub fn rlgc_experiment(
         from_json(setup_json, |e| SsdError::config("experiment rlgc", e))?;
     setup.progress = progress;
     to_json(&crate::experiments::rlgc::compare(&setup)?)
+}
+
+/// A drive's lifetime (`experiments::lifetime`) from a JSON setup
+/// (`experiments::lifetime::LifetimeSetup`).
+pub fn lifetime_experiment(
+    setup_json: &str,
+    progress: std::sync::Arc<crate::experiments::parallel::Progress>,
+) -> Result<String> {
+    let mut setup: crate::experiments::lifetime::LifetimeSetup =
+        from_json(setup_json, |e| SsdError::config("experiment lifetime", e))?;
+    setup.progress = progress;
+    to_json(&crate::experiments::lifetime::compare(&setup)?)
 }

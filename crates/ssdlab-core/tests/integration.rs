@@ -32,6 +32,7 @@ mod hostile_traces;
 mod hybrid;
 mod layering;
 mod lba_map_requests;
+mod lifetime;
 mod mapping_cache;
 mod mapping_unit;
 mod memory_check;

@@ -273,3 +273,15 @@ pub fn detect_experiment<'py>(
         out.eval_predicted.clone().into_pyarray(py),
     ))
 }
+
+/// `lifetime_experiment_json`: a drive's lifetime (`ssdlab_core::experiments::lifetime`) from a
+/// JSON setup, the GIL released.
+#[pyfunction]
+#[pyo3(signature = (setup_json, progress=None))]
+pub fn lifetime_experiment_json(
+    py: Python<'_>,
+    setup_json: &str,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<String> {
+    with_progress(py, progress, |p| api::lifetime_experiment(setup_json, p))?.map_err(to_py)
+}

@@ -107,6 +107,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(experiments::ttflash_experiment_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::tails_experiment_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::placement_experiment_json, m)?)?;
+    m.add_function(wrap_pyfunction!(experiments::lifetime_experiment_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::tenants_experiment_json, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::detect_experiment, m)?)?;
     m.add_function(wrap_pyfunction!(experiments::rlgc_experiment_json, m)?)?;

@@ -45,10 +45,12 @@ from ssdlab.experiments import detect as _detect  # noqa: E402,F401  (registers 
 from ssdlab.experiments import tails as _tails  # noqa: E402,F401  (registers "tails")
 from ssdlab.experiments import tenants as _tenants  # noqa: E402,F401  (registers "tenants")
 from ssdlab.experiments import placement as _placement  # noqa: E402,F401  (registers "placement")
+from ssdlab.experiments import lifetime as _lifetime  # noqa: E402,F401  (registers "lifetime")
 
 #: Each experiment's module by name (``ssdlab report`` asks it for its tables).
 MODULES = {"offline": _offline, "ttflash": _ttflash, "rlgc": _rlgc, "fill": _fill, "slc": _slc, "detect": _detect,
-           "tails": _tails, "tenants": _tenants, "placement": _placement}
+           "tails": _tails, "tenants": _tenants, "placement": _placement,
+           "lifetime": _lifetime}
 
 
 def register(app: typer.Typer) -> None:

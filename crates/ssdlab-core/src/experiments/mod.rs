@@ -3,6 +3,7 @@
 
 pub mod detect;
 pub mod fill;
+pub mod lifetime;
 pub mod offline;
 pub mod parallel;
 pub mod placement;
@@ -60,6 +61,9 @@ pub enum Experiment {
     /// cleaner on the same flash and over-provisioning — WAF end to end, the device's and the
     /// host's, erases, read and write tails, throughput.
     Placement,
+    /// A drive's lifetime (issue 63): a stated workload written until the end of life, the
+    /// TBW it took against the drive's rating (scaled: blocks of fewer pages).
+    Lifetime,
 }
 
 crate::config::impl_registry!(Experiment, "experiment", "ssdlab experiment NAME");

@@ -61,6 +61,11 @@ pub struct HybridFtl {
     since_decision: u64,
     /// Logical pages holding data.
     mapped: u64,
+    /// Valid pages (units) on each plane.
+    plane_valid: Vec<u64>,
+    /// A plane holding this many valid pages more than the planes' mean takes no host write
+    /// while another has room: half a plane's spare.
+    crowd_slack: u64,
     /// The policy never changes the region's size (`none`, `static`).
     fixed_region: bool,
     /// Migrate on the trigger before a host write (the paper's simulator), or write straight to
@@ -96,6 +101,7 @@ impl HybridFtl {
             unit_of_block: (0..total).map(|b| Mode::Qlc as u32 * total + b).collect(),
         });
         let k = cfg.units_per_page();
+        let base_logical = base.ftl.logical_pages();
         let lay = Layout {
             planes,
             bpp,
@@ -131,6 +137,10 @@ impl HybridFtl {
             period_pages: period,
             since_decision: 0,
             mapped: 0,
+            plane_valid: vec![0; planes as usize],
+            crowd_slack: (u64::from(bpp) * u64::from(lay.ppb))
+                .saturating_sub(u64::from(base_logical).div_ceil(u64::from(planes)))
+                / 2,
             foreground_migration: true,
             fixed_region: matches!(c.policy(), SlcPolicyKind::Static | SlcPolicyKind::None),
             trigger: c.free_trigger,
@@ -271,6 +281,35 @@ impl HybridFtl {
         self.modes[(ppn / self.lay.ppb) as usize]
     }
 
+    /// The plane of the next host page: the planes in turn, a crowded one passed over. Ours:
+    /// with GC per plane, turns alone let a plane fill with valid data when the host overwrites
+    /// some planes' pages more than others' (small writes aligned to a page: their first unit
+    /// always on the same planes), until that plane had no victim with an invalid page and the
+    /// run ended full on a drive with spare left. A plane more than `crowd_slack` pages above
+    /// the planes' mean is passed over; a balanced workload never is (results as before).
+    fn next_plane(&mut self) -> u32 {
+        let n = self.lay.planes;
+        let limit = self.mapped / u64::from(n) + self.crowd_slack;
+        let mut plane = self.cursor;
+        for _ in 1..n {
+            if self.plane_valid[plane as usize] < limit {
+                break;
+            }
+            plane = (plane + 1) % n;
+        }
+        self.cursor = (plane + 1) % n;
+        plane
+    }
+
+    /// Unmap `lpn` (a trim); whether it held data.
+    pub(super) fn unmap(&mut self, lpn: u32) -> bool {
+        let Some(old) = self.base.ftl.l2p_of(lpn) else {
+            return false;
+        };
+        self.plane_valid[self.base.ftl.plane_of_ppn(old) as usize] -= 1;
+        self.base.ftl.trim(lpn)
+    }
+
     /// Program host page `lpn` of a request of `req_pages` pages at `ready`.
     fn write_page(&mut self, lpn: u32, req_pages: u64, ready: u64, timed: bool) -> Result<OpDone> {
         if self.since_decision >= self.period_pages {
@@ -283,10 +322,11 @@ impl HybridFtl {
                 if self.mode_of_ppn(old) == Mode::Slc {
                     self.period.slc_hits += 1;
                 }
+                self.plane_valid[self.base.ftl.plane_of_ppn(old) as usize] -= 1;
             }
         }
-        let plane = self.cursor;
-        self.cursor = (self.cursor + 1) % self.lay.planes;
+        let plane = self.next_plane();
+        self.plane_valid[plane as usize] += 1;
         let rec = self.reclaim(plane, ready, timed)?;
         let p = &self.planes[plane as usize];
         // SLC takes the page if its open block has room, or if the region may open another
@@ -401,6 +441,16 @@ impl HybridFtl {
                 }
             }
             seen += used as u64 + p.free.len() as u64;
+            let valid: u64 = self.base.ftl.valid[first as usize..(first + self.lay.bpp) as usize]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum();
+            if valid != self.plane_valid[i] {
+                return Err(format!(
+                    "plane {i}: {valid} valid pages, {} counted",
+                    self.plane_valid[i]
+                ));
+            }
         }
         for (b, m) in self.modes.iter().enumerate() {
             if *m == Mode::Slc && self.base.ftl.written_pages(b as u32) > self.lay.slc_ppb {

@@ -100,7 +100,7 @@ impl FtlLayer for HybridFtl {
 
     fn trim(&mut self, pages: Range<u32>) -> Result<()> {
         for lpn in pages {
-            if self.base.ftl.trim(lpn) {
+            if self.unmap(lpn) {
                 self.mapped -= 1;
             }
         }
