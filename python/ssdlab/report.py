@@ -111,6 +111,10 @@ def result_tables(r: Result) -> list[Table]:
                      f"{b['factory_bad_blocks']:,} / {b['worn_out_blocks']:,} / {b['failed_blocks']:,}; "
                      f"{b['spare_blocks']:,}"))
         rows.append(("host bytes written over the drive's life", human_bytes(b["host_bytes_written"])))
+    rr = r.read_reclaim
+    if rr:
+        rows.append(("read reclaim: blocks moved / pages copied / asks skipped",
+                     f"{rr['blocks']:,} / {rr['pages_copied']:,} / {rr['skipped']:,}"))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

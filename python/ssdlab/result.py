@@ -111,6 +111,10 @@ class Result:
     #: (preconditioning included) and ``end_of_life_host_bytes`` (None until the drive reached
     #: its end of life, where the run stopped); None when off.
     endurance: dict[str, Any] | None = None
+    #: Read reclaim (``reliability.reclaim_reads`` or ``reclaim_retries``): ``asked`` (blocks the
+    #: error model asked to move), ``skipped`` (open, a victim already, empty or queued),
+    #: ``blocks`` moved and their ``pages_copied`` (in ``gc_pages_copied`` too); None when off.
+    read_reclaim: dict[str, Any] | None = None
     #: Each flow's figures in a run of several (``{"kind": "flows", ...}``; ``[]`` otherwise):
     #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,
     #: ``latency_us`` (from submission, the queue wait included; ``read``/``write``/``all``
@@ -149,7 +153,8 @@ class Result:
         import numpy as np
 
         d = asdict(self)
-        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp", "zns", "wear_leveling", "endurance"):
+        for k in ("hybrid", "rain", "write_cache", "mapping", "flash", "host_fs", "fdp", "zns", "wear_leveling", "endurance",
+                  "read_reclaim"):
             if d[k] is None:
                 del d[k]
         if not d["flows"]:

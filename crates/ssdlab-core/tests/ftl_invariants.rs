@@ -262,6 +262,17 @@ fn case(f: &Families, attempt: u64) -> Case {
         ]);
         combination += &format!(" endurance=({factory}, {fail}, {retire})");
     }
+    // Read reclaim (issue 63) from its own stream, on the plain FTL's full map with the error
+    // model on: low read counts, so that blocks are reclaimed between the writes' GC.
+    let mut reclaim = stream(attempt, "invariant-reclaim");
+    if model == FtlKind::Plain && mapping == MappingKind::Full && reclaim.gen_bool(0.3) {
+        let reads = pick(&mut reclaim, &[3u32, 20, 100]);
+        sets.extend([
+            "reliability.errors=true".to_string(),
+            format!("reliability.reclaim_reads={reads}"),
+        ]);
+        combination += &format!(" reclaim_reads={reads}");
+    }
     // Page types on the plain FTL from their own stream too, every order drawn: MLC pages
     // (the drawn blocks hold whole word lines of two) with round per-type times.
     let mut types = stream(attempt, "invariant-page-types");

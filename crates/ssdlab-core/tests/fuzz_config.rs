@@ -95,7 +95,7 @@ fn seeds() -> Vec<String> {
 
 /// Small devices, simulated when they still load after mutation: each preset shrunk (its own
 /// sections kept), and the tiny device as every device model (Tiny-Tail Flash variants, the
-/// hybrid device with each SLC-cache policy).
+/// hybrid device with each SLC-cache policy, the zoned device).
 fn small_seeds() -> Vec<String> {
     let shrink = [
         "geometry.channels=4",
@@ -143,6 +143,14 @@ fn small_seeds() -> Vec<String> {
             ],
         ));
     }
+    // A zoned device as a seed of its own: found only by mutation, it was simulated or not
+    // as the material's other fields moved the draws (a new config field hid it once).
+    // Its zone size given, so that `[zns]` is in the material too (four planes of 8-page
+    // blocks: 128 KiB, the default).
+    variants.push((
+        "tiny",
+        vec!["ftl.kind=\"zoned\"".into(), "zns.zone_size_kib=128".into()],
+    ));
     let mut v = Vec::new();
     for (name, extra) in variants {
         let sets: Vec<String> = shrink.iter().map(|s| s.to_string()).chain(extra).collect();
@@ -190,6 +198,15 @@ fn material(seeds: &[String]) -> Material {
             }
         }
     }
+    // Every top-level section of a configuration, also those no seed writes out (at their
+    // defaults): serde lists them when it refuses an unknown one.
+    let refusal = DeviceConfig::load("[no_such_section]\nx = 1\n", ORIGIN, &[])
+        .expect_err("an unknown section is refused")
+        .to_string();
+    if let Some((_, names)) = refusal.split_once("expected one of ") {
+        sections.extend(names.split('`').skip(1).step_by(2).map(str::to_string));
+    }
+    assert!(sections.contains("endurance"), "{refusal}");
     let mut values: Vec<String> = VALUES.iter().map(|v| v.to_string()).collect();
     for f in api::registries() {
         for m in f.members {

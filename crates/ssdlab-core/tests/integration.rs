@@ -39,6 +39,7 @@ mod memory_check;
 mod model_settings;
 mod page_types;
 mod parse_thread;
+mod read_reclaim;
 mod registries;
 mod reliability;
 mod result_conventions;

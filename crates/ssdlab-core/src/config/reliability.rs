@@ -178,6 +178,16 @@ pub struct ReliabilityConfig {
     /// Soft-decoding tiers after the last retry, at its voltages (`[[reliability.soft]]`).
     #[serde(default = "default_soft")]
     pub soft: Vec<SoftTier>,
+    /// Read reclaim by read count (0: off): a block whose host reads since it was programmed
+    /// reach this (and every this many more) has its valid pages moved, before read disturb
+    /// makes them uncorrectable. Ha et al. (IEEE TCAD 2016) and Cai et al. (DSN 2015) put
+    /// read-reclaim thresholds for MLC/TLC at 10^4–10^5 reads a block; a QLC part's is lower.
+    #[serde(default)]
+    pub reclaim_reads: u32,
+    /// Read reclaim by retries (0: off): a host read that needs at least this many retry steps
+    /// has its block's valid pages moved (a firmware's reclaim on an expensive read).
+    #[serde(default)]
+    pub reclaim_retries: u32,
 }
 
 fn default_codeword() -> u32 {
@@ -212,6 +222,8 @@ impl Default for ReliabilityConfig {
             retry_factor: default_retry_factor(),
             retry_floor: default_retry_floor(),
             soft: default_soft(),
+            reclaim_reads: 0,
+            reclaim_retries: 0,
         }
     }
 }
@@ -249,6 +261,35 @@ impl ReliabilityConfig {
     /// Field checks.
     pub(super) fn check(&self) -> Result<(), (String, String)> {
         let f = |field: &str, msg: String| Err((format!("reliability.{field}"), msg));
+        if (self.reclaim_reads > 0 || self.reclaim_retries > 0) && !self.errors {
+            let field = if self.reclaim_reads > 0 {
+                "reclaim_reads"
+            } else {
+                "reclaim_retries"
+            };
+            return f(
+                field,
+                "read reclaim acts on the error model's reads: set reliability.errors = true"
+                    .into(),
+            );
+        }
+        if self.reclaim_retries > 0 && self.age_days > 0.0 {
+            return f(
+                "reclaim_retries",
+                "not with reliability.age_days: the age is every page's, a copy's too, so a \
+                 reclaimed block's data would be retried and reclaimed again (use reclaim_reads)"
+                    .into(),
+            );
+        }
+        if self.reclaim_retries > self.retry_steps {
+            return f(
+                "reclaim_retries",
+                format!(
+                    "expected at most reliability.retry_steps ({}), got {}",
+                    self.retry_steps, self.reclaim_retries
+                ),
+            );
+        }
         if !(self.age_days.is_finite() && (0.0..=36_500.0).contains(&self.age_days)) {
             return f(
                 "age_days",

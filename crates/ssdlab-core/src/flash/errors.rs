@@ -71,6 +71,11 @@ pub struct Errors {
     rng: SimRng,
     counts: Counts,
     page_bits: f64,
+    /// Read reclaim's thresholds (0: off) and the blocks that passed one since the FTL last
+    /// looked (`take_reclaim_due`).
+    reclaim_reads: u32,
+    reclaim_retries: u8,
+    due: Vec<u32>,
 }
 
 impl Errors {
@@ -95,6 +100,9 @@ impl Errors {
             rng: rng::stream(seed, "errors"),
             counts: Counts::default(),
             page_bits: f64::from(g.page_size) * 8.0,
+            reclaim_reads: r.reclaim_reads,
+            reclaim_retries: r.reclaim_retries.min(u32::from(u8::MAX)) as u8,
+            due: Vec::new(),
         }
     }
 
@@ -167,13 +175,48 @@ impl Errors {
             c.soft_reads[usize::from(d.soft - 1)] += 1;
         }
         c.uncorrectable_reads += u64::from(d.uncorrectable);
+        if self.reclaim_retries > 0 && d.retries >= self.reclaim_retries {
+            self.ask_reclaim(blk);
+        }
         d
+    }
+
+    /// Ask for block `blk`'s reclaim (out of line: a push's growth path in `sense` cost every
+    /// read its registers).
+    #[cold]
+    #[inline(never)]
+    fn ask_reclaim(&mut self, blk: usize) {
+        self.due.push(blk as u32);
+    }
+
+    /// Read reclaim by count (`reclaim_reads` = N): the read that brings block `blk` to N, 2N,
+    /// … reads (`reads` before it) asks for the block; the block's window ends before the next
+    /// such read, so that the reads between pay nothing for the check.
+    #[cold]
+    fn reclaim_window(&mut self, blk: usize, reads: u32) {
+        let n = u64::from(self.reclaim_reads);
+        let count = u64::from(reads) + 1;
+        if count % n == 0 {
+            self.ask_reclaim(blk);
+        }
+        let next = ((count / n + 1) * n - 1).min(u64::from(u32::MAX)) as u32;
+        let b = &mut self.blocks[blk];
+        b.window_reads = b.window_reads.min(next);
     }
 
     /// Block `blk`'s RBER at `now` after `reads` reads, its grid point, and the window in
     /// which the point holds.
     #[cold]
     fn window(&mut self, blk: usize, now: u64, reads: u32) -> usize {
+        let g = self.window_of(blk, now, reads);
+        if self.reclaim_reads > 0 {
+            self.reclaim_window(blk, reads);
+        }
+        g
+    }
+
+    /// [`Self::window`] without read reclaim's part.
+    fn window_of(&mut self, blk: usize, now: u64, reads: u32) -> usize {
         let m = self.model;
         let b = &mut self.blocks[blk];
         let days = (now.saturating_sub(b.opened_at) + self.age_ns) as f64 / DAY_NS;
@@ -286,6 +329,17 @@ impl Resources {
             e.counts.retry_ns += out.done - first.done;
         }
         out
+    }
+
+    /// The blocks read reclaim asks to move since the last call (`reliability.reclaim_*`), to
+    /// `f`, oldest first; a block may come more than once.
+    #[inline]
+    pub fn take_reclaim_due(&mut self, mut f: impl FnMut(u32)) {
+        if let Some(e) = &mut self.errors {
+            if !e.due.is_empty() {
+                e.due.drain(..).for_each(&mut f);
+            }
+        }
     }
 
     /// The error model's counters since the run began.

@@ -26,6 +26,6 @@ pub use mapping::{MappingReport, WafSplit};
 pub use rain::{RainReport, RainStats, TtflashReport};
 pub use result::{LayerReports, RequestCounts, SimResult};
 pub use series::{SampleCursor, TimeSeries};
-pub use wear::{EnduranceReport, EraseStats, WearLevelingReport};
+pub use wear::{EnduranceReport, EraseStats, ReclaimReport, WearLevelingReport};
 pub use write_cache::{PowerCut, WriteCacheReport};
 pub use zns::{ZnsReport, ZoneCommands, ZoneViolations};

@@ -108,4 +108,7 @@ pub struct LayerReports {
     /// host bytes written at the end of life.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub endurance: Option<super::EnduranceReport>,
+    /// Read reclaim (`reliability.reclaim_*`): the blocks it moved and their copies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_reclaim: Option<super::ReclaimReport>,
 }

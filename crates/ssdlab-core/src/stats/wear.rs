@@ -98,3 +98,16 @@ mod tests {
         assert_eq!(EraseStats::of(vec![0; 4]).cov, 0.0);
     }
 }
+
+/// What read reclaim did in the measured phase (`reliability.reclaim_*`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ReclaimReport {
+    /// Times the error model asked for a block, and the asks not queued (the block open, a
+    /// victim already, empty, or queued already).
+    pub asked: u64,
+    pub skipped: u64,
+    /// Blocks reclaimed and the valid pages they held (their copies, counted in
+    /// `gc_pages_copied` too).
+    pub blocks: u64,
+    pub pages_copied: u64,
+}

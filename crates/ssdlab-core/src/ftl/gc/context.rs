@@ -164,6 +164,12 @@ impl GcContext<'_> {
         })
     }
 
+    /// Read reclaim on `plane` from `not_before`: a job in progress there first, then every
+    /// block queued for reclaim (`Ftl::queue_reclaim`); when the last step ends.
+    pub fn reclaim(&mut self, plane: u32, not_before: u64) -> Result<u64> {
+        self.collect_while(plane, not_before, |f| f.reclaim_waiting(plane))
+    }
+
     fn collect_while(
         &mut self,
         plane: u32,

@@ -1,9 +1,14 @@
 //! Where a page is: the FTL's geometry and the arithmetic from a physical page to its block
 //! and plane (by shift when the sizes are powers of two), and the channel-first plane order.
 
-use super::Ftl;
+use super::{Ftl, UNMAPPED};
 
 impl Ftl {
+    /// Where logical page `lpn` lives, if mapped (no counters touched).
+    pub fn l2p_of(&self, lpn: u32) -> Option<u32> {
+        let p = self.l2p[lpn as usize];
+        (p != UNMAPPED).then_some(p)
+    }
     pub fn planes(&self) -> u32 {
         self.planes
     }

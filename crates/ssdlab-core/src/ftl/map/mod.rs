@@ -25,6 +25,7 @@ mod huge;
 mod invariants;
 pub mod memory;
 mod placement;
+mod reclaim;
 mod translation;
 mod victim_index;
 mod wear;
@@ -128,6 +129,8 @@ pub struct Ftl {
     leveler: Option<Box<wear_level::Leveler>>,
     /// Bad blocks and end of life (`[endurance]`), if on ([`Ftl::enable_endurance`]).
     endurance: Option<Box<endurance::Endurance>>,
+    /// Read reclaim's queued blocks, if on ([`Ftl::enable_reclaim`]).
+    reclaim: Option<Box<reclaim::Reclaim>>,
     pub(crate) free: Vec<VecDeque<u32>>,
     /// Moves on whenever a plane's free pool changes size, so that a caller's per-request look
     /// at every plane's count can be skipped while it stands ([`Ftl::free_epoch`]).
@@ -228,6 +231,7 @@ impl Ftl {
             opened: None,
             leveler: wear_level::Leveler::new(&cfg.wear_leveling, total_blocks, planes),
             endurance: None,
+            reclaim: None,
             free,
             free_epoch: 0,
             frontier: vec![UNMAPPED; planes as usize * streams],
@@ -427,6 +431,7 @@ impl Ftl {
             c.counters = cmt::CmtCounters::default();
         }
         self.reset_wear_leveling_counts();
+        self.reset_reclaim_counts();
     }
 
     /// Program host page `lpn` on `plane` (the caller made sure `host_can_write(plane)`).
@@ -563,12 +568,6 @@ impl Ftl {
         self.l2p[lpn as usize] = UNMAPPED;
         self.counters.trimmed_pages += 1;
         true
-    }
-
-    /// Where logical page `lpn` lives, if mapped (no counters touched).
-    pub fn l2p_of(&self, lpn: u32) -> Option<u32> {
-        let p = self.l2p[lpn as usize];
-        (p != UNMAPPED).then_some(p)
     }
 
     /// Host read of one page: its physical page if mapped.

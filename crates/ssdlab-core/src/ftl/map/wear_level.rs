@@ -172,8 +172,9 @@ impl Ftl {
         }
     }
 
-    /// The next victim of `plane`: a block static levelling queued, else the policy's (which
-    /// refuses a victim with more than `max_valid` valid pages).
+    /// The next victim of `plane`: a block read reclaim queued, else one static levelling
+    /// queued, else the policy's (which refuses a victim with more than `max_valid` valid
+    /// pages).
     #[inline(always)]
     pub(super) fn next_victim(
         &mut self,
@@ -181,6 +182,11 @@ impl Ftl {
         rng: &mut crate::rng::SimRng,
         max_valid: u32,
     ) -> Option<u32> {
+        if self.reclaim.is_some() {
+            if let Some(b) = self.reclaim_victim(plane) {
+                return Some(b);
+            }
+        }
         if self.leveler.is_some() {
             if let Some(b) = self.level_victim(plane, max_valid) {
                 return Some(b);

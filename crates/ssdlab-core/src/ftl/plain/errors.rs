@@ -3,7 +3,8 @@
 //! takes its retries and soft tiers on its plane and channel. The blocks the map opened since
 //! the last look are handed to the flash layer at the next host read or write, stamped with
 //! its time: a block GC opened in an idle gap starts its retention clock up to a gap late
-//! (milliseconds against retention's days), and the idle path pays nothing.
+//! (milliseconds against retention's days), and the idle path pays nothing. Read reclaim
+//! (`reliability.reclaim_*`) moves the blocks the model asks for right after the read.
 
 use std::ops::Range;
 
@@ -13,7 +14,7 @@ use crate::flash::OpDone;
 
 impl PlainFtl {
     /// Hand the blocks opened since the last call to the error model, opened at `at`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn stamp_opened(&mut self, at: u64) {
         let Self { ftl, res, .. } = self;
         ftl.take_opened(|blk, erases| res.block_opened(blk, erases, at));
@@ -36,6 +37,7 @@ impl PlainFtl {
                     }
                 }
             }
+            self.reclaim(ready)?;
             return Ok(out);
         }
         for lpn in pages {
@@ -49,6 +51,36 @@ impl PlainFtl {
             let plane = self.ftl.plane_of_ppn(ppn);
             out.join(self.res.read_sensed(plane, ppn, ready, d));
         }
+        self.reclaim(out.done)?;
         Ok(out)
+    }
+
+    /// Read reclaim: queue the blocks the error model asked to move, and move them now on
+    /// their planes, from `at` (the read that asked has completed; the host's next requests
+    /// on those planes wait behind the copies, as behind any GC).
+    #[inline(always)]
+    fn reclaim(&mut self, at: u64) -> Result<()> {
+        if !self.ftl.reclaim_on() {
+            return Ok(());
+        }
+        let Self { ftl, res, .. } = self;
+        let mut any = false;
+        res.take_reclaim_due(|blk| any |= ftl.queue_reclaim(blk).is_some());
+        if any {
+            self.run_reclaim(at)?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn run_reclaim(&mut self, at: u64) -> Result<()> {
+        for plane in 0..self.ftl.planes() {
+            if self.ftl.reclaim_waiting(plane) {
+                let (_, mut ctx) = self.parts(self.timed);
+                ctx.reclaim(plane, at)?;
+            }
+        }
+        Ok(())
     }
 }

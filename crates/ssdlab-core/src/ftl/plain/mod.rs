@@ -67,6 +67,10 @@ impl PlainFtl {
         if res.errors_on() {
             ftl.log_opens();
         }
+        let r = &cfg.reliability;
+        if r.reclaim_reads > 0 || r.reclaim_retries > 0 {
+            ftl.enable_reclaim();
+        }
         let scheduler = build_scheduler(cfg.gc.scheduler, cfg, seed)?;
         Ok(PlainFtl {
             ftl,
@@ -251,6 +255,7 @@ impl FtlLayer for PlainFtl {
         out.fdp = self.ftl.fdp_report(self.unit_bytes, self.block_bytes);
         out.wear_leveling = self.ftl.wear_leveling_report();
         out.endurance = self.ftl.endurance_report(self.unit_bytes);
+        out.read_reclaim = self.ftl.reclaim_report();
     }
 
     fn set_scheduler(&mut self, s: Box<dyn GcScheduler>) -> Result<()> {

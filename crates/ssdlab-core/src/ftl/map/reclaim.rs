@@ -1,0 +1,92 @@
+//! Read reclaim (`reliability.reclaim_reads`, `reliability.reclaim_retries`; issue 63): the
+//! blocks the flash layer's error model found read too often, or read at too many retries, are
+//! queued per plane and become that plane's next GC victims, whatever their valid pages, so
+//! their data is rewritten into fresh blocks before read disturb makes it uncorrectable. The
+//! device model runs them at once after the read that queued them (`GcContext::reclaim`);
+//! their copies are counted apart (`read_reclaim` in the result) and in `gc_pages_copied`.
+
+use std::collections::VecDeque;
+
+use super::{BlockState, Ftl};
+use crate::stats::ReclaimReport;
+
+/// Read reclaim's queue and counts.
+#[derive(Debug, Clone, Default)]
+pub struct Reclaim {
+    pending: Vec<VecDeque<u32>>,
+    /// Blocks queued now (a block is queued once however often it is asked for).
+    queued: Vec<bool>,
+    report: ReclaimReport,
+}
+
+impl Ftl {
+    /// Turn read reclaim on.
+    pub fn enable_reclaim(&mut self) {
+        self.reclaim = Some(Box::new(Reclaim {
+            pending: vec![VecDeque::new(); self.planes as usize],
+            queued: vec![false; self.state.len()],
+            report: ReclaimReport::default(),
+        }));
+    }
+
+    /// Queue block `blk` for reclaim: a closed block holding data is, once; an open block, a
+    /// victim already or an empty one is not (counted as skipped: its data is being moved or
+    /// is not there). Returns its plane when queued.
+    pub fn queue_reclaim(&mut self, blk: u32) -> Option<u32> {
+        let plane = self.plane_of_block(blk);
+        let full = self.state[blk as usize] == BlockState::Full && self.valid[blk as usize] > 0;
+        let r = self.reclaim.as_deref_mut()?;
+        r.report.asked += 1;
+        if !full || r.queued[blk as usize] {
+            r.report.skipped += 1;
+            return None;
+        }
+        r.queued[blk as usize] = true;
+        r.pending[plane as usize].push_back(blk);
+        Some(plane)
+    }
+
+    /// Whether read reclaim is on.
+    #[inline(always)]
+    pub fn reclaim_on(&self) -> bool {
+        self.reclaim.is_some()
+    }
+
+    /// Whether a block waits for reclaim on `plane`.
+    #[inline]
+    pub fn reclaim_waiting(&self, plane: u32) -> bool {
+        self.reclaim
+            .as_ref()
+            .is_some_and(|r| !r.pending[plane as usize].is_empty())
+    }
+
+    /// The next block queued for reclaim on `plane`, taken out of the victim index whatever its
+    /// valid pages; blocks no longer closed (GC took them meanwhile) are dropped.
+    #[inline(never)]
+    pub(super) fn reclaim_victim(&mut self, plane: u32) -> Option<u32> {
+        let r = self.reclaim.as_deref_mut()?;
+        while let Some(b) = r.pending[plane as usize].pop_front() {
+            r.queued[b as usize] = false;
+            if self.state[b as usize] != BlockState::Full {
+                continue;
+            }
+            let valid = self.valid[b as usize];
+            r.report.blocks += 1;
+            r.report.pages_copied += u64::from(valid);
+            self.victims.remove(b, valid);
+            return Some(b);
+        }
+        None
+    }
+
+    /// Read reclaim's counts, if on.
+    pub fn reclaim_report(&self) -> Option<ReclaimReport> {
+        self.reclaim.as_ref().map(|r| r.report)
+    }
+
+    pub(super) fn reset_reclaim_counts(&mut self) {
+        if let Some(r) = &mut self.reclaim {
+            r.report = ReclaimReport::default();
+        }
+    }
+}
