@@ -107,9 +107,9 @@ def result_tables(r: Result) -> list[Table]:
                      f"{w['static_victims']:,} / {w['static_pages_copied']:,} / {w['table_resets']:,}"))
     b = r.endurance
     if b:
-        rows.append(("bad blocks: factory / worn out / failed erase; spare blocks left",
-                     f"{b['factory_bad_blocks']:,} / {b['worn_out_blocks']:,} / {b['failed_blocks']:,}; "
-                     f"{b['spare_blocks']:,}"))
+        rows.append(("bad blocks: factory / worn out / failed erase / failed program; spare blocks left",
+                     f"{b['factory_bad_blocks']:,} / {b['worn_out_blocks']:,} / {b['failed_blocks']:,} / "
+                     f"{b['program_failed_blocks']:,}; {b['spare_blocks']:,}"))
         rows.append(("host bytes written over the drive's life", human_bytes(b["host_bytes_written"])))
     rr = r.read_reclaim
     if rr:

@@ -106,7 +106,8 @@ class Result:
     #: (``min``, ``mean``, ``max``, ``cov``, ``max_over_mean``, ``deciles``) in every run.
     wear_leveling: dict[str, Any] | None = None
     #: Bad blocks and end of life (``[endurance]`` on): ``factory_bad_blocks``,
-    #: ``worn_out_blocks``, ``failed_blocks``, ``good_blocks``, ``spare_blocks`` (good blocks
+    #: ``worn_out_blocks``, ``failed_blocks``, ``program_failed_blocks`` and
+    #: ``program_failed_pages_moved``, ``good_blocks``, ``spare_blocks`` (good blocks
     #: beyond what the logical space fills), ``host_bytes_written`` over the drive's life
     #: (preconditioning included) and ``end_of_life_host_bytes`` (None until the drive reached
     #: its end of life, where the run stopped); None when off.

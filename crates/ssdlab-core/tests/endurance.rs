@@ -158,3 +158,38 @@ fn the_hybrid_ftl_retires_its_blocks_and_weighs_slc_erases() {
         .to_string();
     assert!(err.contains("endurance.slc_retire_pe"), "{err}");
 }
+
+#[test]
+fn failed_programs_move_their_blocks_data_and_retire_them() {
+    let sets = ["endurance.program_fail_probability=0.00002"];
+    let a = writes(&sets, 60_000, 6).unwrap();
+    let e = &a["endurance"];
+    eprintln!("{e}");
+    // 32-page blocks: 0.064 % of the blocks closed fail; retired at their erase.
+    let failed = e["program_failed_blocks"].as_u64().unwrap();
+    assert!(failed > 0, "{e}");
+    assert_eq!(e["good_blocks"].as_u64().unwrap(), 256 - failed);
+    assert!(e["program_failed_pages_moved"].as_u64().unwrap() > 0);
+    assert_eq!(e["worn_out_blocks"], 0);
+    assert_eq!(e["failed_blocks"], 0);
+    assert!(e["end_of_life_host_bytes"].is_null(), "{e}");
+    assert_eq!(a["requests"]["total"], 60_000);
+    // Moves of a failed block's data are not read reclaim's.
+    assert!(a.get("read_reclaim").is_none());
+    assert_eq!(a, writes(&sets, 60_000, 6).unwrap());
+    let off = writes(&[], 60_000, 6).unwrap();
+    assert!(a["gc_pages_copied"].as_u64() > off["gc_pages_copied"].as_u64());
+    let err = DeviceConfig::from_preset(
+        "tiny",
+        &[
+            "endurance.program_fail_probability=0.01".into(),
+            "ftl.kind=\"hybrid\"".into(),
+            "geometry.cell_mode=\"qlc\"".into(),
+            "cache.slc=\"dwa\"".into(),
+            "cache.slc_blocks=8".into(),
+        ],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("endurance.program_fail_probability"), "{err}");
+}

@@ -261,6 +261,12 @@ fn case(f: &Families, attempt: u64) -> Case {
             format!("endurance.retire_pe={retire}"),
         ]);
         combination += &format!(" endurance=({factory}, {fail}, {retire})");
+        // Failed programs (their blocks' data moved at once) on the plain FTL.
+        if model == FtlKind::Plain {
+            let program = pick(&mut bad, &[0.0, 0.001, 0.01]);
+            sets.push(format!("endurance.program_fail_probability={program}"));
+            combination += &format!(" program_fail={program}");
+        }
     }
     // Read reclaim (issue 63) from its own stream, on the plain FTL's full map with the error
     // model on: low read counts, so that blocks are reclaimed between the writes' GC.

@@ -72,6 +72,10 @@ pub struct EnduranceReport {
     pub factory_bad_blocks: u64,
     pub worn_out_blocks: u64,
     pub failed_blocks: u64,
+    /// Blocks retired after a failed program (`program_fail_probability`), and the valid pages
+    /// moved off them (in `gc_pages_copied` too).
+    pub program_failed_blocks: u64,
+    pub program_failed_pages_moved: u64,
     /// Good blocks left, and those beyond what the logical space fills (the spare left).
     pub good_blocks: u64,
     pub spare_blocks: u64,

@@ -20,6 +20,12 @@ pub struct Endurance {
     retire_pe: u32,
     initial_pe: u32,
     fail_p: f64,
+    /// A block's chance that one of its programs fails (1 − (1 − p)^pages), and the blocks
+    /// found so, to retire at their erase.
+    program_fail_p: f64,
+    program_failed: Vec<bool>,
+    program_failures: u64,
+    program_pages_moved: u64,
     rng: SimRng,
     /// Good blocks per plane.
     good: Vec<u32>,
@@ -75,10 +81,22 @@ impl Ftl {
                 ),
             ));
         }
+        let p = e.program_fail_probability;
+        if p > 0.0 {
+            self.enable_reclaim(false);
+        }
         self.endurance = Some(Box::new(Endurance {
             retire_pe: e.retire_pe,
             initial_pe: cfg.reliability.initial_pe,
             fail_p: e.erase_fail_probability,
+            program_fail_p: 1.0 - (1.0 - p).powf(f64::from(self.pages_per_block)),
+            program_failed: if p > 0.0 {
+                vec![false; self.state.len()]
+            } else {
+                Vec::new()
+            },
+            program_failures: 0,
+            program_pages_moved: 0,
             rng,
             good,
             reserve,
@@ -104,6 +122,8 @@ impl Ftl {
         let worn = e.retire_pe > 0 && pe.saturating_add(e.initial_pe) >= e.retire_pe;
         // One draw per erase whatever happens, so that the stream does not depend on wear.
         let failed = e.fail_p > 0.0 && e.rng.gen_bool(e.fail_p);
+        let program_failed = e.program_failed.get(blk as usize).is_some_and(|&f| f);
+        let failed = failed || program_failed;
         // Past the end of life nothing more is retired: the request in flight finishes on the
         // blocks there are (a dying drive still completes the command it holds), and the run
         // ends after it.
@@ -114,12 +134,25 @@ impl Ftl {
         // worn block serves one more cycle and retires at its next erase; a failed erase there
         // ends the drive's life (the block serves on only to finish the request in flight).
         if pool_empty {
-            if !worn {
+            // A block whose program failed serves on too, its flag kept: its data moved, it is
+            // known bad, and the next erase with another free block retires it. Unless the
+            // plane could not go on without it: then the life ends here (else the plane's
+            // flagged blocks could fill with its data and pass it round, none ever retired).
+            let short = program_failed && {
+                let good = e.good[plane].saturating_sub(1);
+                let reserve = e.reserve;
+                !self.plane_holds(plane, good, reserve)
+            };
+            let e = self.endurance.as_deref_mut().expect("on");
+            if !(worn || program_failed) || short {
                 e.end_of_life = Some(e.host_pages_before + self.counters.host_pages_written);
             }
             return false;
         }
-        if worn {
+        if program_failed {
+            e.program_failed[blk as usize] = false;
+            e.program_failures += 1;
+        } else if worn {
             e.worn += 1;
         } else {
             e.failed += 1;
@@ -127,17 +160,56 @@ impl Ftl {
         e.good[plane] -= 1;
         self.state[blk as usize] = BlockState::Bad;
         if e.end_of_life.is_none() {
-            let first = plane as u32 * self.blocks_per_plane;
-            let valid: u64 = self.valid[first as usize..(first + self.blocks_per_plane) as usize]
-                .iter()
-                .map(|&v| u64::from(v))
-                .sum();
-            let room = u64::from(e.good[plane]) * u64::from(self.pages_per_block);
-            if room < valid + u64::from(e.reserve) * u64::from(self.pages_per_block) {
+            let (good, reserve) = (e.good[plane], e.reserve);
+            if !self.plane_holds(plane, good, reserve) {
+                let e = self.endurance.as_deref_mut().expect("on");
                 e.end_of_life = Some(e.host_pages_before + self.counters.host_pages_written);
             }
         }
         true
+    }
+
+    /// Whether `good` blocks of `plane` hold its valid pages and `reserve` blocks more.
+    fn plane_holds(&self, plane: usize, good: u32, reserve: u32) -> bool {
+        let first = plane * self.blocks_per_plane as usize;
+        let valid: u64 = self.valid[first..first + self.blocks_per_plane as usize]
+            .iter()
+            .map(|&v| u64::from(v))
+            .sum();
+        let ppb = u64::from(self.pages_per_block);
+        u64::from(good) * ppb >= valid + u64::from(reserve) * ppb
+    }
+
+    /// A block closed (`[endurance]` on): whether one of its programs failed (one draw, when
+    /// program failures are on); if so its data is queued to move and it retires at its erase.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn program_check(&mut self, blk: u32) {
+        let Some(e) = self.endurance.as_deref_mut() else {
+            return;
+        };
+        if e.program_failed.is_empty() || e.end_of_life.is_some() {
+            return;
+        }
+        if e.rng.gen_bool(e.program_fail_p) {
+            e.program_failed[blk as usize] = true;
+            self.queue_reclaim(blk);
+        }
+    }
+
+    /// Count `pages` moved off a block whose program failed.
+    pub(super) fn count_program_move(&mut self, pages: u32) {
+        if let Some(e) = self.endurance.as_deref_mut() {
+            e.program_pages_moved += u64::from(pages);
+        }
+    }
+
+    /// Whether `blk` failed a program and waits to retire.
+    pub(super) fn program_failed(&self, blk: u32) -> bool {
+        self.endurance
+            .as_ref()
+            .and_then(|e| e.program_failed.get(blk as usize))
+            .is_some_and(|&f| f)
     }
 
     /// A layer that allocates blocks itself keeps `blocks` free of data on each plane at the
@@ -185,6 +257,8 @@ impl Ftl {
             factory_bad_blocks: e.factory,
             worn_out_blocks: e.worn,
             failed_blocks: e.failed,
+            program_failed_blocks: e.program_failures,
+            program_failed_pages_moved: e.program_pages_moved,
             good_blocks: good,
             spare_blocks: good.saturating_sub(data),
             host_bytes_written: (e.host_pages_before + self.counters.host_pages_written)

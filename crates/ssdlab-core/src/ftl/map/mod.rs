@@ -532,6 +532,9 @@ impl Ftl {
         self.state[blk as usize] = BlockState::Full;
         self.closed_at[blk as usize] = self.write_clock;
         self.victims.insert(blk, self.valid[blk as usize]);
+        if self.endurance.is_some() {
+            self.program_check(blk);
+        }
     }
 
     #[inline(always)]

@@ -16,17 +16,34 @@ pub struct Reclaim {
     pending: Vec<VecDeque<u32>>,
     /// Blocks queued now (a block is queued once however often it is asked for).
     queued: Vec<bool>,
+    /// Blocks queued in all (a look at every plane only when some wait).
+    waiting: usize,
+    /// Read reclaim asked for (not only program failures' moves): its report is shown.
+    reads: bool,
     report: ReclaimReport,
 }
 
 impl Ftl {
-    /// Turn read reclaim on.
-    pub fn enable_reclaim(&mut self) {
-        self.reclaim = Some(Box::new(Reclaim {
-            pending: vec![VecDeque::new(); self.planes as usize],
-            queued: vec![false; self.state.len()],
-            report: ReclaimReport::default(),
-        }));
+    /// Turn the queue on: for read reclaim (`reads`), or for program failures' moves only.
+    pub fn enable_reclaim(&mut self, reads: bool) {
+        match &mut self.reclaim {
+            Some(r) => r.reads |= reads,
+            None => {
+                self.reclaim = Some(Box::new(Reclaim {
+                    pending: vec![VecDeque::new(); self.planes as usize],
+                    queued: vec![false; self.state.len()],
+                    waiting: 0,
+                    reads,
+                    report: ReclaimReport::default(),
+                }))
+            }
+        }
+    }
+
+    /// Whether a block waits to be moved on any plane.
+    #[inline]
+    pub fn reclaim_pending(&self) -> bool {
+        self.reclaim.as_ref().is_some_and(|r| r.waiting > 0)
     }
 
     /// Queue block `blk` for reclaim: a closed block holding data is, once; an open block, a
@@ -42,6 +59,7 @@ impl Ftl {
             return None;
         }
         r.queued[blk as usize] = true;
+        r.waiting += 1;
         r.pending[plane as usize].push_back(blk);
         Some(plane)
     }
@@ -64,24 +82,31 @@ impl Ftl {
     /// valid pages; blocks no longer closed (GC took them meanwhile) are dropped.
     #[inline(never)]
     pub(super) fn reclaim_victim(&mut self, plane: u32) -> Option<u32> {
-        let r = self.reclaim.as_deref_mut()?;
-        while let Some(b) = r.pending[plane as usize].pop_front() {
+        let b = loop {
+            let r = self.reclaim.as_deref_mut()?;
+            let b = r.pending[plane as usize].pop_front()?;
             r.queued[b as usize] = false;
-            if self.state[b as usize] != BlockState::Full {
-                continue;
+            r.waiting -= 1;
+            if self.state[b as usize] == BlockState::Full {
+                break b;
             }
-            let valid = self.valid[b as usize];
+        };
+        let valid = self.valid[b as usize];
+        // A block whose program failed is moved for that (counted with bad blocks), else for
+        // its reads.
+        if self.program_failed(b) {
+            self.count_program_move(valid);
+        } else if let Some(r) = self.reclaim.as_deref_mut() {
             r.report.blocks += 1;
             r.report.pages_copied += u64::from(valid);
-            self.victims.remove(b, valid);
-            return Some(b);
         }
-        None
+        self.victims.remove(b, valid);
+        Some(b)
     }
 
-    /// Read reclaim's counts, if on.
+    /// Read reclaim's counts, if asked for.
     pub fn reclaim_report(&self) -> Option<ReclaimReport> {
-        self.reclaim.as_ref().map(|r| r.report)
+        self.reclaim.as_ref().filter(|r| r.reads).map(|r| r.report)
     }
 
     pub(super) fn reset_reclaim_counts(&mut self) {

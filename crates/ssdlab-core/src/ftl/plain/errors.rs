@@ -64,17 +64,19 @@ impl PlainFtl {
             return Ok(());
         }
         let Self { ftl, res, .. } = self;
-        let mut any = false;
-        res.take_reclaim_due(|blk| any |= ftl.queue_reclaim(blk).is_some());
-        if any {
+        res.take_reclaim_due(|blk| {
+            ftl.queue_reclaim(blk);
+        });
+        if self.ftl.reclaim_pending() {
             self.run_reclaim(at)?;
         }
         Ok(())
     }
 
+    /// Move every block queued to move (read reclaim, failed programs), from `at`.
     #[cold]
     #[inline(never)]
-    fn run_reclaim(&mut self, at: u64) -> Result<()> {
+    pub(super) fn run_reclaim(&mut self, at: u64) -> Result<()> {
         for plane in 0..self.ftl.planes() {
             if self.ftl.reclaim_waiting(plane) {
                 let (_, mut ctx) = self.parts(self.timed);

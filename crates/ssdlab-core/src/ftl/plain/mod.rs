@@ -69,7 +69,7 @@ impl PlainFtl {
         }
         let r = &cfg.reliability;
         if r.reclaim_reads > 0 || r.reclaim_retries > 0 {
-            ftl.enable_reclaim();
+            ftl.enable_reclaim(true);
         }
         let scheduler = build_scheduler(cfg.gc.scheduler, cfg, seed)?;
         Ok(PlainFtl {
@@ -208,6 +208,10 @@ impl FtlLayer for PlainFtl {
         }
         if self.res.errors_on() {
             self.stamp_opened(ready);
+        }
+        // A block closed by these writes whose program failed: its data moves now.
+        if self.ftl.reclaim_pending() {
+            self.run_reclaim(out.done)?;
         }
         Ok(out)
     }
