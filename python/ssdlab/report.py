@@ -115,6 +115,9 @@ def result_tables(r: Result) -> list[Table]:
     if rr:
         rows.append(("read reclaim: blocks moved / pages copied / asks skipped",
                      f"{rr['blocks']:,} / {rr['pages_copied']:,} / {rr['skipped']:,}"))
+        if rr["refresh_blocks"]:
+            rows.append(("retention refresh: blocks moved / pages copied",
+                         f"{rr['refresh_blocks']:,} / {rr['refresh_pages_copied']:,}"))
     rows.append(("wall time", f"{r.wall_time_s:.2f} s"))
     for k, v in rows:
         summary.add_row(k, str(v))

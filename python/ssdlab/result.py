@@ -112,9 +112,11 @@ class Result:
     #: (preconditioning included) and ``end_of_life_host_bytes`` (None until the drive reached
     #: its end of life, where the run stopped); None when off.
     endurance: dict[str, Any] | None = None
-    #: Read reclaim (``reliability.reclaim_reads`` or ``reclaim_retries``): ``asked`` (blocks the
-    #: error model asked to move), ``skipped`` (open, a victim already, empty or queued),
-    #: ``blocks`` moved and their ``pages_copied`` (in ``gc_pages_copied`` too); None when off.
+    #: Read reclaim and refresh (``reliability.reclaim_reads``, ``reclaim_retries``,
+    #: ``refresh_days``): ``asked`` (blocks asked to move), ``skipped`` (open, a victim already,
+    #: empty or queued), ``blocks`` moved for their reads and their ``pages_copied``,
+    #: ``refresh_blocks`` and ``refresh_pages_copied`` for their age (all in
+    #: ``gc_pages_copied`` too); None when off.
     read_reclaim: dict[str, Any] | None = None
     #: Each flow's figures in a run of several (``{"kind": "flows", ...}``; ``[]`` otherwise):
     #: ``name``, ``priority``, ``first_page`` and ``pages`` (its logical range), ``requests``,

@@ -278,6 +278,15 @@ fn case(f: &Families, attempt: u64) -> Case {
             format!("reliability.reclaim_reads={reads}"),
         ]);
         combination += &format!(" reclaim_reads={reads}");
+        // Retention refresh at a few milliseconds, patrols every 3.6 ms: timed runs refresh
+        // between requests.
+        if reclaim.gen_bool(0.5) {
+            sets.extend([
+                "reliability.refresh_days=0.00000002".to_string(),
+                "reliability.refresh_scan_hours=0.000001".to_string(),
+            ]);
+            combination += " refresh";
+        }
     }
     // Page types on the plain FTL from their own stream too, every order drawn: MLC pages
     // (the drawn blocks hold whole word lines of two) with round per-type times.

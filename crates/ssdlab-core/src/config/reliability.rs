@@ -188,6 +188,18 @@ pub struct ReliabilityConfig {
     /// has its block's valid pages moved (a firmware's reclaim on an expensive read).
     #[serde(default)]
     pub reclaim_retries: u32,
+    /// Retention refresh (0: off): a block whose data was programmed this many days ago is
+    /// moved, found by a patrol every `refresh_scan_hours` of simulated time (timed runs).
+    #[serde(default)]
+    pub refresh_days: f64,
+    /// The refresh patrol's period in hours (our choice: daily, as the period over which
+    /// retention RBER moves).
+    #[serde(default = "default_scan_hours")]
+    pub refresh_scan_hours: f64,
+}
+
+fn default_scan_hours() -> f64 {
+    24.0
 }
 
 fn default_codeword() -> u32 {
@@ -224,6 +236,8 @@ impl Default for ReliabilityConfig {
             soft: default_soft(),
             reclaim_reads: 0,
             reclaim_retries: 0,
+            refresh_days: 0.0,
+            refresh_scan_hours: default_scan_hours(),
         }
     }
 }
@@ -261,15 +275,43 @@ impl ReliabilityConfig {
     /// Field checks.
     pub(super) fn check(&self) -> Result<(), (String, String)> {
         let f = |field: &str, msg: String| Err((format!("reliability.{field}"), msg));
-        if (self.reclaim_reads > 0 || self.reclaim_retries > 0) && !self.errors {
+        if !(self.refresh_days.is_finite() && (0.0..=36_500.0).contains(&self.refresh_days)) {
+            return f(
+                "refresh_days",
+                format!("expected 0 (off) to 36500 days, got {}", self.refresh_days),
+            );
+        }
+        if !(self.refresh_scan_hours.is_finite()
+            && (1e-6..=876_000.0).contains(&self.refresh_scan_hours))
+        {
+            return f(
+                "refresh_scan_hours",
+                format!(
+                    "expected more than 0 and at most 876000 hours, got {}",
+                    self.refresh_scan_hours
+                ),
+            );
+        }
+        if self.refresh_days > 0.0 && self.age_days > 0.0 {
+            return f(
+                "refresh_days",
+                "not with reliability.age_days: the age is every page's, a copy's too, so \
+                 refreshed data would be as old as before"
+                    .into(),
+            );
+        }
+        let asks = self.reclaim_reads > 0 || self.reclaim_retries > 0 || self.refresh_days > 0.0;
+        if asks && !self.errors {
             let field = if self.reclaim_reads > 0 {
                 "reclaim_reads"
-            } else {
+            } else if self.reclaim_retries > 0 {
                 "reclaim_retries"
+            } else {
+                "refresh_days"
             };
             return f(
                 field,
-                "read reclaim acts on the error model's reads: set reliability.errors = true"
+                "read reclaim and refresh act on the error model's blocks: set reliability.errors = true"
                     .into(),
             );
         }

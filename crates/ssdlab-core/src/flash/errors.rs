@@ -342,6 +342,18 @@ impl Resources {
         }
     }
 
+    /// Every block opened for writing at or before `t` (its data at least that old), to `f`
+    /// (the refresh patrol; the FTL keeps those holding data).
+    pub fn blocks_opened_by(&self, t: u64, mut f: impl FnMut(u32)) {
+        if let Some(e) = &self.errors {
+            for (blk, b) in e.blocks.iter().enumerate() {
+                if b.opened_at <= t {
+                    f(blk as u32);
+                }
+            }
+        }
+    }
+
     /// The error model's counters since the run began.
     pub fn error_report(&self) -> Option<ErrorReport> {
         self.errors.as_ref().map(|e| e.report())

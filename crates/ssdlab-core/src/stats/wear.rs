@@ -103,7 +103,8 @@ mod tests {
     }
 }
 
-/// What read reclaim did in the measured phase (`reliability.reclaim_*`).
+/// What read reclaim and retention refresh did in the measured phase (`reliability.reclaim_*`,
+/// `reliability.refresh_days`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct ReclaimReport {
     /// Times the error model asked for a block, and the asks not queued (the block open, a
@@ -114,4 +115,8 @@ pub struct ReclaimReport {
     /// `gc_pages_copied` too).
     pub blocks: u64,
     pub pages_copied: u64,
+    /// Retention refresh (`reliability.refresh_days`): blocks moved for their age and the valid
+    /// pages they held (in `gc_pages_copied` too).
+    pub refresh_blocks: u64,
+    pub refresh_pages_copied: u64,
 }

@@ -1,6 +1,6 @@
-//! Read reclaim (`reliability.reclaim_reads`, `reliability.reclaim_retries`; issue 63): the
-//! blocks the flash layer's error model found read too often, or read at too many retries, are
-//! queued per plane and become that plane's next GC victims, whatever their valid pages, so
+//! Read reclaim (`reliability.reclaim_reads`, `reliability.reclaim_retries`; issue 63) and
+//! retention refresh (`reliability.refresh_days`): the blocks the flash layer's error model
+//! found read too often, read at too many retries, or holding old data, are queued per plane and become that plane's next GC victims, whatever their valid pages, so
 //! their data is rewritten into fresh blocks before read disturb makes it uncorrectable. The
 //! device model runs them at once after the read that queued them (`GcContext::reclaim`);
 //! their copies are counted apart (`read_reclaim` in the result) and in `gc_pages_copied`.
@@ -10,12 +10,23 @@ use std::collections::VecDeque;
 use super::{BlockState, Ftl};
 use crate::stats::ReclaimReport;
 
+/// Why a block waits to be moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Why {
+    #[default]
+    No,
+    /// Read too often or at too many retries (or a failed program: counted with bad blocks).
+    Reads,
+    /// Its data is older than `reliability.refresh_days`.
+    Refresh,
+}
+
 /// Read reclaim's queue and counts.
 #[derive(Debug, Clone, Default)]
 pub struct Reclaim {
     pending: Vec<VecDeque<u32>>,
-    /// Blocks queued now (a block is queued once however often it is asked for).
-    queued: Vec<bool>,
+    /// Why each block is queued now (a block is queued once however often it is asked for).
+    queued: Vec<Why>,
     /// Blocks queued in all (a look at every plane only when some wait).
     waiting: usize,
     /// Read reclaim asked for (not only program failures' moves): its report is shown.
@@ -31,7 +42,7 @@ impl Ftl {
             None => {
                 self.reclaim = Some(Box::new(Reclaim {
                     pending: vec![VecDeque::new(); self.planes as usize],
-                    queued: vec![false; self.state.len()],
+                    queued: vec![Why::No; self.state.len()],
                     waiting: 0,
                     reads,
                     report: ReclaimReport::default(),
@@ -50,15 +61,28 @@ impl Ftl {
     /// victim already or an empty one is not (counted as skipped: its data is being moved or
     /// is not there). Returns its plane when queued.
     pub fn queue_reclaim(&mut self, blk: u32) -> Option<u32> {
+        self.queue_move(blk, Why::Reads)
+    }
+
+    /// Queue block `blk` for refresh (its data is old), as [`Ftl::queue_reclaim`] does; asks
+    /// for blocks without data are not counted (the patrol asks for every old block).
+    pub fn queue_refresh(&mut self, blk: u32) -> Option<u32> {
+        if self.state[blk as usize] != BlockState::Full || self.valid[blk as usize] == 0 {
+            return None;
+        }
+        self.queue_move(blk, Why::Refresh)
+    }
+
+    fn queue_move(&mut self, blk: u32, why: Why) -> Option<u32> {
         let plane = self.plane_of_block(blk);
         let full = self.state[blk as usize] == BlockState::Full && self.valid[blk as usize] > 0;
         let r = self.reclaim.as_deref_mut()?;
         r.report.asked += 1;
-        if !full || r.queued[blk as usize] {
+        if !full || r.queued[blk as usize] != Why::No {
             r.report.skipped += 1;
             return None;
         }
-        r.queued[blk as usize] = true;
+        r.queued[blk as usize] = why;
         r.waiting += 1;
         r.pending[plane as usize].push_back(blk);
         Some(plane)
@@ -82,23 +106,28 @@ impl Ftl {
     /// valid pages; blocks no longer closed (GC took them meanwhile) are dropped.
     #[inline(never)]
     pub(super) fn reclaim_victim(&mut self, plane: u32) -> Option<u32> {
-        let b = loop {
+        let (b, why) = loop {
             let r = self.reclaim.as_deref_mut()?;
             let b = r.pending[plane as usize].pop_front()?;
-            r.queued[b as usize] = false;
+            let why = std::mem::take(&mut r.queued[b as usize]);
             r.waiting -= 1;
             if self.state[b as usize] == BlockState::Full {
-                break b;
+                break (b, why);
             }
         };
         let valid = self.valid[b as usize];
         // A block whose program failed is moved for that (counted with bad blocks), else for
-        // its reads.
+        // its reads or its age.
         if self.program_failed(b) {
             self.count_program_move(valid);
         } else if let Some(r) = self.reclaim.as_deref_mut() {
-            r.report.blocks += 1;
-            r.report.pages_copied += u64::from(valid);
+            if why == Why::Refresh {
+                r.report.refresh_blocks += 1;
+                r.report.refresh_pages_copied += u64::from(valid);
+            } else {
+                r.report.blocks += 1;
+                r.report.pages_copied += u64::from(valid);
+            }
         }
         self.victims.remove(b, valid);
         Some(b)

@@ -9,8 +9,34 @@
 use std::ops::Range;
 
 use super::PlainFtl;
+use crate::config::ReliabilityConfig;
 use crate::error::Result;
 use crate::flash::OpDone;
+
+const HOUR_NS: f64 = 3.6e12;
+
+/// Retention refresh's patrol (`reliability.refresh_days`): every `every` ns of simulated time
+/// on its own clock (not at the rate of requests), the blocks whose data is `age` ns old or
+/// more are moved.
+#[derive(Debug, Clone)]
+pub(crate) struct Patrol {
+    age: u64,
+    every: u64,
+    next: u64,
+}
+
+impl Patrol {
+    pub(crate) fn new(r: &ReliabilityConfig) -> Option<Self> {
+        (r.refresh_days > 0.0).then(|| {
+            let every = (r.refresh_scan_hours * HOUR_NS).max(1.0) as u64;
+            Patrol {
+                age: (r.refresh_days * 24.0 * HOUR_NS) as u64,
+                every,
+                next: every,
+            }
+        })
+    }
+}
 
 impl PlainFtl {
     /// Hand the blocks opened since the last call to the error model, opened at `at`.
@@ -73,6 +99,39 @@ impl PlainFtl {
         Ok(())
     }
 
+    /// Retention refresh: the patrols due by `now`, each at its own time, then the time lines
+    /// forget what finished before `now` (`FtlLayer::background`'s end). An idle gap of more
+    /// than two periods runs its last two only: nothing but age changes between patrols in a
+    /// gap, and the last one finds every block the skipped ones would have (a run that is
+    /// idle for years costs two scans, not thousands).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn patrol_until(&mut self, now: u64) -> Result<()> {
+        let Some(p) = self.patrol.as_mut() else {
+            self.res.advance(now);
+            return Ok(());
+        };
+        if now >= p.next + 2 * p.every {
+            p.next += (now - p.next) / p.every * p.every - p.every;
+        }
+        while let Some(p) = self.patrol.as_mut().filter(|p| p.next <= now) {
+            let (at, cutoff) = (p.next, p.next.saturating_sub(p.age));
+            p.next += p.every;
+            if at < p.age {
+                continue;
+            }
+            let Self { ftl, res, .. } = self;
+            res.blocks_opened_by(cutoff, |blk| {
+                ftl.queue_refresh(blk);
+            });
+            if self.ftl.reclaim_pending() {
+                self.run_reclaim(at)?;
+            }
+        }
+        self.res.advance(now);
+        Ok(())
+    }
+
     /// Move every block queued to move (read reclaim, failed programs), from `at`.
     #[cold]
     #[inline(never)]
@@ -82,6 +141,11 @@ impl PlainFtl {
                 let (_, mut ctx) = self.parts(self.timed);
                 ctx.reclaim(plane, at)?;
             }
+        }
+        // The blocks the moves opened start their clocks now (a patrol runs between requests:
+        // left to the next request's stamp, they would look as old as their last use).
+        if self.res.errors_on() {
+            self.stamp_opened(at);
         }
         Ok(())
     }

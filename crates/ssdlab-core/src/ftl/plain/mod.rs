@@ -45,6 +45,8 @@ pub struct PlainFtl {
     /// Bytes of a mapping unit and of an erase block (FDP's byte counts).
     unit_bytes: u64,
     block_bytes: u64,
+    /// Retention refresh's patrol (`reliability.refresh_days`), if on.
+    patrol: Option<errors::Patrol>,
 }
 
 impl PlainFtl {
@@ -68,7 +70,7 @@ impl PlainFtl {
             ftl.log_opens();
         }
         let r = &cfg.reliability;
-        if r.reclaim_reads > 0 || r.reclaim_retries > 0 {
+        if r.reclaim_reads > 0 || r.reclaim_retries > 0 || r.refresh_days > 0.0 {
             ftl.enable_reclaim(true);
         }
         let scheduler = build_scheduler(cfg.gc.scheduler, cfg, seed)?;
@@ -84,6 +86,7 @@ impl PlainFtl {
             unit_bytes: u64::from(cfg.unit_bytes()),
             block_bytes: u64::from(cfg.geometry.page_size)
                 * u64::from(cfg.geometry.pages_per_block),
+            patrol: errors::Patrol::new(r),
         })
     }
 
@@ -171,6 +174,10 @@ impl FtlLayer for PlainFtl {
     fn background(&mut self, _prev_arrival: u64, now: u64) -> Result<()> {
         // No GC runs here: the partial-GC schedulers (`rlgc`, `idle-*`, `lazyrtgc`) decide at each
         // request's completion (`GcScheduler::after_request`) what to run in the gap they expect.
+        // Retention refresh's patrol runs on its own clock (out of line, the advance with it).
+        if self.patrol.is_some() {
+            return self.patrol_until(now);
+        }
         self.res.advance(now);
         Ok(())
     }
