@@ -64,25 +64,10 @@ fn a_threshold_never_reached_changes_nothing() {
 
 #[test]
 fn reclaim_by_retries_brings_an_aging_drives_retries_down() {
-    // Reads over a year of simulated time (one every 30 minutes) on data written at the
-    // start, at 2,500 P/E: retention makes reads retry as the data ages; reclaim at 2 retry
-    // steps rewrites what is read, so later reads find younger data.
-    let run = |extra: &[&str]| {
-        let mut sets = vec!["reliability.errors=true", "reliability.initial_pe=2500"];
-        sets.extend_from_slice(extra);
-        json_run(
-            "tiny",
-            &sets,
-            &json!({"kind": "synthetic", "pattern": "uniform", "requests": 17_520,
-                    "read_fraction": 1.0, "footprint_fraction": 0.5,
-                    "arrival": {"kind": "poisson", "iops": 1.0 / 1800.0}}),
-            &json!({"seed": 5, "timing": true, "check_every": 11,
-                    "precondition": {"sequential": true, "random_passes": 0.0}}),
-        )
-        .unwrap()
-    };
-    let off = run(&[]);
-    let on = run(&["reliability.reclaim_retries=2"]);
+    // Retention makes reads retry as the data ages; reclaim at 2 retry steps rewrites what is
+    // read, so later reads find younger data.
+    let off = aging_reads(&[]);
+    let on = aging_reads(&["reliability.reclaim_retries=2"]);
     let rate = |r: &Value| r["flash"]["errors"]["retry_rate"].as_f64().unwrap();
     eprintln!(
         "retry rate off {} on {}; {}",
