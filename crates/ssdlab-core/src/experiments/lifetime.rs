@@ -12,6 +12,7 @@
 //!   row is the harsh end.
 //! - `sequential`: 128 KiB sequential writes over the whole drive, again and again: the
 //!   friendly end (no GC copies in QLC; the SLC cache's migration only).
+//!
 //! A client trace's lifetime lies between the two rows.
 //!
 //! **Scaling.** A 1 TB drive to 1,000 P/E cycles is ~3·10^11 mapping-unit writes; the
@@ -181,13 +182,13 @@ pub fn compare(setup: &LifetimeSetup) -> Result<serde_json::Value> {
     let specs = rows
         .iter()
         .map(|r| {
-            let probe = workload(r, &cfg, 1)?;
-            let per = match probe.mean_request_kib {
+            let mut spec = workload(r, &cfg, 1)?;
+            let per = match spec.mean_request_kib {
                 Some(kib) => (kib * 1024.0 / unit as f64).max(1.0),
-                None => (probe.request_pages * u64::from(cfg.units_per_page())) as f64,
+                None => (spec.request_pages * u64::from(cfg.units_per_page())) as f64,
             };
-            let requests = (2.0 * wear as f64 * physical as f64 / per).ceil() as u64;
-            workload(r, &cfg, requests.max(1))
+            spec.requests = ((2.0 * wear as f64 * physical as f64 / per).ceil() as u64).max(1);
+            Ok(spec)
         })
         .collect::<Result<Vec<_>>>()?;
     let opts = SimOptions {
@@ -217,22 +218,22 @@ pub fn compare(setup: &LifetimeSetup) -> Result<serde_json::Value> {
     let json = |e: serde_json::Error| SsdError::Invalid(e.to_string());
     let mut configs = serde_json::Map::new();
     for (row, r) in rows.iter().zip(runs) {
-        let e = r.layers.endurance.clone().unwrap_or_default();
+        let e = r.layers.endurance.unwrap_or_default();
         let eol = e.end_of_life_host_bytes;
         let bytes = eol.unwrap_or(e.host_bytes_written) as f64;
         let tbw = bytes * f64::from(setup.scale) / 1e12;
         let v = serde_json::json!({
             "end_of_life": eol.is_some(),
-            "host_bytes_scaled": bytes,
+            "host_bytes_on_scaled_device": bytes,
             "tbw": tbw,
             "drive_writes": bytes / logical as f64,
             "rated_tbw": rated,
             "tbw_over_rated": rated.map(|t| tbw / t),
             "waf": r.waf,
             "erases": r.erases,
-            "erase_per_block": serde_json::to_value(&r.erase_per_block).map_err(json)?,
-            "endurance": serde_json::to_value(&e).map_err(json)?,
-            "hybrid": serde_json::to_value(&r.layers.hybrid).map_err(json)?,
+            "erase_per_block": serde_json::to_value(r.erase_per_block).map_err(json)?,
+            "endurance": serde_json::to_value(e).map_err(json)?,
+            "hybrid": serde_json::to_value(r.layers.hybrid).map_err(json)?,
         });
         configs.insert(row.clone(), v);
     }

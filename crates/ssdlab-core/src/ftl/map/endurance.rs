@@ -193,7 +193,7 @@ impl Ftl {
         }
         if e.rng.gen_bool(e.program_fail_p) {
             e.program_failed[blk as usize] = true;
-            self.queue_reclaim(blk);
+            self.queue_failed(blk);
         }
     }
 

@@ -57,35 +57,53 @@ impl Ftl {
         self.reclaim.as_ref().is_some_and(|r| r.waiting > 0)
     }
 
-    /// Queue block `blk` for reclaim: a closed block holding data is, once; an open block, a
-    /// victim already or an empty one is not (counted as skipped: its data is being moved or
-    /// is not there). Returns its plane when queued.
-    pub fn queue_reclaim(&mut self, blk: u32) -> Option<u32> {
-        self.queue_move(blk, Why::Reads)
-    }
-
-    /// Queue block `blk` for refresh (its data is old), as [`Ftl::queue_reclaim`] does; asks
-    /// for blocks without data are not counted (the patrol asks for every old block).
-    pub fn queue_refresh(&mut self, blk: u32) -> Option<u32> {
-        if self.state[blk as usize] != BlockState::Full || self.valid[blk as usize] == 0 {
-            return None;
+    /// Queue block `blk` for read reclaim: a closed block holding data is, once; an open block,
+    /// a victim already, an empty one or one queued already is not (counted as skipped: its
+    /// data is being moved, is not there, or will be).
+    pub fn queue_reclaim(&mut self, blk: u32) {
+        let queued = self.holds_data(blk) && self.enqueue(blk, Why::Reads);
+        if let Some(r) = self.reclaim.as_deref_mut() {
+            r.report.asked += 1;
+            r.report.skipped += u64::from(!queued);
         }
-        self.queue_move(blk, Why::Refresh)
     }
 
-    fn queue_move(&mut self, blk: u32, why: Why) -> Option<u32> {
-        let plane = self.plane_of_block(blk);
-        let full = self.state[blk as usize] == BlockState::Full && self.valid[blk as usize] > 0;
-        let r = self.reclaim.as_deref_mut()?;
-        r.report.asked += 1;
-        if !full || r.queued[blk as usize] != Why::No {
-            r.report.skipped += 1;
-            return None;
+    /// Queue block `blk` for refresh (its data is old), as [`Ftl::queue_reclaim`] does; the
+    /// patrol asks for every old block, so only asks for blocks holding data are counted.
+    pub fn queue_refresh(&mut self, blk: u32) {
+        if self.holds_data(blk) {
+            let queued = self.enqueue(blk, Why::Refresh);
+            if let Some(r) = self.reclaim.as_deref_mut() {
+                r.report.asked += 1;
+                r.report.skipped += u64::from(!queued);
+            }
+        }
+    }
+
+    /// Queue block `blk`, whose program failed, to move its data (counted with bad blocks).
+    pub(super) fn queue_failed(&mut self, blk: u32) {
+        if self.holds_data(blk) {
+            self.enqueue(blk, Why::Reads);
+        }
+    }
+
+    fn holds_data(&self, blk: u32) -> bool {
+        self.state[blk as usize] == BlockState::Full && self.valid[blk as usize] > 0
+    }
+
+    /// Put `blk` on its plane's queue unless it is there already; whether it was put.
+    fn enqueue(&mut self, blk: u32, why: Why) -> bool {
+        let plane = self.plane_of_block(blk) as usize;
+        let Some(r) = self.reclaim.as_deref_mut() else {
+            return false;
+        };
+        if r.queued[blk as usize] != Why::No {
+            return false;
         }
         r.queued[blk as usize] = why;
         r.waiting += 1;
-        r.pending[plane as usize].push_back(blk);
-        Some(plane)
+        r.pending[plane].push_back(blk);
+        true
     }
 
     /// Whether read reclaim is on.
